@@ -1,0 +1,132 @@
+"""From a case file on disk to validated, merged Case objects (or one located error)."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+from ..engines import EngineSpec
+from ..metrics import METRICS, Normalization
+from ..thresholds import parse
+from . import document as doc
+from .document import Document, DocumentError, Problem
+from .model import Case, Defaults, Scope
+from .schema import validate
+
+CASE_SUFFIXES = (".ocr.yaml", ".ocr.yml", ".ocr.json")
+
+
+def default_case_id(path: Path) -> str:
+    name = path.name
+    for suffix in CASE_SUFFIXES:
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return path.stem
+
+
+def engine_specs(block: dict, document: Document, keypath: tuple = ("engines",)) -> dict[str, EngineSpec]:
+    """EngineSpecs for an ``engines:`` block; relative paths resolve against the declaring file."""
+    specs = {}
+    for name, options in (block or {}).items():
+        options = dict(options)
+        specs[name] = EngineSpec(
+            name=name,
+            type=options.pop("type", name),
+            options=options,
+            base_dir=document.path.parent.resolve(),
+            source=f"{document.path}:{document.line_of(keypath + (name,))}",
+        )
+    return specs
+
+
+def _check_metric_names(thresholds: object, keypath: tuple, document: Document) -> list[Problem]:
+    """Threshold keys must name known metrics (the schema cannot know the registry)."""
+    if not isinstance(thresholds, dict):
+        return []
+    problems = []
+    for metric in thresholds:
+        if metric not in METRICS:
+            where = keypath + (metric,)
+            guess = difflib.get_close_matches(metric, METRICS, n=1)
+            hint = f"; did you mean {guess[0]!r}?" if guess else ""
+            problems.append(Problem(document.line_of(where), where,
+                                    f"unknown metric {metric!r}{hint} (known: {', '.join(sorted(METRICS))})"))
+    return problems
+
+
+def _raise_if(path: Path, problems: list[Problem]) -> None:
+    if problems:
+        raise DocumentError(path, sorted(problems, key=lambda p: (p.line or 0, doc.format_keypath(p.keypath))))
+
+
+def load_project_config(path: Path) -> Scope:
+    """The project configuration file (``ocr_config`` ini option). Raises DocumentError."""
+    document = doc.load(path)
+    data = document.data if document.data is not None else {}
+    problems = validate(document, "projectConfig")
+    if isinstance(data, dict) and isinstance(data.get("defaults"), dict):
+        problems += _check_metric_names(data["defaults"].get("thresholds"), ("defaults", "thresholds"), document)
+    _raise_if(path, problems)
+    return Scope(Defaults().merged(data.get("defaults", {})), engine_specs(data.get("engines"), document))
+
+
+def _entries(data: dict, path: Path) -> list[tuple[object, tuple]]:
+    """(raw case, key path) for each case in a suite or single-case file."""
+    if "cases" in data:
+        cases = data["cases"] if isinstance(data["cases"], list) else []
+        return [(case, ("cases", i)) for i, case in enumerate(cases)]
+    return [({"id": default_case_id(path), **data}, ())]
+
+
+def load_cases(path: Path, project: Scope) -> tuple[list[Case], Scope]:
+    """All cases of one file, sorted by id, and the scope (engines) they resolve in.
+
+    Raises DocumentError listing every problem in the file: schema violations and
+    unknown metrics and duplicate ids, all at once.
+    """
+    document = doc.load(path)
+    data = document.data
+    if data is None:
+        _raise_if(path, [Problem(1, (), "the file is empty; expected a case (`image:`, `expected:`) or `cases:`")])
+    problems = validate(document)
+    if not isinstance(data, dict):
+        _raise_if(path, problems)
+
+    if isinstance(data.get("defaults"), dict):
+        problems += _check_metric_names(data["defaults"].get("thresholds"), ("defaults", "thresholds"), document)
+    seen: dict[str, int] = {}
+    for raw, keypath in _entries(data, path):
+        if not isinstance(raw, dict):
+            continue
+        problems += _check_metric_names(raw.get("thresholds"), keypath + ("thresholds",), document)
+        case_id = raw.get("id")
+        if isinstance(case_id, str):
+            line = document.line_of(keypath + ("id",))
+            if case_id in seen:
+                problems.append(Problem(line, keypath + ("id",),
+                                        f"duplicate case id {case_id!r} (first on line {seen[case_id]})"))
+            seen.setdefault(case_id, line)
+    _raise_if(path, problems)
+
+    defaults = project.defaults.merged(data.get("defaults", {}))
+    cases = [_case(raw, keypath, defaults, document) for raw, keypath in _entries(data, path)]
+    scope = Scope(defaults, {**project.engines, **engine_specs(data.get("engines"), document)})
+    return sorted(cases, key=lambda c: c.id), scope
+
+
+def _case(raw: dict, keypath: tuple, defaults: Defaults, document: Document) -> Case:
+    path = document.path
+    merged = defaults.merged(raw)
+    expected = raw["expected"]
+    return Case(
+        id=raw["id"],
+        file=path,
+        line=document.line_of(keypath) or 1,
+        image=(path.parent / raw["image"]).resolve(),
+        expected_text=expected.get("text"),
+        expected_text_file=(path.parent / expected["text_file"]).resolve() if "text_file" in expected else None,
+        engines=merged.engine,
+        thresholds=tuple(parse(m, e) for m, e in sorted(merged.thresholds.items()) if e is not None),
+        normalization=Normalization.from_dict(merged.normalize),
+        tags=merged.tags,
+    )

@@ -1,0 +1,104 @@
+"""Validating case files against the shipped JSON Schema, with messages a person can act on."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from functools import cache
+from importlib import resources
+
+from jsonschema import Draft202012Validator, ValidationError
+
+from .document import Document, Problem
+
+SCHEMA_FILE = "case-file.schema.json"
+
+
+@cache
+def schema() -> dict:
+    return json.loads(resources.files(__package__).joinpath(SCHEMA_FILE).read_text(encoding="utf-8"))
+
+
+@cache
+def _validator(definition: str | None) -> Draft202012Validator:
+    root = schema()
+    target = root if definition is None else {"$ref": f"#/$defs/{definition}", "$defs": root["$defs"]}
+    return Draft202012Validator(target)
+
+
+def validate(document: Document, definition: str | None = None) -> list[Problem]:
+    """Every schema violation in the document (all at once), located and explained.
+
+    ``definition`` validates against one of the schema's ``$defs`` (e.g. the
+    project configuration) instead of the whole case-file schema.
+    """
+    errors = sorted(_validator(definition).iter_errors(document.data), key=lambda e: [str(p) for p in e.absolute_path])
+    problems: list[Problem] = []
+    for error in errors:
+        problems.extend(_explain(error, document))
+    return list(dict.fromkeys(problems))  # one "required" error per missing key repeats the others
+
+
+def _type_name(value: object) -> str:
+    return {dict: "mapping", list: "list", str: "string", bool: "boolean", int: "integer", float: "number"}.get(
+        type(value), "null" if value is None else type(value).__name__
+    )
+
+
+def _show(value: object) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _explain(error: ValidationError, document: Document) -> list[Problem]:
+    keypath = tuple(error.absolute_path)
+    line = document.line_of(keypath)
+    instance, kind, schema_here = error.instance, error.validator, error.schema
+    description = schema_here.get("description")
+
+    if kind == "additionalProperties" and isinstance(instance, dict):
+        allowed = sorted(schema_here.get("properties", {}))
+        if not keypath:
+            allowed_hint = allowed + ["cases", "defaults"]
+        else:
+            allowed_hint = allowed
+        out = []
+        for key in sorted(set(instance) - set(allowed)):
+            guess = difflib.get_close_matches(key, allowed_hint, n=1)
+            hint = f"; did you mean {guess[0]!r}?" if guess else ""
+            out.append(Problem(document.line_of(keypath + (key,)), keypath + (key,),
+                               f"unknown key {key!r}{hint} (allowed here: {', '.join(allowed)})"))
+        return out
+    if kind == "required":
+        out = []
+        for key in error.validator_value:
+            if key not in instance:
+                what = schema_here.get("properties", {}).get(key, {})
+                what = _definition(what).get("description")
+                out.append(Problem(line, keypath, f"missing required key {key!r}" + (f" ({what})" if what else "")))
+        return out
+    if kind == "type":
+        expected = error.validator_value
+        expected = " or ".join(expected) if isinstance(expected, list) else expected
+        message = f"expected {expected}, got {_type_name(instance)} {_show(instance)}"
+    elif kind == "enum":
+        message = f"expected one of {', '.join(map(str, error.validator_value))}; got {_show(instance)}"
+    elif kind == "minItems" and error.validator_value == 1:
+        message = "must not be empty"
+    elif kind == "minLength":
+        message = "must not be empty"
+    elif kind == "uniqueItems":
+        message = f"contains duplicates: {_show(instance)}"
+    elif description:
+        message = f"expected {description}; got {_show(instance)}"
+    else:
+        message = error.message
+    return [Problem(line, keypath, message)]
+
+
+def _definition(fragment: dict) -> dict:
+    """Follow a local ``$ref`` to the definition it names."""
+    ref = fragment.get("$ref", "")
+    if ref.startswith("#/$defs/"):
+        return schema()["$defs"][ref.rsplit("/", 1)[1]]
+    return fragment

@@ -1,0 +1,119 @@
+"""Any executable as an engine: it gets the image path in its argv and prints the text.
+
+Never through a shell: argv elements are passed literally, only ``{image}`` is replaced
+(by the absolute image path). The process runs in ``cwd``, by default the directory of
+the file that declared the engine, so relative paths in argv mean what they say there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+from pathlib import Path
+
+from . import _options
+from .base import EngineError, EngineSpec, Recognition
+
+SCHEMA = {
+    "argv": (list[str], _options.REQUIRED),
+    "timeout": (float, 300),
+    "env": (dict[str, str | int | float], {}),
+    "cwd": (str, None),
+    "version": (str, None),
+    "version_argv": (list[str], None),
+}
+
+PLACEHOLDER = "{image}"
+STDERR_TAIL = 2000
+
+
+def run(argv: list[str], *, timeout: float, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    """Run argv in its own process group, so a timeout also kills what it started.
+
+    Raises OSError when it cannot be started and subprocess.TimeoutExpired.
+    """
+    pipe = subprocess.PIPE
+    with subprocess.Popen(
+        argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=pipe, stderr=pipe, start_new_session=True
+    ) as proc:
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout)
+        except BaseException:
+            # Also on Ctrl-C: the child is in its own session and would not get the SIGINT.
+            if hasattr(os, "killpg"):
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+            else:
+                proc.kill()
+            raise
+    return subprocess.CompletedProcess(argv, proc.returncode, stdout, stderr)
+
+
+class CommandEngine:
+    def __init__(self, spec: EngineSpec) -> None:
+        options = _options.check_options(spec, SCHEMA)
+        self.argv = options["argv"]
+        if not self.argv or not any(PLACEHOLDER in arg for arg in self.argv):
+            raise _options.error(
+                spec, f"option 'argv' must be a list of str with an element containing {PLACEHOLDER}, got {self.argv!r}"
+            )
+        if options["version"] is not None and options["version_argv"] is not None:
+            raise _options.error(spec, "give either option 'version' or option 'version_argv', not both")
+        self.timeout = _options.check_timeout(spec, options["timeout"])
+        self.cwd = _options.resolve(spec, options["cwd"] or ".")
+        if not self.cwd.is_dir():
+            raise _options.error(spec, f"option 'cwd': directory {self.cwd} does not exist")
+        self.env = {**os.environ, **{key: str(value) for key, value in options["env"].items()}}
+        # Values may be secrets: only the names go into the fingerprint.
+        self.config = {"argv": self.argv, "cwd": options["cwd"], "env": sorted(options["env"])}
+
+        self._check_executable(spec, self.argv[0])
+        self.version = options["version"]
+        version_argv = options["version_argv"]
+        if version_argv:
+            self._check_executable(spec, version_argv[0])
+            try:
+                proc = self._run(version_argv, f"`{' '.join(version_argv)}`")
+            except EngineError as exc:
+                raise _options.error(spec, f"option 'version_argv': {exc}") from exc
+            # Some programs (java -version) print their version to stderr.
+            self.version = (proc.stdout or proc.stderr).decode(errors="replace").strip()
+
+    def _check_executable(self, spec: EngineSpec, program: str) -> None:
+        # With a directory part it is relative to the process's cwd, as for the OS.
+        if Path(program).name != program:
+            found, where = shutil.which(str(self.cwd / program)), f"relative to {self.cwd}"
+        else:
+            found, where = shutil.which(program, path=self.env.get("PATH")), "on PATH"
+        if found is None:
+            raise _options.error(spec, f"executable {program!r} not found {where}")
+
+    def _run(self, argv: list[str], what: str) -> subprocess.CompletedProcess:
+        try:
+            proc = run(argv, timeout=self.timeout, cwd=self.cwd, env=self.env)
+        except subprocess.TimeoutExpired:
+            raise EngineError(f"{what} timed out after {self.timeout:g} s and was killed") from None
+        except OSError as exc:
+            raise EngineError(f"could not run {argv[0]!r} for {what}: {exc}") from exc
+        if proc.returncode != 0:
+            stderr = proc.stderr.decode(errors="replace")
+            tail = stderr[-STDERR_TAIL:].strip()
+            cut = "...(stderr shortened)\n" if len(stderr) > STDERR_TAIL else ""
+            raise EngineError(f"{what} exited with code {proc.returncode}; stderr:\n{cut}{tail}")
+        return proc
+
+    def recognize(self, image: Path) -> Recognition:
+        image = str(Path(image).absolute())
+        argv = [arg.replace(PLACEHOLDER, image) for arg in self.argv]
+        proc = self._run(argv, f"command {self.argv[0]!r} on {image}")
+        try:
+            text = proc.stdout.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise EngineError(f"output of command {self.argv[0]!r} on {image} was not UTF-8: {exc}") from exc
+        return Recognition(text=text)
+
+    def fingerprint(self) -> dict:
+        return {"type": "command", "version": self.version, "config": self.config}

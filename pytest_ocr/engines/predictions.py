@@ -1,0 +1,163 @@
+"""Outputs produced elsewhere, read back as an engine ("write a CSV per model, then evaluate").
+
+``path`` is a ``.csv`` file (a header row; columns ``image`` and ``text``, or
+``image_name`` and ``inference`` as in an ``image_name,batch_id,inference`` file), a
+``.jsonl`` file (one object per line with those keys), or a directory of
+``<image stem>.txt`` files. It is read once, on first use, so it may be written by an
+earlier step of the same session. An image is looked up by its file name, then by its
+path relative to the predictions file's directory, then by its stem; an image without a
+prediction is an error, never an empty text.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from . import _options
+from .base import EngineError, EngineSpec, Recognition
+
+SCHEMA = {
+    "path": (str, _options.REQUIRED),
+    "image_column": (str, None),
+    "text_column": (str, None),
+}
+
+# The "one CSV per model" contract: image_name,batch_id,inference.
+MODEL_CSV_COLUMNS = ("image_name", "inference")
+
+Record = tuple[int, str, str]  # line number, image key, text
+
+
+def _decode(path: Path, data: bytes) -> str:
+    try:
+        return data.decode("utf-8-sig")  # spreadsheet programs write a BOM
+    except UnicodeDecodeError as exc:
+        raise EngineError(f"predictions file {path} is not UTF-8: {exc}") from exc
+
+
+class PredictionsEngine:
+    def __init__(self, spec: EngineSpec) -> None:
+        options = _options.check_options(spec, SCHEMA)
+        self.option_path = options["path"]
+        self.path = _options.resolve(spec, options["path"])
+        if self.path.suffix.lower() not in (".csv", ".jsonl") and not self.path.is_dir():
+            raise _options.error(
+                spec, f"option 'path' must name a .csv or .jsonl file or a directory of .txt files, got {self.path}"
+            )
+        self.image_column = options["image_column"]
+        self.text_column = options["text_column"]
+        self._table: dict[str, str] | None = None
+        self._digest = ""
+        self._base = self.path
+
+    def _columns(self, names: Iterable[str]) -> tuple[str, str]:
+        names = set(names)
+        if (
+            self.image_column is None
+            and self.text_column is None
+            and not names & {"image", "text"}
+            and names >= set(MODEL_CSV_COLUMNS)
+        ):
+            return MODEL_CSV_COLUMNS
+        return self.image_column or "image", self.text_column or "text"
+
+    def _load(self) -> dict[str, str]:
+        if self._table is not None:
+            return self._table
+        is_dir = self.path.is_dir()
+        try:
+            files = [self.path]
+            if is_dir:
+                files = sorted(p for p in self.path.iterdir() if p.suffix == ".txt" and p.is_file())
+            contents = {path: path.read_bytes() for path in files}
+        except OSError as exc:
+            raise EngineError(f"cannot read predictions {self.path}: {exc}") from exc
+        texts = {path: _decode(path, data) for path, data in contents.items()}
+
+        records: Iterator[Record]
+        if is_dir:
+            listing = [(path.name, hashlib.sha256(data).hexdigest()) for path, data in contents.items()]
+            digest = hashlib.sha256(json.dumps(listing).encode())
+            records = ((1, path.stem, text) for path, text in texts.items())
+        else:
+            digest = hashlib.sha256(contents[self.path])
+            read = self._read_csv if self.path.suffix.lower() == ".csv" else self._read_jsonl
+            records = read(texts[self.path])
+        self._table = self._index(records)
+        self._digest = digest.hexdigest()[:16]
+        self._base = (self.path if is_dir else self.path.parent).absolute()
+        return self._table
+
+    def _read_csv(self, content: str) -> Iterator[Record]:
+        reader = csv.DictReader(io.StringIO(content, newline=""), strict=True)
+        try:
+            fields = reader.fieldnames or []
+            image_column, text_column = self._columns(fields)
+            for column in (image_column, text_column):
+                if column not in fields:
+                    raise EngineError(
+                        f"predictions file {self.path} has no column {column!r} (columns: {', '.join(fields)}); "
+                        "set the image_column and text_column options"
+                    )
+            for row in reader:
+                # A short row fills missing columns with None; a long one collects extras under None.
+                if None in row or None in row.values():
+                    raise self._malformed(reader.line_num, f"expected {len(fields)} fields")
+                yield reader.line_num, row[image_column], row[text_column]
+        except csv.Error as exc:
+            raise self._malformed(reader.line_num, str(exc)) from exc
+
+    def _read_jsonl(self, content: str) -> Iterator[Record]:
+        for number, line in enumerate(content.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise self._malformed(number, f"not valid JSON: {exc}") from exc
+            if not isinstance(record, dict):
+                raise self._malformed(number, f"expected a JSON object, got {type(record).__name__}")
+            keys = self._columns(record)
+            for key in keys:
+                if not isinstance(record.get(key), str):
+                    raise self._malformed(number, f"key {key!r} must be a string, got {json.dumps(record.get(key))}")
+            yield number, record[keys[0]], record[keys[1]]
+
+    def _malformed(self, line: int, problem: str) -> EngineError:
+        return EngineError(f"malformed predictions file {self.path}, line {line}: {problem}")
+
+    def _index(self, records: Iterable[Record]) -> dict[str, str]:
+        table: dict[str, str] = {}
+        first_line: dict[str, int] = {}
+        for line, image, text in records:
+            if not image.strip():
+                raise self._malformed(line, "empty image name")
+            key = Path(image).as_posix()  # "./a.png" and "a.png" are the same image
+            if key in first_line:
+                lines = f"lines {first_line[key]} and {line}"
+                raise EngineError(f"duplicate prediction for {image!r} in {self.path} ({lines})")
+            first_line[key] = line
+            table[key] = text
+        return table
+
+    def recognize(self, image: Path) -> Recognition:
+        table = self._load()
+        image = Path(image)
+        relative = Path(os.path.relpath(image.absolute(), self._base)).as_posix()
+        candidates = (image.name, relative, image.stem)
+        for key in candidates:
+            if key in table:
+                return Recognition(text=table[key])
+        tried = ", ".join(repr(key) for key in candidates)
+        raise EngineError(f"no prediction for {image} in {self.path} (looked up {tried})")
+
+    def fingerprint(self) -> dict:
+        self._load()
+        config = {"path": self.option_path, "image_column": self.image_column, "text_column": self.text_column}
+        return {"type": "predictions", "version": self._digest, "config": config}

@@ -1,0 +1,1 @@
+"""Reports read CaseResults and their aggregates; they never recompute metrics."""

@@ -1,0 +1,67 @@
+"""The JSON report (``--ocr-report PATH``), written atomically."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+import tempfile
+from dataclasses import asdict
+from importlib import resources
+from pathlib import Path
+
+from .. import __version__
+from ..engines import fingerprint_id
+from ..results import CaseResult, EngineSummary, json_safe
+
+SCHEMA_VERSION = 1
+SCHEMA_FILE = "report.schema.json"
+
+
+def report_schema() -> dict:
+    return json.loads(resources.files(__package__).joinpath(SCHEMA_FILE).read_text(encoding="utf-8"))
+
+
+def build(
+    results: list[CaseResult], summaries: dict[str, EngineSummary], run: dict, invalid_files: list[dict] = ()
+) -> dict:
+    """The report document: run metadata, engines with fingerprints, records, summary,
+    and the case files that could not be loaded."""
+    engines: dict[str, dict] = {}
+    records = []
+    for r in sorted(results, key=lambda r: r.id):
+        record = r.to_dict()
+        fingerprint = record.pop("fingerprint")
+        record["fingerprint_id"] = fingerprint_id(fingerprint) if fingerprint else None
+        if fingerprint and r.engine not in engines:
+            engines[r.engine] = {**fingerprint, "fingerprint_id": record["fingerprint_id"]}
+        records.append(record)
+    return json_safe({
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "pytest-ocr", "version": __version__},
+        "run": {
+            **run,
+            "python": platform.python_version(),
+            "platform": sys.platform,
+        },
+        "engines": engines,
+        "results": records,
+        "invalid_files": sorted(invalid_files, key=lambda f: f["file"]),
+        "summary": {name: asdict(s) for name, s in summaries.items()},
+    })
+
+
+def write(path: Path, document: dict) -> None:
+    """Write atomically: readers never see a half-written report, and a failure
+    leaves any previous report in place."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False, sort_keys=False)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
