@@ -40,7 +40,7 @@ def summary_lines(
 
     label_width = max(len(label) for label, _ in rows)
     widths = [max(len(e), *(len(cells[i]) for _, cells in rows)) for i, e in enumerate(engines)]
-    lines = [" " * label_width + "  " + "  ".join(e.rjust(w) for e, w in zip(engines, widths))]
+    lines = ["engine".ljust(label_width) + "  " + "  ".join(e.rjust(w) for e, w in zip(engines, widths))]
     for label, cells in rows:
         lines.append(label.ljust(label_width) + "  " + "  ".join(c.rjust(w) for c, w in zip(cells, widths)))
     lines.append("macro = mean over cases; micro = pooled errors / pooled reference length")
