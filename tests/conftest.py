@@ -31,13 +31,16 @@ defaults:
 """
 
 
+# pythonpath (not sys.path tweaks) so that pytest-xdist workers find the engine too.
+INI = "[pytest]\npythonpath = .\nocr_config = ocr-config.yaml\n"
+
+
 @pytest.fixture
 def suite(pytester: pytest.Pytester):
     """A pytester dir with the sidecar engine as default and helpers to add cases."""
     pytester.makepyfile(sidecar_engine=SIDECAR_ENGINE)
-    pytester.syspathinsert()
     pytester.makefile(".yaml", **{"ocr-config": ENGINE_CONFIG})
-    pytester.makeini("[pytest]\nocr_config = ocr-config.yaml\n")
+    pytester.makeini(INI)
     return Suite(pytester)
 
 

@@ -7,7 +7,7 @@ import json
 import jiwer
 import jsonschema
 import pytest
-from conftest import requires_tesseract
+from conftest import INI, requires_tesseract
 
 from pytest_ocr.report.json_report import report_schema
 
@@ -15,7 +15,7 @@ pytest_plugins = ["pytester"]
 
 
 def run(suite, *args):
-    return suite.pytester.runpytest("-p", "no:cacheprovider", *args)
+    return suite.pytester.runpytest("-p", "no:cacheprovider", "-p", "no:hypothesispytest", *args)
 
 
 def load_report(suite, name="report.json"):
@@ -62,7 +62,7 @@ def test_json_case_files_and_configurable_patterns(suite):
     suite.write("c.ocr.json", '{"image": "a.tif", "expected": {"text": "x"}}')
     suite.write("d.cases.yml", "image: a.tif\nexpected: {text: x}\n")
     run(suite, "--collect-only", "-q").stdout.fnmatch_lines(["c.ocr.json::c[[]fake[]]", "1 test collected*"])
-    suite.pytester.makeini("[pytest]\nocr_config = ocr-config.yaml\nocr_files = *.cases.yml\n")
+    suite.pytester.makeini(INI + "ocr_files = *.cases.yml\n")
     run(suite, "--collect-only", "-q").stdout.fnmatch_lines(["d.cases.yml::d.cases[[]fake[]]", "1 test collected*"])
 
 
@@ -425,3 +425,22 @@ def test_real_tesseract_by_default_on_a_real_scan(pytester):
     record = json.loads((pytester.path / "r.json").read_text())["results"][0]
     assert record["engine"] == "tesseract" and 0 < record["confidence"] <= 1
     assert record["inference_s"] > 0
+
+
+def test_xdist_gives_the_same_report_as_a_serial_run(suite):
+    refs, _ = _three_cases(suite)
+    suite.image("crash.tif", None)
+    suite.write("t.ocr.yaml", "image: crash.tif\nexpected: {text: x}\n")
+    suite.write("bad.ocr.yaml", "image: 3\n")
+    run(suite, "--ocr-report", "serial.json")
+    result = suite.pytester.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2", "--ocr-report", "parallel.json")
+    result.assert_outcomes(passed=3, errors=2)
+    result.stdout.fnmatch_lines(["*OCR summary*", "cases *4"])
+    serial, parallel = load_report(suite, "serial.json"), load_report(suite, "parallel.json")
+    volatile = ("duration_s", "inference_s")
+    strip = lambda records: [{k: v for k, v in r.items() if k not in volatile} for r in records]  # noqa: E731
+    assert strip(parallel["results"]) == strip(serial["results"])
+    assert parallel["summary"] == serial["summary"]
+    assert parallel["invalid_files"] == serial["invalid_files"]
+    assert parallel["engines"] == serial["engines"]
+    assert parallel["run"]["workers"] == 2

@@ -1,0 +1,36 @@
+"""The README's first command, `pytest example_suite`, on the real scans."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import jsonschema
+from conftest import REPO, requires_tesseract
+
+from pytest_ocr.report.json_report import report_schema
+from pytest_ocr.thresholds import parse
+
+
+@requires_tesseract
+def test_example_suite_passes_with_the_default_engine(tmp_path):
+    report_path = tmp_path / "report.json"
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "example_suite", "-p", "no:cacheprovider", "--ocr-report", str(report_path)],
+        cwd=REPO, capture_output=True, text=True, timeout=600,
+    )
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    assert "17 passed" in result.stdout
+    assert "OCR summary" in result.stdout
+
+    report = json.loads(report_path.read_text(encoding="utf-8"))
+    jsonschema.validate(report, report_schema())
+    assert len(report["results"]) == 17
+    for record in report["results"]:
+        assert record["outcome"] == "passed"
+        assert record["thresholds"], f"{record['id']} gates on nothing"
+        for metric, expression in record["thresholds"].items():
+            assert parse(metric, expression).check(record["metrics"][metric])
+    assert {r["engine"] for r in report["results"]} >= {"tesseract", "tesseract-fraktur", "tesseract-deu"}
+    assert report["engines"]["tesseract"]["version"].startswith("tesseract 5")
