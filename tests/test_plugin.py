@@ -444,3 +444,58 @@ def test_xdist_gives_the_same_report_as_a_serial_run(suite):
     assert parallel["invalid_files"] == serial["invalid_files"]
     assert parallel["engines"] == serial["engines"]
     assert parallel["run"]["workers"] == 2
+
+
+def test_entry_point_engine_types_are_registered(suite):
+    suite.image("a.tif", None)
+    suite.pytester.makepyfile(upper_engine='''
+from pytest_ocr.engines import Recognition
+
+class Upper:
+    def __init__(self, spec):
+        pass
+    def recognize(self, image):
+        return Recognition(text="FROM ENTRY POINT")
+    def fingerprint(self):
+        return {"type": "upper", "version": "1", "config": {}}
+''')
+    # An installed distribution as importlib.metadata sees it: a .dist-info on sys.path.
+    dist = suite.path / "upper_engine-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: upper-engine\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[pytest_ocr.engines]\nupper = upper_engine:Upper\n")
+    suite.write("s.ocr.yaml", "image: a.tif\nexpected: {text: FROM ENTRY POINT}\nengine: upper\nthresholds: {exact_match: '== 1'}\n")
+    result = suite.pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+
+
+def test_missing_engine_binary_and_language_pack_are_errors_naming_the_fix(suite):
+    suite.image("a.tif", "x")
+    suite.write("ocr-config.yaml", """
+engines:
+  fake: {type: python, function: sidecar_engine:read}
+  no-binary: {type: tesseract, binary: /nonexistent/tesseract}
+  no-language: {type: tesseract, lang: tlh}
+""")
+    suite.write("s.ocr.yaml", "image: a.tif\nexpected: {text: x}\nengine: [fake, no-binary, no-language]\n")
+    result = run(suite)
+    result.assert_outcomes(passed=1, errors=2)
+    out = result.stdout.str()
+    assert "Tesseract executable '/nonexistent/tesseract' not found; install it with `apt-get install tesseract-ocr`" in out
+    assert "Tesseract language(s) tlh not installed" in out and "apt-get install tesseract-ocr-tlh" in out
+
+
+def test_engine_timeout_is_an_error_and_the_run_goes_on(suite):
+    import sys
+
+    suite.image("a.tif", "x")
+    suite.write("slow.py", "import time, sys\ntime.sleep(30)\n")
+    suite.write("ocr-config.yaml", f"""
+engines:
+  fake: {{type: python, function: sidecar_engine:read}}
+  slow: {{type: command, argv: ["{sys.executable}", slow.py, "{{image}}"], timeout: 1}}
+""")
+    suite.write("s.ocr.yaml", "image: a.tif\nexpected: {text: x}\nengine: [slow, fake]\n")
+    result = run(suite)
+    result.assert_outcomes(passed=1, errors=1)
+    assert "timed out after 1" in result.stdout.str()
