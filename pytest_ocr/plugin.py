@@ -16,6 +16,7 @@ from .cases.loader import load_cases, load_project_config
 from .cases.model import Case, Defaults, Scope
 from .engines import EngineError, EngineRegistry, EngineSpec
 from .report import json_report, terminal
+from .report.failure import failure_text
 from .results import CaseResult, summarize
 from .runner import CaseInputError, check_inputs, evaluate, recognize
 
@@ -215,22 +216,18 @@ class OcrItem(pytest.Item):
 
     def runtest(self) -> None:
         recognition = self.timed.recognition
-        scores, checks = evaluate(self.case, self.reference, recognition.text)
-        failed = [c for c in checks if not c.passed]
+        evaluation = evaluate(self.case, self.reference, recognition.text)
         self.result = self._result(
-            outcome="failed" if failed else "passed",
             prediction=recognition.text,
             confidence=recognition.confidence,
-            metrics={name: s.value for name, s in scores.items()},
-            details={name: {**s.details, "numerator": s.numerator, "denominator": s.denominator}
-                     for name, s in scores.items()},
-            checks=[{"metric": c.threshold.metric, "expression": c.threshold.expression,
-                     "value": c.value, "passed": c.passed} for c in checks],
             inference_s=self.timed.seconds,
             fingerprint=self.fingerprint,
+            **evaluation.result_fields(),
         )
-        if failed:
-            raise ThresholdFailure(self._failure_text(checks))
+        if not evaluation.passed:
+            raise ThresholdFailure(
+                failure_text(self.case, self.engine_name, self.reference, recognition.text, evaluation.checks)
+            )
 
     def _result(self, **fields) -> CaseResult:
         ocr = _ocr(self.config)
@@ -250,15 +247,6 @@ class OcrItem(pytest.Item):
 
     def error_result(self, message: str) -> CaseResult:
         return self._result(outcome="error", error=message, fingerprint=getattr(self, "fingerprint", None))
-
-    def _failure_text(self, checks) -> str:
-        from .report.diff import aligned_diff
-
-        lines = [f"{self.case.id} on {self.engine_name}: thresholds not met ({self.case.location})"]
-        lines += ["  " + c.message() for c in checks]
-        lines.append("")
-        lines += aligned_diff(self.reference, self.timed.recognition.text, self.case.normalization)
-        return "\n".join(lines)
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, (ThresholdFailure, EngineError, CaseInputError)):

@@ -60,7 +60,35 @@ def metric_names(case: Case) -> list[str]:
     return list(dict.fromkeys([*DEFAULT_METRICS, *(t.metric for t in case.thresholds)]))
 
 
-def evaluate(case: Case, reference: str, hypothesis: str) -> tuple[dict[str, MetricResult], list[Check]]:
-    scores = score(reference, hypothesis, metric_names(case), case.normalization)
-    checks = judge(list(case.thresholds), {name: s.value for name, s in scores.items()})
-    return scores, checks
+@dataclass
+class Evaluation:
+    """Scores and threshold checks of one recognition, in the shape CaseResult stores."""
+
+    metrics: dict[str, float]
+    details: dict[str, dict]
+    checks: list[Check]
+
+    @property
+    def passed(self) -> bool:
+        return all(c.passed for c in self.checks)
+
+    def result_fields(self) -> dict:
+        return {
+            "outcome": "passed" if self.passed else "failed",
+            "metrics": self.metrics,
+            "details": self.details,
+            "checks": [{"metric": c.threshold.metric, "expression": c.threshold.expression,
+                        "value": c.value, "passed": c.passed} for c in self.checks],
+        }
+
+
+def evaluate(case: Case, reference: str, hypothesis: str) -> Evaluation:
+    scores: dict[str, MetricResult] = score(reference, hypothesis, metric_names(case), case.normalization)
+    values = {name: s.value for name, s in scores.items()}
+    return Evaluation(
+        metrics=values,
+        # numerator and denominator travel with each value so aggregation can pool them (micro)
+        details={name: {**s.details, "numerator": s.numerator, "denominator": s.denominator}
+                 for name, s in scores.items()},
+        checks=judge(list(case.thresholds), values),
+    )
