@@ -36,6 +36,7 @@ class OcrSession:
         self.tags: set[str] = set()
         self.report_path: Path | None = None
         self.started = time.time()
+        self._root = config.rootpath.resolve()
         option = config.getoption("ocr_engine")
         self.engine_override = tuple(n.strip() for n in option.split(",") if n.strip()) if option else ()
         self.project = Scope(Defaults(), {})
@@ -101,8 +102,11 @@ class OcrSession:
         self.registry.close()
 
     def relative(self, path: Path) -> str:
+        """A path as reports show it: relative to the rootdir when inside it.
+
+        Case paths are already absolute and resolved, so no filesystem call is needed."""
         try:
-            return path.resolve().relative_to(self.config.rootpath.resolve()).as_posix()
+            return path.relative_to(self._root).as_posix()
         except ValueError:
             return str(path)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 from .metrics import METRICS, pooled
 
@@ -36,7 +36,8 @@ class CaseResult:
     fingerprint: dict | None = None  # the engine's; reports keep it once per engine
 
     def to_dict(self) -> dict:
-        return json_safe(asdict(self))
+        # Fields already hold plain values; a shallow copy avoids asdict's deep copy.
+        return json_safe({name: getattr(self, name) for name in self.__dataclass_fields__})
 
     @classmethod
     def from_dict(cls, data: dict) -> CaseResult:

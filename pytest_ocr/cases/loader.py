@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import os
 from pathlib import Path
 
 from ..engines import EngineSpec
@@ -84,6 +85,7 @@ def load_cases(path: Path, project: Scope) -> tuple[list[Case], Scope]:
     Raises DocumentError listing every problem in the file: schema violations and
     unknown metrics and duplicate ids, all at once.
     """
+    path = path.resolve()
     document = doc.load(path)
     data = document.data
     if data is None:
@@ -112,6 +114,12 @@ def load_cases(path: Path, project: Scope) -> tuple[list[Case], Scope]:
     cases = [_case(raw, keypath, defaults, document) for raw, keypath in _entries(data, path)]
     scope = Scope(defaults, {**project.engines, **engine_specs(data.get("engines"), document)})
     return sorted(cases, key=lambda c: c.id), scope
+
+
+def _beside(path: Path, relative: str) -> Path:
+    """A path relative to the (absolute, resolved) case file; normpath, not resolve():
+    a syscall per case adds up over thousands of cases."""
+    return Path(os.path.normpath(path.parent / relative))
 
 
 def _case(raw: dict, keypath: tuple, defaults: Defaults, document: Document) -> Case:
