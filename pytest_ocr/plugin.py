@@ -35,6 +35,7 @@ class OcrSession:
         self.invalid_files: dict[str, dict] = {}
         self.tags: set[str] = set()
         self.report_path: Path | None = None
+        self._summaries = None
         self.started = time.time()
         self._root = config.rootpath.resolve()
         option = config.getoption("ocr_engine")
@@ -82,7 +83,7 @@ class OcrSession:
         }
         target = self.config.invocation_params.dir / path
         json_report.write(
-            target, json_report.build(results, summarize(results), run, list(self.invalid_files.values()))
+            target, json_report.build(results, self.summaries(), run, list(self.invalid_files.values()))
         )
         self.report_path = target
 
@@ -93,10 +94,16 @@ class OcrSession:
             return
         thresholded = {c["metric"] for r in results for c in r.checks}
         terminalreporter.section("OCR summary")
-        for line in terminal.summary_lines(results, summarize(results), verbosity, thresholded):
+        for line in terminal.summary_lines(results, self.summaries(), verbosity, thresholded):
             terminalreporter.write_line(line)
         if self.report_path:
             terminalreporter.write_line(f"OCR report: {self.report_path}")
+
+    def summaries(self):
+        """Aggregates of the results, computed once for the terminal and the report."""
+        if self._summaries is None:
+            self._summaries = summarize(list(self.results.values()))
+        return self._summaries
 
     def pytest_unconfigure(self) -> None:
         self.registry.close()
@@ -243,6 +250,7 @@ class OcrItem(pytest.Item):
             engine=self.engine_name,
             image=ocr.relative(self.case.image),
             tags=list(self.case.tags),
+            group=self.case.group,
             reference=getattr(self, "reference", None),
             thresholds={t.metric: t.expression for t in self.case.thresholds},
             duration_s=time.perf_counter() - self._started if self._started else 0.0,

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from .metrics import METRICS, pooled
 
@@ -23,6 +25,7 @@ class CaseResult:
     image: str
     outcome: str  # passed | failed | error
     tags: list[str] = field(default_factory=list)
+    group: str | None = None
     reference: str | None = None
     prediction: str | None = None
     confidence: float | None = None
@@ -55,56 +58,100 @@ def json_safe(value):
     return value
 
 
+BOOTSTRAP_RESAMPLES = 1000
+BOOTSTRAP_SEED = 20201  # fixed: the same results give the same interval, run after run
+TOP_CONFUSIONS = 10
+
+
 @dataclass
 class MetricAggregate:
     macro: float | None  # mean over cases
-    micro: float | None  # pooled numerators / pooled denominators
+    micro: float | None  # the metric's formula over counts summed across cases
     n: int  # cases that have this metric
+    ci95: list[float] | None = None  # percentile bootstrap interval of the macro mean
 
 
 @dataclass
-class EngineSummary:
-    engine: str
+class Summary:
+    name: str
     cases: int = 0
     passed: int = 0
     failed: int = 0
     errors: int = 0
     metrics: dict[str, MetricAggregate] = field(default_factory=dict)
+    top_confusions: list[list] = field(default_factory=list)  # [reference, recognized, count]
+    groups: dict[str, Summary] = field(default_factory=dict)  # "tag:NAME" / "group:NAME"
+
+
+def bootstrap_ci(values: list[float]) -> list[float] | None:
+    """95% percentile bootstrap interval of the mean; None for fewer than two values."""
+    if len(values) < 2:
+        return None
+    data = np.asarray(values, dtype=float)
+    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    means = data[rng.integers(0, len(data), size=(BOOTSTRAP_RESAMPLES, len(data)))].mean(axis=1)
+    low, high = np.percentile(means, [2.5, 97.5])
+    return [float(low), float(high)]
 
 
 def aggregate_metric(results: list[CaseResult], name: str) -> MetricAggregate:
     values = [r.metrics[name] for r in results if r.metrics.get(name) is not None]
-    numerator = denominator = 0.0
+    counts: dict[str, float] = defaultdict(float)
     for r in results:
-        detail = r.details.get(name)
-        if detail and "numerator" in detail:
-            numerator += detail["numerator"]
-            denominator += detail["denominator"]
+        for key, count in r.details.get(name, {}).get("counts", {}).items():
+            counts[key] += count
     return MetricAggregate(
         macro=math.fsum(values) / len(values) if values else None,
-        micro=pooled(numerator, denominator) if values else None,
+        micro=pooled(name, counts) if values and name in METRICS and counts else None,
         n=len(values),
+        ci95=bootstrap_ci(values),
     )
 
 
-def summarize(results: list[CaseResult]) -> dict[str, EngineSummary]:
-    """Per-engine counts and macro/micro means of every metric that was computed."""
+def top_confusions(results: list[CaseResult], count: int = TOP_CONFUSIONS) -> list[list]:
+    """The most frequent character confusions over the cases, from their CER details."""
+    table: Counter = Counter()
+    for r in results:
+        for ref, hyp, n in r.details.get("cer", {}).get("confusions", ()):
+            table[ref, hyp] += n
+    return [[ref, hyp, n] for (ref, hyp), n in sorted(table.items(), key=lambda item: (-item[1], item[0]))[:count]]
+
+
+def _metric_order(name: str) -> tuple:
+    return (list(METRICS).index(name) if name in METRICS else len(METRICS), name)
+
+
+def summarize_group(name: str, results: list[CaseResult]) -> Summary:
+    summary = Summary(name, cases=len(results))
+    summary.passed = sum(r.outcome == "passed" for r in results)
+    summary.failed = sum(r.outcome == "failed" for r in results)
+    summary.errors = sum(r.outcome == "error" for r in results)
+    names = sorted({n for r in results for n in r.metrics}, key=_metric_order)
+    summary.metrics = {n: aggregate_metric(results, n) for n in names}
+    summary.top_confusions = top_confusions(results)
+    return summary
+
+
+def summarize(results: list[CaseResult]) -> dict[str, Summary]:
+    """Per engine: counts, macro/micro/CI of every metric computed, top confusions,
+    and the same per tag and per group."""
+    results = sorted(results, key=lambda r: r.id)  # the bootstrap depends on order
     by_engine: dict[str, list[CaseResult]] = defaultdict(list)
     for r in results:
         by_engine[r.engine].append(r)
     summaries = {}
     for engine in sorted(by_engine):
         rs = by_engine[engine]
-        summary = EngineSummary(engine, cases=len(rs))
-        summary.passed = sum(r.outcome == "passed" for r in rs)
-        summary.failed = sum(r.outcome == "failed" for r in rs)
-        summary.errors = sum(r.outcome == "error" for r in rs)
-        names = sorted({n for r in rs for n in r.metrics}, key=lambda n: (list(METRICS).index(n) if n in METRICS else 99, n))
-        summary.metrics = {n: aggregate_metric(rs, n) for n in names}
+        summary = summarize_group(engine, rs)
+        members: dict[str, list[CaseResult]] = defaultdict(list)
+        for r in rs:
+            for tag in r.tags:
+                members[f"tag:{tag}"].append(r)
+            if r.group:
+                members[f"group:{r.group}"].append(r)
+        summary.groups = {key: summarize_group(key, members[key]) for key in sorted(members)}
         summaries[engine] = summary
     return summaries
-
-
 def worst(results: list[CaseResult], metric: str = "cer", count: int = 5) -> list[CaseResult]:
     """The cases doing worst on a metric (by its direction), errors excluded."""
     scored = [r for r in results if r.metrics.get(metric) is not None]

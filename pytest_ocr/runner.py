@@ -56,8 +56,8 @@ def recognize(engine: Engine, case: Case) -> Timed:
 
 
 def metric_names(case: Case) -> list[str]:
-    """The default metrics plus every metric the case has a threshold on."""
-    return list(dict.fromkeys([*DEFAULT_METRICS, *(t.metric for t in case.thresholds)]))
+    """The default metrics, the ones the case asks for, and every metric it has a threshold on."""
+    return list(dict.fromkeys([*DEFAULT_METRICS, *case.metrics, *(t.metric for t in case.thresholds)]))
 
 
 @dataclass
@@ -83,12 +83,13 @@ class Evaluation:
 
 
 def evaluate(case: Case, reference: str, hypothesis: str) -> Evaluation:
-    scores: dict[str, MetricResult] = score(reference, hypothesis, metric_names(case), case.normalization)
+    scores: dict[str, MetricResult] = score(
+        reference, hypothesis, metric_names(case), case.normalization, case.cer_denominator
+    )
     values = {name: s.value for name, s in scores.items()}
     return Evaluation(
         metrics=values,
-        # numerator and denominator travel with each value so aggregation can pool them (micro)
-        details={name: {**s.details, "numerator": s.numerator, "denominator": s.denominator}
-                 for name, s in scores.items()},
+        # the counts travel with each value so aggregation can pool them (micro)
+        details={name: {**s.details, "counts": s.counts} for name, s in scores.items()},
         checks=judge(list(case.thresholds), values),
     )

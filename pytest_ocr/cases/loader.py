@@ -40,14 +40,18 @@ def engine_specs(block: dict, document: Document, keypath: tuple = ("engines",))
     return specs
 
 
-def _check_metric_names(thresholds: object, keypath: tuple, document: Document) -> list[Problem]:
-    """Threshold keys must name known metrics (the schema cannot know the registry)."""
-    if not isinstance(thresholds, dict):
+def _check_metric_names(block: object, keypath: tuple, document: Document) -> list[Problem]:
+    """Threshold keys and ``metrics:`` entries must name known metrics (the schema
+    cannot know the registry)."""
+    if not isinstance(block, dict):
         return []
     problems = []
-    for metric in thresholds:
+    thresholds = block.get("thresholds")
+    named = [(m, keypath + ("thresholds", m)) for m in thresholds] if isinstance(thresholds, dict) else []
+    if isinstance(block.get("metrics"), list):
+        named += [(m, keypath + ("metrics", i)) for i, m in enumerate(block["metrics"]) if isinstance(m, str)]
+    for metric, where in named:
         if metric not in METRICS:
-            where = keypath + (metric,)
             guess = difflib.get_close_matches(metric, METRICS, n=1)
             hint = f"; did you mean {guess[0]!r}?" if guess else ""
             problems.append(Problem(document.line_of(where), where,
@@ -66,7 +70,7 @@ def load_project_config(path: Path) -> Scope:
     data = document.data if document.data is not None else {}
     problems = validate(document, "projectConfig")
     if isinstance(data, dict) and isinstance(data.get("defaults"), dict):
-        problems += _check_metric_names(data["defaults"].get("thresholds"), ("defaults", "thresholds"), document)
+        problems += _check_metric_names(data["defaults"], ("defaults",), document)
     _raise_if(path, problems)
     return Scope(Defaults().merged(data.get("defaults", {})), engine_specs(data.get("engines"), document))
 
@@ -94,13 +98,12 @@ def load_cases(path: Path, project: Scope) -> tuple[list[Case], Scope]:
     if not isinstance(data, dict):
         _raise_if(path, problems)
 
-    if isinstance(data.get("defaults"), dict):
-        problems += _check_metric_names(data["defaults"].get("thresholds"), ("defaults", "thresholds"), document)
+    problems += _check_metric_names(data.get("defaults"), ("defaults",), document)
     seen: dict[str, int] = {}
     for raw, keypath in _entries(data, path):
         if not isinstance(raw, dict):
             continue
-        problems += _check_metric_names(raw.get("thresholds"), keypath + ("thresholds",), document)
+        problems += _check_metric_names(raw, keypath, document)
         case_id = raw.get("id")
         if isinstance(case_id, str):
             line = document.line_of(keypath + ("id",))
@@ -137,4 +140,7 @@ def _case(raw: dict, keypath: tuple, defaults: Defaults, document: Document) -> 
         thresholds=tuple(parse(m, e) for m, e in sorted(merged.thresholds.items()) if e is not None),
         normalization=Normalization.from_dict(merged.normalize),
         tags=merged.tags,
+        cer_denominator=merged.cer_denominator,
+        metrics=merged.metrics,
+        group=merged.group,
     )

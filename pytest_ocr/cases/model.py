@@ -22,6 +22,9 @@ class Case:
     thresholds: tuple[Threshold, ...]
     normalization: Normalization
     tags: tuple[str, ...]
+    cer_denominator: str = "ref"
+    metrics: tuple[str, ...] = ()  # computed besides the defaults and the thresholded ones
+    group: str | None = None
 
     @property
     def location(self) -> str:
@@ -36,15 +39,25 @@ class Defaults:
     thresholds: dict | None = None  # metric -> expression (None removes)
     normalize: dict | None = None
     tags: tuple[str, ...] = ()
+    cer_denominator: str = "ref"
+    metrics: tuple[str, ...] = ()
+    group: str | None = None
 
     def merged(self, block: dict) -> Defaults:
-        """These defaults overridden by a ``defaults:`` block or a case."""
+        """These defaults overridden by a ``defaults:`` block or a case: mappings key by
+        key, lists added up, single values replaced."""
         engine = block.get("engine")
+        normalize = block.get("normalize", {})
+        if isinstance(normalize, str):
+            normalize = {"profile": normalize}
         return Defaults(
             engine=tuple([engine] if isinstance(engine, str) else engine) if engine else self.engine,
             thresholds={**(self.thresholds or {}), **block.get("thresholds", {})},
-            normalize={**(self.normalize or {}), **block.get("normalize", {})},
+            normalize={**(self.normalize or {}), **normalize},
             tags=tuple(dict.fromkeys(self.tags + tuple(block.get("tags", ())))),
+            cer_denominator=block.get("cer_denominator", self.cer_denominator),
+            metrics=tuple(dict.fromkeys(self.metrics + tuple(block.get("metrics", ())))),
+            group=block.get("group", self.group),
         )
 
 

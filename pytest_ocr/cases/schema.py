@@ -56,6 +56,16 @@ def _explain(error: ValidationError, document: Document) -> list[Problem]:
     instance, kind, schema_here = error.instance, error.validator, error.schema
     description = schema_here.get("description")
 
+    if kind == "anyOf" and error.context:
+        # Explain the alternative the value was meant as: the branches whose type
+        # does not even fit the value are dropped (a mapping is not a profile name).
+        branches: dict = {}
+        for sub in error.context:
+            branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+        fitting = [subs for subs in branches.values()
+                   if not any(e.validator == "type" and not e.relative_path for e in subs)]
+        if len(fitting) == 1:
+            return [p for sub in fitting[0] for p in _explain(sub, document)]
     if kind == "additionalProperties" and isinstance(instance, dict):
         allowed = sorted(schema_here.get("properties", {}))
         if not keypath:

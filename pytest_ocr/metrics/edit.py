@@ -12,6 +12,7 @@ told apart from a genuinely wrong page.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -48,13 +49,15 @@ def error_rate(errors: float, reference_length: float) -> float:
     return errors / reference_length
 
 
-def align_counts(reference: Sequence, hypothesis: Sequence, unit: str) -> ErrorCounts:
+def align_counts(reference: Sequence, hypothesis: Sequence, unit: str, editops=None) -> ErrorCounts:
     """S/D/I counts of the minimal Levenshtein alignment of two sequences.
 
     Counts come from rapidfuzz's editops, the same alignment jiwer reports.
     """
     substitutions = deletions = insertions = 0
-    for tag, _, _ in Levenshtein.editops(reference, hypothesis):
+    if editops is None:
+        editops = Levenshtein.editops(reference, hypothesis)
+    for tag, _, _ in editops:
         if tag == "replace":
             substitutions += 1
         elif tag == "delete":
@@ -73,8 +76,8 @@ def align_counts(reference: Sequence, hypothesis: Sequence, unit: str) -> ErrorC
 
 
 def character_errors(reference: str, hypothesis: str, normalize: Normalization = DEFAULT) -> ErrorCounts:
-    """Character-level (Unicode code point) alignment counts."""
-    return align_counts(normalize(reference), normalize(hypothesis), "codepoint")
+    """Character-level alignment counts, in the normalisation's unit (code points by default)."""
+    return align_counts(normalize.units(normalize(reference)), normalize.units(normalize(hypothesis)), normalize.unit)
 
 
 def word_errors(reference: str, hypothesis: str, normalize: Normalization = DEFAULT) -> ErrorCounts:
@@ -83,9 +86,9 @@ def word_errors(reference: str, hypothesis: str, normalize: Normalization = DEFA
 
 
 def cer(reference: str, hypothesis: str, normalize: Normalization = DEFAULT) -> float:
-    """Character error rate: (S + D + I) / reference length, in code points."""
-    ref = normalize(reference)
-    return error_rate(Levenshtein.distance(ref, normalize(hypothesis)), len(ref))
+    """Character error rate: (S + D + I) / reference length, in the normalisation's unit."""
+    ref = normalize.units(normalize(reference))
+    return error_rate(Levenshtein.distance(ref, normalize.units(normalize(hypothesis))), len(ref))
 
 
 def wer(reference: str, hypothesis: str, normalize: Normalization = DEFAULT) -> float:
@@ -96,9 +99,29 @@ def wer(reference: str, hypothesis: str, normalize: Normalization = DEFAULT) -> 
 
 def ned(reference: str, hypothesis: str, normalize: Normalization = DEFAULT) -> float:
     """Normalised edit distance: edits / the longer of the two lengths, in [0, 1]."""
-    return Levenshtein.normalized_distance(normalize(reference), normalize(hypothesis))
+    return Levenshtein.normalized_distance(normalize.units(normalize(reference)), normalize.units(normalize(hypothesis)))
 
 
 def exact_match(reference: str, hypothesis: str, normalize: Normalization = DEFAULT) -> float:
     """1.0 when the normalised texts are identical, else 0.0."""
     return 1.0 if normalize(reference) == normalize(hypothesis) else 0.0
+
+
+DELETE = "<DELETE>"
+INSERT = "<INSERT>"
+
+
+def confusions(reference: Sequence, hypothesis: Sequence, editops=None) -> Counter:
+    """(reference unit, recognized unit) -> count over the minimal alignment; a deleted
+    unit is recognized as ``<DELETE>``, an inserted one comes from ``<INSERT>``."""
+    if editops is None:
+        editops = Levenshtein.editops(reference, hypothesis)
+    table: Counter = Counter()
+    for tag, i, j in editops:
+        if tag == "replace":
+            table[reference[i], hypothesis[j]] += 1
+        elif tag == "delete":
+            table[reference[i], DELETE] += 1
+        else:
+            table[INSERT, hypothesis[j]] += 1
+    return table

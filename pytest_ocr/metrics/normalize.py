@@ -1,21 +1,62 @@
-"""Text normalisation applied to both reference and hypothesis before scoring.
+"""Text normalisation applied to both reference and hypothesis before scoring, and
+the unit texts are counted in (code points or grapheme clusters).
 
-Steps run in a fixed order: Unicode normalisation, case folding, punctuation
-removal, whitespace collapsing. The order matters: NFKC may produce characters
-that case folding changes, and removing punctuation can leave double spaces.
+Steps run in a fixed order: Unicode normalisation, the profile's rules and the
+user's equivalences, case folding, punctuation removal, whitespace collapsing.
+The order matters: NFKC may produce characters that case folding changes, and
+removing punctuation can leave double spaces.
+
+Profiles are named starting points; explicit options override them:
+
+- ``default``: NFC, whitespace collapsed (what a case gets with no ``normalize:``)
+- ``none``: the texts exactly as given
+- ``ocrd``: NFC, counted in grapheme clusters (as the OCR-D specification and dinglehopper count)
+- ``tibetan``: zero-width spaces removed, repeated tsheg collapsed, a tsheg before a shad dropped
+- ``historic``: long s as s, r rotunda as r, Latin ligatures unjoined, combining small e over a/o/u as umlaut
 """
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from functools import cache
 
+import regex
+
 UNICODE_FORMS = ("NFC", "NFD", "NFKC", "NFKD", "none")
+UNITS = ("codepoint", "grapheme")
 
 _WHITESPACE = re.compile(r"\s+")
+_GRAPHEME = regex.compile(r"\X")
+
+# Rules of the profiles: (pattern, replacement), applied in order after the Unicode form.
+_TSHEG, _SHAD = "\u0f0b", "\u0f0d"
+_COMBINING_E = "\u0364"
+PROFILE_RULES: dict[str, tuple[tuple[str, str], ...]] = {
+    "tibetan": (
+        ("\u200b", ""),  # zero-width space: invisible, engines differ in emitting it
+        (f"{_TSHEG}{{2,}}", _TSHEG),  # a repeated tsheg is one
+        (f"{_TSHEG}(?={_SHAD})", ""),  # tsheg before shad is a stylistic variant
+    ),
+    "historic": (
+        ("ſ", "s"),
+        ("ꝛ", "r"),
+        ("ﬀ", "ff"), ("ﬁ", "fi"), ("ﬂ", "fl"), ("ﬃ", "ffi"), ("ﬄ", "ffl"), ("ﬅ", "st"), ("ﬆ", "st"),
+        (f"a{_COMBINING_E}", "ä"), (f"o{_COMBINING_E}", "ö"), (f"u{_COMBINING_E}", "ü"),
+        (f"A{_COMBINING_E}", "Ä"), (f"O{_COMBINING_E}", "Ö"), (f"U{_COMBINING_E}", "Ü"),
+    ),
+}  # fmt: skip
+
+PROFILES: dict[str, dict] = {
+    "default": {},
+    "none": {"unicode": "none", "collapse_whitespace": False},
+    "ocrd": {"unit": "grapheme"},
+    "tibetan": {},
+    "historic": {},
+}
 
 
 @cache
@@ -25,26 +66,70 @@ def _punctuation_table() -> dict[int, None]:
     return {cp: None for cp in range(sys.maxunicode + 1) if unicodedata.category(chr(cp)).startswith("P")}
 
 
+@cache
+def _rules(profile: str, equivalences: tuple[tuple[str, str], ...]) -> tuple[tuple[re.Pattern, str], ...]:
+    rules = [(re.compile(pattern), replacement) for pattern, replacement in PROFILE_RULES.get(profile, ())]
+    if equivalences:
+        # One alternation, longest key first, so "ſt" wins over "ſ" where both are given.
+        table = dict(equivalences)
+        alternation = "|".join(re.escape(k) for k in sorted(table, key=len, reverse=True))
+        rules.append((re.compile(alternation), lambda m, table=table: table[m.group(0)]))
+    return tuple(rules)
+
+
 @dataclass(frozen=True)
 class Normalization:
     unicode: str = "NFC"
     collapse_whitespace: bool = True
     casefold: bool = False
     remove_punctuation: bool = False
+    unit: str = "codepoint"
+    profile: str = "default"
+    equivalences: tuple[tuple[str, str], ...] = field(default=())
 
     def __post_init__(self) -> None:
         if self.unicode not in UNICODE_FORMS:
             raise ValueError(f"unicode must be one of {', '.join(UNICODE_FORMS)}, not {self.unicode!r}")
+        if self.unit not in UNITS:
+            raise ValueError(f"unit must be one of {', '.join(UNITS)}, not {self.unit!r}")
+        if self.profile not in PROFILES:
+            raise ValueError(f"profile must be one of {', '.join(PROFILES)}, not {self.profile!r}")
+        if isinstance(self.equivalences, dict):  # accept the natural form too
+            object.__setattr__(self, "equivalences", tuple(sorted(self.equivalences.items())))
 
     @classmethod
-    def from_dict(cls, options: dict | None) -> Normalization:
-        return cls(**(options or {}))
+    def from_dict(cls, options: dict | str | None) -> Normalization:
+        """From a case file's ``normalize:``: a profile name, or a mapping whose
+        ``profile`` key (default ``default``) sets the starting point that the other
+        keys override."""
+        if isinstance(options, str):
+            options = {"profile": options}
+        options = dict(options or {})
+        profile = options.get("profile", "default")
+        if profile not in PROFILES:
+            raise ValueError(f"profile must be one of {', '.join(PROFILES)}, not {profile!r}")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise ValueError(f"unknown normalisation option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        merged = {**PROFILES[profile], **options}
+        if isinstance(merged.get("equivalences"), dict):
+            merged["equivalences"] = tuple(sorted(merged["equivalences"].items()))
+        return cls(**merged)
+
+    def without_whitespace_collapse(self) -> Normalization:
+        """The same normalisation keeping layout (line breaks, indentation), for line and layout metrics."""
+        return Normalization(**{**{f.name: getattr(self, f.name) for f in fields(self)}, "collapse_whitespace": False})
 
     def steps(self) -> list[str]:
         """The steps this normalisation applies, in order, as recorded in reports."""
         steps = []
         if self.unicode != "none":
             steps.append(self.unicode)
+        if PROFILE_RULES.get(self.profile):
+            steps.append(f"profile:{self.profile}")
+        if self.equivalences:
+            steps.append("equivalences:" + json.dumps(dict(self.equivalences), ensure_ascii=False, sort_keys=True))
         if self.casefold:
             steps.append("casefold")
         if self.remove_punctuation:
@@ -56,6 +141,12 @@ class Normalization:
     def __call__(self, text: str) -> str:
         if self.unicode != "none":
             text = unicodedata.normalize(self.unicode, text)
+        rules = _rules(self.profile, self.equivalences)
+        if rules:
+            for pattern, replacement in rules:
+                text = pattern.sub(replacement, text)
+            if self.unicode != "none":  # a replacement may not be in the chosen form
+                text = unicodedata.normalize(self.unicode, text)
         if self.casefold:
             text = text.casefold()
             if self.unicode != "none":  # folding can undo composition ("ǰ" -> "j" + U+030C)
@@ -66,6 +157,16 @@ class Normalization:
             text = _WHITESPACE.sub(" ", text).strip()
         return text
 
+    def units(self, text: str) -> str | list[str]:
+        """The sequence characters are counted in: the string itself (code points) or
+        its extended grapheme clusters (UAX #29)."""
+        return text if self.unit == "codepoint" else _GRAPHEME.findall(text)
+
 
 DEFAULT = Normalization()
-RAW = Normalization(unicode="none", collapse_whitespace=False)
+RAW = Normalization.from_dict("none")
+
+
+def profile(name: str, **overrides) -> Normalization:
+    """A named profile, optionally with some options overridden."""
+    return Normalization.from_dict({"profile": name, **overrides})

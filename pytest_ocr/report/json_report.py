@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..engines import fingerprint_id
-from ..results import CaseResult, EngineSummary, json_safe
+from ..results import CaseResult, Summary, json_safe
 
 SCHEMA_VERSION = 1
 SCHEMA_FILE = "report.schema.json"
@@ -24,7 +24,7 @@ def report_schema() -> dict:
 
 
 def build(
-    results: list[CaseResult], summaries: dict[str, EngineSummary], run: dict, invalid_files: list[dict] = ()
+    results: list[CaseResult], summaries: dict[str, Summary], run: dict, invalid_files: list[dict] = ()
 ) -> dict:
     """The report document: run metadata, engines with fingerprints, records, summary,
     and the case files that could not be loaded."""

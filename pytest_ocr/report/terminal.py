@@ -2,61 +2,85 @@
 
 from __future__ import annotations
 
-from ..results import CaseResult, EngineSummary, worst
+from ..metrics import DEFAULT_METRICS, METRICS
+from ..metrics.edit import DELETE, INSERT
+from ..results import CaseResult, Summary, worst
 
 HEADLINE_METRICS = ("cer", "wer")
 WORST_CASES = 5
+SHOWN_CONFUSIONS = 8
 
 
 def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.4f}"
 
 
-def summary_lines(
-    results: list[CaseResult], summaries: dict[str, EngineSummary], verbosity: int, thresholded: set[str]
-) -> list[str]:
-    """Lines of the summary: engines side by side, then the worst cases per engine.
+def _table(header: list[str], rows: list[tuple[str, list[str]]], label: str) -> list[str]:
+    label_width = max(len(label), *(len(name) for name, _ in rows))
+    widths = [max(len(h), *(len(cells[i]) for _, cells in rows)) for i, h in enumerate(header)]
+    lines = [label.ljust(label_width) + "  " + "  ".join(h.rjust(w) for h, w in zip(header, widths))]
+    for name, cells in rows:
+        lines.append(name.ljust(label_width) + "  " + "  ".join(c.rjust(w) for c, w in zip(cells, widths)))
+    return lines
 
-    Shown metrics: CER and WER, plus any metric some case has a threshold on.
-    ``verbosity`` < 0 (-q) drops the worst-case listing.
-    """
+
+def shown_metrics(summaries: dict[str, Summary], thresholded: set[str]) -> list[str]:
+    """CER and WER, plus every metric a case asked for or has a threshold on."""
+    computed = {m for s in summaries.values() for m in s.metrics}
+    return [m for m in METRICS if m in computed and (m in HEADLINE_METRICS or m in thresholded
+                                                      or m not in DEFAULT_METRICS)]
+
+
+def _show_char(text: str) -> str:
+    return text if text in (DELETE, INSERT) else repr(text)
+
+
+def summary_lines(
+    results: list[CaseResult], summaries: dict[str, Summary], verbosity: int, thresholded: set[str]
+) -> list[str]:
+    """Engines side by side, then (unless -q) per-tag/group CER, top confusions,
+    the worst cases and the first errors."""
     engines = list(summaries)
-    shown = [m for m in HEADLINE_METRICS] + sorted(thresholded - set(HEADLINE_METRICS))
+    metrics = shown_metrics(summaries, thresholded)
     rows: list[tuple[str, list[str]]] = [
-        ("cases", [str(summaries[e].cases) for e in engines]),
-        ("passed", [str(summaries[e].passed) for e in engines]),
-        ("failed", [str(summaries[e].failed) for e in engines]),
-        ("errors", [str(summaries[e].errors) for e in engines]),
+        (field, [str(getattr(summaries[e], field)) for e in engines]) for field in ("cases", "passed", "failed", "errors")
     ]
-    for metric in shown:
-        if not any(metric in summaries[e].metrics for e in engines):
-            continue
+    for metric in metrics:
         for kind in ("macro", "micro"):
+            cells = [_fmt(getattr(summaries[e].metrics.get(metric), kind, None)) for e in engines]
+            rows.append((f"{metric} {kind}", cells))
+        if metric == "cer":
             cells = []
             for e in engines:
-                agg = summaries[e].metrics.get(metric)
-                cells.append(_fmt(getattr(agg, kind) if agg else None))
-            rows.append((f"{metric} {kind}", cells))
+                ci = getattr(summaries[e].metrics.get("cer"), "ci95", None)
+                cells.append(f"{ci[0]:.4f}-{ci[1]:.4f}" if ci else "-")
+            rows.append(("cer macro 95% CI", cells))
+    lines = _table(engines, rows, "engine")
+    lines.append("macro = mean over cases; micro = pooled over cases (total errors / total length)")
+    if verbosity < 0:
+        return lines
 
-    label_width = max(len(label) for label, _ in rows)
-    widths = [max(len(e), *(len(cells[i]) for _, cells in rows)) for i, e in enumerate(engines)]
-    lines = ["engine".ljust(label_width) + "  " + "  ".join(e.rjust(w) for e, w in zip(engines, widths))]
-    for label, cells in rows:
-        lines.append(label.ljust(label_width) + "  " + "  ".join(c.rjust(w) for c, w in zip(cells, widths)))
-    lines.append("macro = mean over cases; micro = pooled errors / pooled reference length")
-
-    if verbosity >= 0:
-        for engine in engines:
-            bad = [r for r in worst([r for r in results if r.engine == engine], "cer", WORST_CASES)
-                   if r.metrics["cer"] > 0]
-            if bad:
-                lines.append(f"worst cases by cer ({engine}):")
-                for r in bad:
-                    lines.append(f"  {_fmt(r.metrics['cer'])}  {r.id}  [{r.outcome}]")
-        errors = [r for r in results if r.outcome == "error"]
-        if errors:
-            lines.append(f"errors ({len(errors)}):")
-            for r in errors[:WORST_CASES]:
-                first_line = (r.error or "").strip().splitlines()[0] if r.error else ""
-                lines.append(f"  {r.id}: {first_line[:150]}")
+    for engine in engines:
+        groups = summaries[engine].groups
+        if groups:
+            lines.append(f"by tag and group ({engine}):")
+            rows = [(key, [str(g.cases), _fmt(getattr(g.metrics.get("cer"), "macro", None)),
+                           _fmt(getattr(g.metrics.get("cer"), "micro", None))]) for key, g in groups.items()]
+            lines += ["  " + line for line in _table(["cases", "cer macro", "cer micro"], rows, "")]
+    for engine in engines:
+        confusions = summaries[engine].top_confusions[:SHOWN_CONFUSIONS]
+        if confusions:
+            shown = ", ".join(f"{_show_char(r)}→{_show_char(h)} ×{n}" for r, h, n in confusions)
+            lines.append(f"top confusions ({engine}): {shown}")
+    for engine in engines:
+        bad = [r for r in worst([r for r in results if r.engine == engine], "cer", WORST_CASES) if r.metrics["cer"] > 0]
+        if bad:
+            lines.append(f"worst cases by cer ({engine}):")
+            lines += [f"  {_fmt(r.metrics['cer'])}  {r.id}  [{r.outcome}]" for r in bad]
+    errors = [r for r in results if r.outcome == "error"]
+    if errors:
+        lines.append(f"errors ({len(errors)}):")
+        for r in errors[:WORST_CASES]:
+            first_line = (r.error or "").strip().splitlines()[0] if r.error else ""
+            lines.append(f"  {r.id}: {first_line[:150]}")
     return lines

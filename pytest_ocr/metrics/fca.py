@@ -1,0 +1,617 @@
+"""Flexible character accuracy (FCA): a character accuracy that ignores reading order.
+
+Clausner, Pletschacher, Antonacopoulos, "Flexible character accuracy measure for
+reading-order-independent evaluation", Pattern Recognition Letters 131 (2020)
+390-397, doi:10.1016/j.patrec.2020.02.003.
+
+A page whose columns, or a receipt whose rows, were read in another order than
+the ground truth keeps its score: lines are matched to each other (and split
+where one line of one side holds parts of several lines of the other) before
+edit distances are counted.
+
+    >>> flexible_character_accuracy("total 5.00\\nfee 1.00", "fee 1.00\\ntotal 5.00").accuracy
+    1.0
+
+The algorithm follows the reference implementation of the qurator-spk/dinglehopper
+FCA branch (``qurator/dinglehopper/flexible_character_accuracy.py`` at commit
+0dd5fc0ee59993aebb31447bc4a77cf085989f0c), which reproduces the worked examples
+of the paper (figures 3 and 4) and documents its own deviations from the paper.
+For one set of penalty coefficients:
+
+1. Split both texts into lines (``str.splitlines``); empty lines are dropped.
+2. Sort the lines of each side by length, longest first (stable).
+3. Take every ground-truth line at least as long as
+   ``min(longest GT line, longest OCR line)``. For each, find its best OCR line:
+   slide the shorter of the two lines along the longer one and keep the window
+   with the smallest edit score (deletions + insertions + 2 * substitutions of
+   the Levenshtein alignment), then try to extend the match at its end, then
+   consider deleting the whole GT line instead. Among the OCR lines keep the one
+   with the smallest penalty ::
+
+       penalty = score * c_edit + |len(gt) - len(ocr)| * c_length_diff
+                 + offset * c_offset - min(len(gt), len(ocr)) * c_length
+
+   where ``offset`` is how far the window sits from either end of the longer line.
+   Of the candidate GT lines, the pair with the best character accuracy wins.
+4. Remove the matched parts; unmatched rests of a split line go back to the pool.
+5. Repeat 3-4 until one side is empty.
+6. What is left is unmatched: every remaining GT character is a deletion, every
+   remaining OCR character an insertion.
+7. Errors = edit operations of all matched pairs + unmatched characters.
+
+This runs for every combination of ``c_edit`` in 15..30 (step 5), ``c_length_diff``
+in 0..21 (step 3), ``c_offset`` in 0..3 and ``c_length`` in 0..5 (768 settings),
+and the setting with the fewest errors wins (the first one in that order on a tie).
+
+What counts:
+
+* ``reference_length`` is the number of ground-truth characters *excluding line
+  breaks* (``sum(len(line) for line in reference.splitlines())``), as in the
+  reference implementation and the paper's figure 3 (68 characters for 8 lines).
+  Spaces inside lines count like any other character.
+* ``accuracy = 1 - errors / reference_length``. It is at most 1 and, as in the
+  reference implementation, *can be negative* when the hypothesis holds more
+  extra characters than the reference has (``"a"`` against ``"a\\nbb\\nccc"``
+  is 1 - 5/1 = -4). It is not clipped, so pooled error counts stay additive.
+* Empty reference (no characters outside line breaks): accuracy 1.0 and 0 errors
+  when the hypothesis has no characters either, otherwise accuracy 0.0 with
+  ``errors`` = the hypothesis's characters excluding line breaks. (The reference
+  implementation returns ``-errors`` there; this module keeps the score finite
+  like :mod:`pytest_ocr.metrics.edit` does.)
+
+How it is computed (same results, less work):
+
+* The 768 coefficient settings are not run one after the other. They advance
+  together through the greedy matching, and a group only splits where settings
+  pick different pairs, so the work shared by all settings is done once. Groups
+  that reach the same state again are merged.
+* Candidate OCR lines that no coefficient setting can prefer (dominated in every
+  penalty term, earlier index winning ties) are dropped before the per-setting
+  comparison.
+* Sliding windows are screened with the Indel distance (a lower bound of the edit
+  score) and only windows that can beat the best so far get a full Levenshtein
+  alignment. Line comparisons are cached by text.
+
+All distances and alignments come from ``rapidfuzz.distance`` (``Levenshtein.editops``
+gives the alignment whose substitutions the edit score counts). Nothing here
+walks a DP matrix in Python.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import product
+
+from rapidfuzz.distance import Indel, LCSseq, Levenshtein
+
+__all__ = ["COEFFICIENTS", "COEFFICIENT_GRID", "FCAResult", "flexible_character_accuracy"]
+
+#: Values tried for (c_edit, c_length_diff, c_offset, c_length), as in the reference.
+COEFFICIENT_GRID: tuple[tuple[int, ...], ...] = (
+    tuple(range(15, 31, 5)),
+    tuple(range(0, 24, 3)),
+    tuple(range(0, 4)),
+    tuple(range(0, 6)),
+)
+#: Every (c_edit, c_length_diff, c_offset, c_length) setting, in the order tried.
+COEFFICIENTS: tuple[tuple[int, int, int, int], ...] = tuple(product(*COEFFICIENT_GRID))
+
+
+@dataclass(frozen=True)
+class FCAResult:
+    """Outcome of :func:`flexible_character_accuracy`.
+
+    ``matches`` lists every piece of text that was scored, as JSON-safe dicts with
+    the keys ``gt_line``, ``gt_start``, ``gt_text``, ``ocr_line``, ``ocr_start``,
+    ``ocr_text`` and ``distance`` (Levenshtein distance of the pair). Line indices
+    count all lines of the input (``str.splitlines``), empty ones included;
+    ``*_start`` is the character offset of the piece inside its line. A piece of
+    ground truth left unmatched has ``ocr_line`` = ``ocr_start`` = None and
+    ``ocr_text`` = ""; an unmatched piece of OCR text has ``gt_line`` =
+    ``gt_start`` = None and ``gt_text`` = "". Entries come in ground-truth order,
+    then the unmatched OCR pieces in OCR order; ``sum(m["distance"]) == errors``.
+    """
+
+    accuracy: float
+    errors: int
+    reference_length: int
+    matches: list
+
+
+# A piece of a line: (text, line index, start offset within the line).
+# Line comparisons are cached as
+# (edit score, R, D, I, gt offset, gt length, ocr offset, ocr length),
+# offsets relative to the compared pieces.
+
+
+def _alignment(a: str, b: str) -> tuple[int, int, int, int]:
+    """(edit score, substitutions, deletions, insertions) of rapidfuzz's Levenshtein
+    alignment of a to b. The edit score is D + I + 2 * R."""
+    ops = Levenshtein.editops(a, b)
+    dist = len(ops)
+    hits = sum(block.size for block in ops.as_matching_blocks())
+    score = len(a) + len(b) - 2 * hits
+    replace = score - dist
+    delete = len(a) - hits - replace
+    return score, replace, delete, dist - replace - delete
+
+
+def _match_lines(gt: str, ocr: str) -> tuple[int, int, int, int, int, int, int, int]:
+    """Best local alignment of two non-empty pieces (reference: ``match_lines``).
+
+    The shorter piece slides along the longer one; candidates, in the reference's
+    order, are every window and then the two full pieces. The first candidate
+    with the smallest edit score wins, provided it has fewer substitutions than
+    the shorter piece has characters. Then the match is extended at its end by up
+    to as many characters as it has deletions plus substitutions, and finally
+    deleting the whole GT piece is preferred if that scores lower still.
+    """
+    lg, lo = len(gt), len(ocr)
+    short = min(lg, lo)
+    # Every candidate pairs a substring of ``gt`` with one of ``ocr``, both at least
+    # ``short`` long, so its edit score (len + len - 2 * hits) is at least
+    # 2 * (short - LCS(gt, ocr)). When that exceeds len(gt), deleting wins.
+    if 2 * (short - LCSseq.similarity(gt, ocr)) > lg:
+        return (lg, 0, lg, 0, 0, lg, 0, 0)
+    diff = lg - lo
+    # Candidates as (gt offset, gt length, ocr offset, ocr length).
+    if diff > 0:
+        cands = [(i, short, 0, lo) for i in range(diff + 1)]
+    elif diff < 0:
+        cands = [(0, lg, j, short) for j in range(-diff + 1)]
+    else:
+        cands = []
+    cands.append((0, lg, 0, lo))
+    if diff > 0:
+        bounds = [Indel.distance(gt[i : i + short], ocr) for i in range(diff + 1)]
+    elif diff < 0:
+        bounds = [Indel.distance(gt, ocr[j : j + short]) for j in range(-diff + 1)]
+    else:
+        bounds = []
+    bounds.append(Indel.distance(gt, ocr))
+
+    best_score = None  # None stands for infinity
+    best_idx = -1
+    best = None
+    # Visit candidates by lower bound; the order of the reference decides ties.
+    for idx in sorted(range(len(cands)), key=bounds.__getitem__):
+        bound = bounds[idx]
+        if best_score is not None and (bound > best_score or (bound == best_score and idx > best_idx)):
+            break
+        gi, gl, oj, ol = cands[idx]
+        score, r, d, i = _alignment(gt[gi : gi + gl], ocr[oj : oj + ol])
+        if r < short and (best_score is None or score < best_score or (score == best_score and idx < best_idx)):
+            best_score, best_idx = score, idx
+            best = (score, r, d, i, gi, gl, oj, ol)
+
+    if best is not None and (best[2] or best[1]):
+        # Extend the match at its end (reference: "elongate at the end for handling deletes").
+        _, r, d, _, gi, gl, oj, _ = best
+        prev = None
+        for k in range(gl + 1, gl + d + r + 1):
+            gsub = gt[gi : gi + k]
+            osub = ocr[oj : oj + k]
+            lengths = (len(gsub), len(osub))
+            if lengths == prev:
+                break  # both pieces exhausted: every further candidate is the same
+            prev = lengths
+            if Indel.distance(gsub, osub) >= best_score:
+                continue
+            score, r2, d2, i2 = _alignment(gsub, osub)
+            if score < best_score and r2 < short:
+                best_score = score
+                best = (score, r2, d2, i2, gi, len(gsub), oj, len(osub))
+
+    if best_score is None or lg < best_score:
+        best = (lg, 0, lg, 0, 0, lg, 0, 0)  # delete the whole GT piece
+    return best
+
+
+def _remove_or_split(pieces: list, original: tuple, text: str, start: int) -> None:
+    """Remove ``original`` from ``pieces``; put back what lies outside the matched
+    part ``text`` at ``start`` and re-sort (reference: ``remove_or_split``)."""
+    del pieces[pieces.index(original)]
+    otext, line, ostart = original
+    if len(text) < len(otext):
+        if ostart < start:
+            pieces.append((otext[: start - ostart], line, ostart))
+        end = start + len(text)
+        if end < ostart + len(otext):
+            pieces.append((otext[end - ostart :], line, end))
+        pieces.sort(key=lambda piece: len(piece[0]), reverse=True)
+
+
+def _initial_pieces(text: str) -> list:
+    pieces = [(line, i, 0) for i, line in enumerate(text.splitlines()) if line]
+    pieces.sort(key=lambda piece: len(piece[0]), reverse=True)
+    return pieces
+
+
+@lru_cache(maxsize=256)
+def _digit_table(n: int) -> bytes:
+    """bytes.translate table: byte n becomes "1", every other byte "0"."""
+    return bytes(0x31 if b == n else 0x30 for b in range(256))
+
+
+def _bits(mask: int):
+    """Indices of the set bits of ``mask``, lowest first."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+@lru_cache(maxsize=4)
+def _grid_tables(grid: tuple[tuple[int, ...], ...]) -> tuple:
+    """(all settings, doubled settings, doubled corners, passes) of a grid.
+
+    Penalties are compared doubled so that they stay integers (the offset term is
+    a multiple of 1/2): the offset itself is doubled instead of its coefficient.
+    """
+    settings = list(product(*grid))
+    everything = (1 << len(settings)) - 1
+    doubled = tuple((2 * ce, 2 * cl, co, 2 * cs) for ce, cl, co, cs in settings)
+    corners = tuple(
+        (2 * ce, 2 * cl, co, 2 * cs) for ce, cl, co, cs in product(*[sorted({v[0], v[-1]}) for v in grid])
+    )
+    # Passes, each bounded by the best result of the ones before: the first
+    # c_edit, c_length_diff and c_offset with every c_length, then the rest of the
+    # first c_length_diff (on real pages the winners are usually among these),
+    # then all other settings.
+    first = sum(1 << c for c, (ce, cl, co, _) in enumerate(settings) if (ce, cl, co) == settings[0][:3])
+    first_diff = sum(1 << c for c, coef in enumerate(settings) if coef[1] == grid[1][0])
+    return everything, doubled, corners, (first, first_diff, everything)
+
+
+class _Matcher:
+    """Runs the greedy matching for every setting of a coefficient grid at once.
+
+    Sets of settings are Python ints used as bit sets over ``product(*grid)``.
+    """
+
+    def __init__(self, grid: tuple[tuple[int, ...], ...] = COEFFICIENT_GRID) -> None:
+        self._all, self._doubled, self._corners, self._passes = _grid_tables(grid)
+        self._rows: dict[str, dict[str, tuple]] = {}
+        self._fronts: dict[tuple, list] = {}
+        self._picks: dict[tuple, list] = {}
+
+    @staticmethod
+    def _pair(gt: str, ocr: str) -> tuple:
+        """(edit score, length diff, offset, shorter length, accuracy, match) of a pair:
+        the terms of the penalty and the character accuracy of the match."""
+        match = _match_lines(gt, ocr)
+        score, r, d, i, gi, gl, oj, _ = match
+        lg, lo = len(gt), len(ocr)
+        length_diff = abs(lg - lo)
+        offset = 0.0
+        if length_diff > 1:
+            position = max(gi, oj)
+            offset = length_diff / 2 - abs(position - length_diff / 2)
+        return (score, length_diff, offset, min(lg, lo), 1.0 - (r + d + i) / gl, match)
+
+    def _row(self, gt: str, ocr_texts: tuple) -> list:
+        """The pair features of ``gt`` with each of ``ocr_texts``."""
+        row = self._rows.get(gt)
+        if row is None:
+            row = self._rows[gt] = {}
+        get = row.get
+        features = [get(ocr) for ocr in ocr_texts]
+        if None in features:
+            for k, ocr in enumerate(ocr_texts):
+                if features[k] is None:
+                    found = get(ocr)
+                    if found is None:
+                        found = row[ocr] = self._pair(gt, ocr)
+                    features[k] = found
+        return features
+
+    def _front(self, gt: str, ocr_texts: tuple, features: list) -> list:
+        """The OCR pieces some coefficient setting may pick for ``gt``, as
+        (index, features), in index order.
+
+        A piece is dropped when another one is at least as good in every penalty
+        term and wins the tie: it comes first, or it has a strictly smaller edit
+        score (whose coefficient is never 0). Visiting the pieces by (edit score,
+        index), everything visited earlier wins such ties, so each piece only has
+        to be checked against the pieces kept so far.
+        """
+        key = (gt, ocr_texts)
+        front = self._fronts.get(key)
+        if front is None:
+            front = []
+            for k in sorted(range(len(features)), key=[f[0] for f in features].__getitem__):
+                f = features[k]
+                ld, off, s = f[1], f[2], f[3]
+                for _, kept in front:
+                    if kept[1] <= ld and kept[2] <= off and kept[3] >= s:
+                        break
+                else:
+                    front.append((k, f))
+            front.sort(key=lambda entry: entry[0])
+            self._fronts[key] = front
+        return front
+
+    def _pick_masks(self, front: list, settings: int) -> list:
+        """For each entry of ``front``, the settings that give it the smallest
+        penalty (the first entry on ties). Filled in for at least ``settings``;
+        cached per front signature.
+
+        The penalty is linear in the coefficients, so the sign of the difference
+        of two entries' penalties at every setting is fixed by its signs at the 16
+        corners of the grid. An entry that loses to one of the corner winners at
+        all 16 corners (strictly if it comes first) never wins and is left out
+        before settings are compared.
+        """
+        if len(front) == 1:
+            return [self._all]
+        signature = tuple((f[0], f[1], int(2 * f[2]), f[3]) for _, f in front)
+        cached = self._picks.get(signature)
+        count = len(signature)
+        if cached is None:
+            at_corners = [
+                [e * ce + ld * cl + off * co - s * cs for ce, cl, co, cs in self._corners] for e, ld, off, s in signature
+            ]
+            leaders = {min(range(count), key=lambda n: (at_corners[n][j], n)) for j in range(len(self._corners))}
+            masks = [0] * count
+            if len(leaders) == 1:
+                masks[leaders.pop()] = self._all
+                cached = self._picks[signature] = [self._all, masks, ()]
+                return masks
+            kept = []
+            for n in range(count):
+                mine = at_corners[n]
+                if n not in leaders and any(
+                    all(a <= b for a, b in zip(at_corners[m], mine))
+                    if m < n
+                    else all(a < b for a, b in zip(at_corners[m], mine))
+                    for m in leaders
+                ):
+                    continue
+                kept.append((n, signature[n]))
+            cached = self._picks[signature] = [0, masks, kept]
+        done, masks, kept = cached
+        missing = settings & ~done
+        if not missing:
+            return masks
+        doubled = self._doubled
+        # Penalty, then entry number as the tie-break, folded into one integer key.
+        if missing.bit_count() > 64:
+            columns = [[(e * ce + ld * cl + off * co - s * cs) * count + n for ce, cl, co, cs in doubled] for n, (e, ld, off, s) in kept]
+            picks = [key % count for key in map(min, *columns)]
+            if count < 256:
+                # One bit per setting, highest setting first, read as a binary number.
+                digits = bytes(reversed(picks))
+                for n, _ in kept:
+                    masks[n] = int(digits.translate(_digit_table(n)), 2)
+            else:
+                for n, _ in kept:
+                    masks[n] = 0
+                for c, n in enumerate(picks):
+                    masks[n] |= 1 << c
+            cached[0] = self._all
+        else:
+            for c in _bits(missing):
+                ce, cl, co, cs = doubled[c]
+                key = min([(e * ce + ld * cl + off * co - s * cs) * count + n for n, (e, ld, off, s) in kept])
+                masks[key % count] |= 1 << c
+            cached[0] = done | missing
+        return masks
+
+    def step(self, gt_pieces: list, ocr_pieces: list, group: int) -> list:
+        """One greedy step (reference: ``match_longest_gt_lines``) for the settings
+        in ``group``. Returns [((gt index, ocr index), settings)].
+
+        Per setting, each candidate GT piece gets the OCR piece with the smallest
+        penalty, and the first GT piece whose pair has the highest character
+        accuracy wins. Candidates are visited by decreasing accuracy from a heap:
+        a GT piece enters it with the best accuracy any of its pairs has, and only
+        when it comes up are its penalties compared, for the settings still
+        undecided, and its picks pushed with their real accuracy.
+        """
+        threshold = min(len(gt_pieces[0][0]), len(ocr_pieces[0][0])) - 1
+        ocr_texts = tuple(piece[0] for piece in ocr_pieces)
+        rows = []
+        heap = []
+        for g, piece in enumerate(gt_pieces):
+            if len(piece[0]) <= threshold:
+                break
+            features = self._row(piece[0], ocr_texts)
+            rows.append(features)
+            heap.append((-max([f[4] for f in features]), g, -1))
+        heapq.heapify(heap)
+        expanded: dict = {}
+        outcomes = []
+        remaining = group
+        while remaining:
+            _, g, n = heapq.heappop(heap)
+            if n < 0:
+                front = self._front(gt_pieces[g][0], ocr_texts, rows[g])
+                masks = self._pick_masks(front, remaining)
+                expanded[g] = (front, masks)
+                for n, (_, f) in enumerate(front):
+                    if masks[n] & remaining:
+                        heapq.heappush(heap, (-f[4], g, n))
+                continue
+            front, masks = expanded[g]
+            taken = masks[n] & remaining
+            if taken:
+                outcomes.append(((g, front[n][0]), taken))
+                remaining ^= taken
+        return outcomes
+
+    def run(self, reference: str, hypothesis: str) -> tuple[int, list]:
+        """Fewest errors over all settings (first setting on ties) and its matches,
+        as (gt piece, ocr piece, R, D, I) tuples.
+
+        Settings run in passes (``self._passes``); the best result so far is an upper
+        bound that lets later passes drop every branch that cannot reach it (see
+        ``_explore``)."""
+        gt0 = _initial_pieces(reference)
+        ocr0 = _initial_pieces(hypothesis)
+        best = None
+        done = 0
+        for settings in self._passes:
+            if settings & ~done:
+                best = self._explore(gt0, ocr0, settings & ~done, best)
+            done |= settings
+        errors, _, node, gt_left, ocr_left = best
+        records = []
+        while node:
+            records.append(node[0])
+            node = node[1]
+        records.reverse()
+        records += [(p, ("", None, None), 0, len(p[0]), 0) for p in gt_left]
+        records += [(("", None, None), p, 0, 0, len(p[0])) for p in ocr_left]
+        return errors, records
+
+    def _explore(self, gt0: list, ocr0: list, settings: int, best: tuple | None) -> tuple:
+        """Run the greedy matching for ``settings``; return the best of ``best`` and
+        what they reach, as (errors, first setting, history, leftover gt, leftover ocr).
+
+        Each state (remaining GT pieces, remaining OCR pieces) maps to
+        {history: settings}; a history is a linked list (match, parent, errors so
+        far) shared by the settings that made the same choices. States are
+        processed by decreasing remaining GT characters: every step consumes at
+        least one, so all ways into a state are known before it is processed, and
+        settings that reach it along different paths go on together.
+
+        Branch and bound: the errors still to come are at least the bag-of-
+        characters difference of what remains ((sum over characters of
+        |count in GT - count in OCR| + |GT length - OCR length|) / 2; every
+        matched pair needs that many edits and every unmatched character is one
+        error). A history whose errors so far plus that bound exceed the best
+        total known is dropped: its settings cannot have the fewest errors, not
+        even tied.
+        """
+        bound = best[0] if best else None
+        diff: dict = {}
+        for piece in gt0:
+            for ch in piece[0]:
+                diff[ch] = diff.get(ch, 0) + 1
+        for piece in ocr0:
+            for ch in piece[0]:
+                diff[ch] = diff.get(ch, 0) - 1
+        gt_chars = sum(len(p[0]) for p in gt0)
+        ocr_chars = sum(len(p[0]) for p in ocr0)
+        spread = sum(abs(v) for v in diff.values())
+        start_key = (tuple(gt0), tuple(ocr0))
+        # key -> [histories, character count differences, spread, GT chars, OCR chars]
+        pending = {start_key: [{None: settings}, diff, spread, gt_chars, ocr_chars]}
+        heap = [(-gt_chars, 0, start_key)]
+        counter = 1
+        while heap:
+            _, _, key = heapq.heappop(heap)
+            histories, diff, spread, gt_chars, ocr_chars = pending.pop(key)
+            gt_t, ocr_t = key
+            if not gt_t or not ocr_t:
+                leftover = gt_chars + ocr_chars
+                for node, members in histories.items():
+                    errors = leftover + (node[2] if node else 0)
+                    first = (members & -members).bit_length() - 1
+                    if best is None or (errors, first) < (best[0], best[1]):
+                        best = (errors, first, node, gt_t, ocr_t)
+                        bound = errors
+                continue
+            if bound is not None:
+                least = bound - (spread + abs(gt_chars - ocr_chars)) // 2
+                histories = {node: members for node, members in histories.items() if (node[2] if node else 0) <= least}
+                if not histories:
+                    continue
+            gt_list, ocr_list = list(gt_t), list(ocr_t)
+            group = 0
+            for members in histories.values():
+                group |= members
+            for (g, k), chosen in self.step(gt_list, ocr_list, group):
+                gpiece, opiece = gt_list[g], ocr_list[k]
+                _, r, d, i, gi, gl, oj, ol = self._rows[gpiece[0]][opiece[0]][5]
+                gmatch = (gpiece[0][gi : gi + gl], gpiece[1], gpiece[2] + gi)
+                omatch = (opiece[0][oj : oj + ol], opiece[1], opiece[2] + oj)
+                cost = r + d + i
+                new_diff = dict(diff)
+                new_spread = spread
+                for ch in gmatch[0]:
+                    old = new_diff[ch]
+                    new_diff[ch] = old - 1
+                    new_spread += abs(old - 1) - abs(old)
+                for ch in omatch[0]:
+                    old = new_diff[ch]
+                    new_diff[ch] = old + 1
+                    new_spread += abs(old + 1) - abs(old)
+                new_gt_chars = gt_chars - len(gmatch[0])
+                new_ocr_chars = ocr_chars - len(omatch[0])
+                least = None
+                if bound is not None:
+                    least = bound - (new_spread + abs(new_gt_chars - new_ocr_chars)) // 2 - cost
+                moves = []
+                for node, members in histories.items():
+                    moving = members & chosen
+                    if moving and (least is None or (node[2] if node else 0) <= least):
+                        moves.append((node, moving))
+                if not moves:
+                    continue
+                new_gt, new_ocr = list(gt_list), list(ocr_list)
+                _remove_or_split(new_gt, gpiece, gmatch[0], gmatch[2])
+                _remove_or_split(new_ocr, opiece, omatch[0], omatch[2])
+                record = (gmatch, omatch, r, d, i)
+                new_key = (tuple(new_gt), tuple(new_ocr))
+                entry = pending.get(new_key)
+                if entry is None:
+                    entry = pending[new_key] = [{}, new_diff, new_spread, new_gt_chars, new_ocr_chars]
+                    heapq.heappush(heap, (-new_gt_chars, counter, new_key))
+                    counter += 1
+                target = entry[0]
+                for node, moving in moves:
+                    target[(record, node, cost + (node[2] if node else 0))] = moving
+        return best
+
+
+def _describe(records: list) -> list:
+    matches = []
+    for (gtext, gline, gstart), (otext, oline, ostart), r, d, i in records:
+        if not gtext:
+            gline = gstart = None
+        if not otext:
+            oline = ostart = None
+        matches.append(
+            {
+                "gt_line": gline,
+                "gt_start": gstart,
+                "gt_text": gtext,
+                "ocr_line": oline,
+                "ocr_start": ostart,
+                "ocr_text": otext,
+                "distance": r + d + i,
+            }
+        )
+    matches.sort(
+        key=lambda m: (0, m["gt_line"], m["gt_start"]) if m["gt_line"] is not None else (1, m["ocr_line"], m["ocr_start"])
+    )
+    return matches
+
+
+def flexible_character_accuracy(reference: str, hypothesis: str) -> FCAResult:
+    """Flexible character accuracy of ``hypothesis`` against ``reference``.
+
+    Both texts should already be normalised, with their line breaks kept: lines
+    are the units that may be reordered. See the module docstring for the
+    algorithm, what is counted, and the empty-reference policy.
+    """
+    reference_length = sum(len(line) for line in reference.splitlines())
+    if reference_length == 0:
+        inserted = sum(len(line) for line in hypothesis.splitlines())
+        matches = _describe([(("", None, None), (p[0], p[1], p[2]), 0, 0, len(p[0])) for p in _initial_pieces(hypothesis)])
+        return FCAResult(
+            accuracy=1.0 if inserted == 0 else 0.0,
+            errors=inserted,
+            reference_length=0,
+            matches=matches,
+        )
+    errors, records = _Matcher().run(reference, hypothesis)
+    return FCAResult(
+        accuracy=1.0 - errors / reference_length,
+        errors=errors,
+        reference_length=reference_length,
+        matches=_describe(records),
+    )

@@ -1,0 +1,21 @@
+"""Line (sentence) error rate: the share of lines that are not exactly right."""
+
+from __future__ import annotations
+
+from .normalize import Normalization
+
+
+def text_lines(text: str, normalization: Normalization) -> list[str]:
+    """Lines of a text, each normalised on its own; lines empty after normalisation
+    are dropped (engines differ in the blank lines they emit between paragraphs)."""
+    lines = (normalization(line) for line in normalization.without_whitespace_collapse()(text).splitlines())
+    return [line for line in lines if line]
+
+
+def line_errors(reference: list[str], hypothesis: list[str]) -> tuple[list[int], int]:
+    """Indices of lines that differ, comparing line i with line i (a missing line on
+    either side is an error), and the number of lines compared (the longer list)."""
+    total = max(len(reference), len(hypothesis))
+    padded_ref = reference + [""] * (total - len(reference))
+    padded_hyp = hypothesis + [""] * (total - len(hypothesis))
+    return [i for i, (r, h) in enumerate(zip(padded_ref, padded_hyp)) if r != h], total

@@ -1,0 +1,46 @@
+"""Word-level metrics beyond WER: bags of words, positions, subsequences, n-grams.
+
+Words are runs of non-whitespace in the normalised text. Bags are multisets, so a
+repeated word counts as often as it occurs.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from rapidfuzz.distance import LCSseq
+
+
+def bag_matches(reference: list[str], hypothesis: list[str]) -> int:
+    """Words the two bags share, counting repeats (multiset intersection)."""
+    return sum((Counter(reference) & Counter(hypothesis)).values())
+
+
+def positional_matches(reference: list[str], hypothesis: list[str]) -> int:
+    """Words equal at the same index."""
+    return sum(r == h for r, h in zip(reference, hypothesis))
+
+
+def lcs_length(reference: list[str], hypothesis: list[str]) -> int:
+    """Length of the longest common (not necessarily contiguous) word subsequence."""
+    return int(LCSseq.similarity(reference, hypothesis))
+
+
+def ngrams(words: list[str], n: int) -> Counter:
+    return Counter(zip(*(words[i:] for i in range(n))))
+
+
+def ngram_matches(reference: list[str], hypothesis: list[str], n: int) -> tuple[int, int, int]:
+    """(shared n-grams as a multiset, reference n-grams, hypothesis n-grams)."""
+    ref, hyp = ngrams(reference, n), ngrams(hypothesis, n)
+    return sum((ref & hyp).values()), sum(ref.values()), sum(hyp.values())
+
+
+def bag_differences(reference: list[str], hypothesis: list[str]) -> int:
+    """The numerator of the bag-of-words error of ocrevalUAtion (``BagOfWords.wer``):
+    the size difference of the bags plus the count differences of every word, so a
+    substituted word costs 2 and a missing or extra word 2; the denominator is twice
+    the reference word count."""
+    ref, hyp = Counter(reference), Counter(hypothesis)
+    differences = sum(abs(ref[w] - hyp[w]) for w in ref.keys() | hyp.keys())
+    return abs(len(reference) - len(hypothesis)) + differences
