@@ -499,3 +499,70 @@ engines:
     result = run(suite)
     result.assert_outcomes(passed=1, errors=1)
     assert "timed out after 1" in result.stdout.str()
+
+
+# -- the metric catalogue through the plugin ----------------------------------------------
+
+
+def test_requested_metrics_profiles_groups_and_denominators_reach_the_report(suite):
+    suite.image("a.tif", "total 5.00\nfee 1.00")  # rows read in the other order
+    suite.image("b.tif", "Stra\u00dfe")
+    suite.write("s.ocr.yaml", """
+defaults:
+  metrics: [fca, token_f1]
+  group: batch-1
+cases:
+  - id: receipt
+    image: a.tif
+    expected: {text: "fee 1.00\\ntotal 5.00"}
+    thresholds: {fca: ">= 0.99", bow_error: "== 0"}
+    tags: [receipts]
+  - id: street
+    image: b.tif
+    expected: {text: STRASSE}
+    normalize: {profile: ocrd, casefold: true}
+    cer_denominator: path
+    group: batch-2
+""")
+    result = run(suite, "--ocr-report", "report.json")
+    result.assert_outcomes(passed=2)
+    report = load_report(suite)
+    receipt, street = report["results"]
+    assert receipt["metrics"]["fca"] == 1.0 and receipt["metrics"]["bow_error"] == 0.0
+    assert receipt["metrics"]["cer"] > 0.5  # order-sensitive CER is wrecked by the row order
+    assert set(receipt["metrics"]) >= {"cer", "wer", "ned", "exact_match", "fca", "token_f1", "bow_error"}
+    assert street["metrics"]["cer"] == 0.0 and street["details"]["cer"]["unit"] == "grapheme"
+    assert street["details"]["cer"]["denominator"] == "path" and street["group"] == "batch-2"
+    groups = report["summary"]["fake"]["groups"]
+    assert set(groups) == {"group:batch-1", "group:batch-2", "tag:receipts"}
+    assert groups["tag:receipts"]["metrics"]["fca"]["macro"] == 1.0
+    out = result.stdout.str()
+    for line in ("fca macro", "token_f1 micro", "bow_error macro", "by tag and group (fake):", "group:batch-2"):
+        assert line in out
+
+
+def test_summary_has_confusions_and_a_bootstrap_interval(suite):
+    refs, hyps = _three_cases(suite)
+    result = run(suite, "--ocr-report", "report.json")
+    out = result.stdout.str()
+    assert "top confusions (fake):" in out and "cer macro 95% CI" in out
+    summary = load_report(suite)["summary"]["fake"]
+    low, high = summary["metrics"]["cer"]["ci95"]
+    assert low <= summary["metrics"]["cer"]["macro"] <= high
+    # bravo: "jumps over the lazy dog" -> "jumps ovr the lazy dgo"; charlie: O -> 0, a deleted 5
+    confusions = {(r, h): n for r, h, n in summary["top_confusions"]}
+    assert confusions[("O", "0")] == 1 and confusions[("e", "<DELETE>")] == 1
+    assert sum(confusions.values()) == sum(
+        r["details"]["cer"]["counts"]["errors"] for r in load_report(suite)["results"])
+    run(suite, "--ocr-report", "again.json")
+    assert load_report(suite, "again.json")["summary"]["fake"]["metrics"]["cer"]["ci95"] == [low, high]
+
+
+def test_unknown_metric_in_metrics_list_is_located(suite):
+    suite.image("a.tif", "x")
+    suite.write("s.ocr.yaml", "image: a.tif\nexpected: {text: x}\nmetrics: [fca, token_f]\nnormalize: ocrdd\n")
+    result = run(suite)
+    result.assert_outcomes(errors=1)
+    out = result.stdout.str()
+    assert "s.ocr.yaml:3: metrics[1]: unknown metric 'token_f'; did you mean 'token_f1'?" in out
+    assert "s.ocr.yaml:4: normalize: expected one of default, none, ocrd, tibetan, historic; got \"ocrdd\"" in out
