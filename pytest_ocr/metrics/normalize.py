@@ -1,8 +1,8 @@
 """Text normalisation applied to both reference and hypothesis before scoring, and
 the unit texts are counted in (code points or grapheme clusters).
 
-Steps run in a fixed order: Unicode normalisation, the profile's rules and the
-user's equivalences, case folding, punctuation removal, whitespace collapsing.
+Steps run in a fixed order: Unicode normalisation, the user's equivalences and the
+profile's rules, case folding, punctuation removal, whitespace collapsing.
 The order matters: NFKC may produce characters that case folding changes, and
 removing punctuation can leave double spaces.
 
@@ -67,13 +67,20 @@ def _punctuation_table() -> dict[int, None]:
 
 
 @cache
-def _rules(profile: str, equivalences: tuple[tuple[str, str], ...]) -> tuple[tuple[re.Pattern, str], ...]:
-    rules = [(re.compile(pattern), replacement) for pattern, replacement in PROFILE_RULES.get(profile, ())]
+def _rules(profile: str, equivalences: tuple[tuple[str, str], ...], form: str) -> tuple[tuple[re.Pattern, str], ...]:
+    """The replacements to run, in order: the user's equivalences first (their keys
+    see the text before a profile rewrites it), then the profile's rules. Keys are put
+    in the same Unicode form as the text, or an "ü" key would never match NFD text."""
+    rules = []
     if equivalences:
+        def in_form(text: str) -> str:
+            return text if form == "none" else unicodedata.normalize(form, text)
+
         # One alternation, longest key first, so "ſt" wins over "ſ" where both are given.
-        table = dict(equivalences)
+        table = {in_form(k): v for k, v in equivalences}
         alternation = "|".join(re.escape(k) for k in sorted(table, key=len, reverse=True))
         rules.append((re.compile(alternation), lambda m, table=table: table[m.group(0)]))
+    rules += [(re.compile(pattern), replacement) for pattern, replacement in PROFILE_RULES.get(profile, ())]
     return tuple(rules)
 
 
@@ -126,10 +133,10 @@ class Normalization:
         steps = []
         if self.unicode != "none":
             steps.append(self.unicode)
-        if PROFILE_RULES.get(self.profile):
-            steps.append(f"profile:{self.profile}")
         if self.equivalences:
             steps.append("equivalences:" + json.dumps(dict(self.equivalences), ensure_ascii=False, sort_keys=True))
+        if PROFILE_RULES.get(self.profile):
+            steps.append(f"profile:{self.profile}")
         if self.casefold:
             steps.append("casefold")
         if self.remove_punctuation:
@@ -141,7 +148,7 @@ class Normalization:
     def __call__(self, text: str) -> str:
         if self.unicode != "none":
             text = unicodedata.normalize(self.unicode, text)
-        rules = _rules(self.profile, self.equivalences)
+        rules = _rules(self.profile, self.equivalences, self.unicode)
         if rules:
             for pattern, replacement in rules:
                 text = pattern.sub(replacement, text)

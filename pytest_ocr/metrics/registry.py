@@ -329,8 +329,10 @@ def _fca(p: Prepared) -> MetricResult:
 def _ssa(p: Prepared) -> MetricResult:
     layout_normalization = p.normalization.without_whitespace_collapse()
     reference = layout_normalization(p.raw_reference)
-    hits, penalty = layout.ssa_counts(reference, layout_normalization(p.raw_hypothesis))
-    counts = {"score": max(0, hits - penalty), "reference_length": len(reference)}
+    hypothesis = layout_normalization(p.raw_hypothesis)
+    hits, penalty = layout.ssa_counts(reference, hypothesis)
+    counts = {"score": max(0, hits - penalty), "reference_length": len(reference),
+              "hypothesis_length": len(hypothesis)}
     return MetricResult(
         _ssa_value(counts), counts,
         p.details("codepoint", not reference, hits=hits, whitespace_penalty=penalty,
@@ -339,7 +341,7 @@ def _ssa(p: Prepared) -> MetricResult:
 
 
 def _ssa_value(c: dict) -> float:
-    return ratio(c["score"], c["reference_length"], empty=1.0 if c["score"] == 0 else 0.0)
+    return ratio(c["score"], c["reference_length"], empty=1.0 if c["hypothesis_length"] == 0 else 0.0)
 
 
 METRICS: dict[str, MetricInfo] = {

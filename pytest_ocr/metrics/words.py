@@ -27,6 +27,10 @@ def lcs_length(reference: list[str], hypothesis: list[str]) -> int:
 
 
 def ngrams(words: list[str], n: int) -> Counter:
+    """Word n-grams; a text shorter than n words (but not empty) is one n-gram of its
+    words, so "hello" against "world" is a miss rather than a vacuous match."""
+    if 0 < len(words) < n:
+        return Counter([tuple(words)])
     return Counter(zip(*(words[i:] for i in range(n))))
 
 
