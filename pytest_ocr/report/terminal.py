@@ -61,7 +61,8 @@ def summary_lines(
         return lines
 
     for engine in engines:
-        groups = summaries[engine].groups
+        # A group holding every case of the engine repeats the engine's own row.
+        groups = {k: g for k, g in summaries[engine].groups.items() if g.cases < summaries[engine].cases}
         if groups:
             lines.append(f"by tag and group ({engine}):")
             rows = [(key, [str(g.cases), _fmt(getattr(g.metrics.get("cer"), "macro", None)),
