@@ -102,8 +102,7 @@ def test_tesseract_psm_changes_the_output():
 def test_tesseract_lang_selects_the_model():
     # Debian installs the Fraktur script model at the top level, tessdata repositories under script/.
     lang = next((lang for lang in ("Fraktur", "script/Fraktur") if lang in installed_languages()), None)
-    if lang is None:
-        pytest.skip("the Tesseract Fraktur model is not installed (apt-get install tesseract-ocr-script-frak)")
+    assert lang is not None, "the Tesseract Fraktur model is not installed (apt-get install tesseract-ocr-script-frak)"
     image = DATA / "lines" / "archiscribe_homerswerke06vossgoog_6390c50e.png"
     fraktur = TesseractEngine(spec("tesseract", lang=lang, psm=7)).recognize(image).text
     english = TesseractEngine(spec("tesseract", lang="eng", psm=7)).recognize(image).text
