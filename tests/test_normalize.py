@@ -244,6 +244,25 @@ def test_default_output_shape(text):
     assert out.split(" ") == (unicodedata.normalize("NFC", text).split() or [""])
 
 
+def test_every_whitespace_character_but_the_space_is_unprintable():
+    # collapse_whitespace's fast path relies on it
+    whitespace = [chr(cp) for cp in range(0x110000) if chr(cp).isspace()]
+    assert len(whitespace) == 29
+    assert [c for c in whitespace if c.isprintable()] == [" "]
+
+
+WHITESPACE_HEAVY = st.text(alphabet=st.sampled_from(["a", "ü", "x", " ", " ", "\n", "\n", "\t", "\u3000", "\u00a0", "\r"]),
+                           max_size=30)
+
+
+@PROPERTY
+@given(st.one_of(st.text(max_size=40), WHITESPACE_HEAVY))
+def test_whitespace_collapse_equals_split_and_join(text):
+    from pytest_ocr.metrics.normalize import collapse_whitespace
+
+    assert collapse_whitespace(text) == " ".join(text.split())
+
+
 @PROPERTY
 @given(st.text(max_size=40))
 def test_normalising_twice_changes_nothing(text):
