@@ -23,13 +23,18 @@ class Recognition:
 
     ``text`` is the whole recognized text; ``lines`` the per-line text when the engine
     knows it; ``confidence`` a mean confidence in [0, 1] when the engine reports one;
-    ``raw`` a small JSON-safe value with engine-specific output worth keeping.
+    ``raw`` a small JSON-safe value with engine-specific output worth keeping;
+    ``fields`` key fields when the engine returns them itself (an HTTP worker's JSON,
+    a vision LLM asked for JSON); ``warnings`` things worth telling the user about the
+    output (e.g. a repetition loop in generated text), shown in reports.
     """
 
     text: str
     lines: list[str] | None = None
     confidence: float | None = None
     raw: Any = None
+    fields: dict | None = None
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
