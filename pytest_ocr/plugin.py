@@ -3,6 +3,7 @@ print the summary and write the report. Logic lives in the modules these call.""
 
 from __future__ import annotations
 
+import functools
 import time
 from datetime import datetime, timezone
 from fnmatch import fnmatch
@@ -15,6 +16,7 @@ from .cases.document import DocumentError
 from .cases.loader import load_cases, load_project_config
 from .cases.model import Case, Defaults, Scope
 from .engines import EngineError, EngineRegistry, EngineSpec
+from .prefetch import Prefetcher
 from .report import json_report, terminal
 from .report.failure import failure_text
 from .results import CaseResult, summarize
@@ -31,6 +33,8 @@ class OcrSession:
     def __init__(self, config: pytest.Config):
         self.config = config
         self.registry = EngineRegistry()
+        self.prefetch = Prefetcher()
+        self._run_order: dict[str, int] | None = None
         self.results: dict[str, CaseResult] = {}
         self.invalid_files: dict[str, dict] = {}
         self.tags: set[str] = set()
@@ -105,7 +109,26 @@ class OcrSession:
             self._summaries = summarize(list(self.results.values()))
         return self._summaries
 
+    def upcoming(self, item: pytest.Item) -> list[pytest.Item]:
+        """The items this process will run from ``item`` on, in order: the rest of the
+        session under a serial run, this worker's queue under pytest-xdist."""
+        items = item.session.items
+        interactor = next((p for p in self.config.pluginmanager.get_plugins()
+                           if type(p).__name__ == "WorkerInteractor"), None)
+        if interactor is not None:
+            try:
+                with interactor.torun.lock() as queue:
+                    pending = [interactor.nextitem_index, *queue]
+            except AttributeError:  # another xdist version: only this item is known
+                return [item]
+            return [item, *(items[i] for i in pending if isinstance(i, int))]
+        if self._run_order is None:
+            self._run_order = {it.nodeid: i for i, it in enumerate(items)}
+        start = self._run_order.get(item.nodeid)
+        return [item] if start is None else items[start:]
+
     def pytest_unconfigure(self) -> None:
+        self.prefetch.close()
         self.registry.close()
 
     def relative(self, path: Path) -> str:
@@ -223,7 +246,15 @@ class OcrItem(pytest.Item):
             )
         self.engine = ocr.registry.create(self.spec)
         self.fingerprint = self.engine.fingerprint()
-        self.timed = recognize(self.engine, self.case)
+        concurrency = getattr(self.engine, "concurrency", 1)
+        if isinstance(concurrency, int) and concurrency > 1:
+            key = self.spec.key()
+            upcoming = ((other.nodeid, functools.partial(recognize, self.engine, other.case))
+                        for other in ocr.upcoming(self)
+                        if isinstance(other, OcrItem) and other.spec is not None and other.spec.key() == key)
+            self.timed = ocr.prefetch.result(self.nodeid, key, concurrency, upcoming)
+        else:
+            self.timed = recognize(self.engine, self.case)
 
     def runtest(self) -> None:
         recognition = self.timed.recognition

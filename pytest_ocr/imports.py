@@ -1,0 +1,59 @@
+"""Finding a user's Python function from a "module:function" string in a config file.
+
+The module is imported normally, so it must be importable (e.g. through pytest's
+``pythonpath`` ini option). Only when the module itself is not found is the import
+retried once with the declaring file's directory first on ``sys.path``, so that
+``my_ocr:read`` works for a ``my_ocr.py`` next to the config. That entry is removed
+again right after the import: such a module should import its own helpers at its top
+level, not lazily inside the function.
+
+The attribute path may be dotted (``pkg.mod:Class.method``); it is plain attribute
+access, so a method must be a static or class method, or belong to a module-level instance.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+
+
+class FunctionNotFound(Exception):
+    """The message says what could not be found and why."""
+
+
+def _import(module_name: str, base_dir: Path) -> ModuleType:
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        # Only retry when the named module is missing, not something it imports.
+        if not (module_name == exc.name or module_name.startswith(f"{exc.name}.")):
+            raise
+    path = str(Path(base_dir).absolute())
+    sys.path.insert(0, path)
+    try:
+        return importlib.import_module(module_name)
+    finally:
+        sys.path.remove(path)
+
+
+def load_function(target: str, base_dir: Path) -> tuple[Callable, ModuleType]:
+    """The callable named by ``target`` and the module it was found in."""
+    module_name, colon, attr_path = target.partition(":")
+    if not colon or not module_name or not attr_path:
+        raise FunctionNotFound(f"{target!r} must look like 'module:function'")
+    try:
+        module = _import(module_name, base_dir)
+    except Exception as exc:
+        raise FunctionNotFound(f"cannot import module {module_name!r}: {type(exc).__name__}: {exc}") from exc
+    function = module
+    for attr in attr_path.split("."):
+        try:
+            function = getattr(function, attr)
+        except AttributeError as exc:
+            raise FunctionNotFound(f"cannot find {attr_path!r} in module {module_name!r}: {exc}") from exc
+    if not callable(function):
+        raise FunctionNotFound(f"{target!r} is a {type(function).__name__}, not a function")
+    return function, module
