@@ -20,7 +20,8 @@ from .prefetch import Prefetcher
 from .report import json_report, terminal
 from .report.failure import failure_text
 from .results import CaseResult, summarize
-from .runner import CaseInputError, check_inputs, evaluate, recognize
+from .extract import ExtractionError
+from .runner import CaseInputError, check_inputs, evaluate, extract, recognize
 
 DEFAULT_ENGINE = "tesseract"
 DEFAULT_PATTERNS = ["*.ocr.yaml", "*.ocr.yml", "*.ocr.json"]
@@ -237,7 +238,7 @@ class OcrItem(pytest.Item):
     def setup(self) -> None:
         self._started = time.perf_counter()
         ocr = _ocr(self.config)
-        self.reference = check_inputs(self.case)
+        self.inputs = check_inputs(self.case)
         if self.spec is None:
             raise EngineError(
                 f"unknown engine {self.engine_name!r} (case {self.case.id} at {self.case.location}); "
@@ -255,10 +256,11 @@ class OcrItem(pytest.Item):
             self.timed = ocr.prefetch.result(self.nodeid, key, concurrency, upcoming)
         else:
             self.timed = recognize(self.engine, self.case)
+        self.extracted = extract(self.case, self.timed.recognition)
 
     def runtest(self) -> None:
         recognition = self.timed.recognition
-        evaluation = evaluate(self.case, self.reference, recognition.text)
+        evaluation = evaluate(self.case, self.inputs, recognition, self.extracted)
         self.result = self._result(
             prediction=recognition.text,
             confidence=recognition.confidence,
@@ -268,7 +270,8 @@ class OcrItem(pytest.Item):
         )
         if not evaluation.passed:
             raise ThresholdFailure(
-                failure_text(self.case, self.engine_name, self.reference, recognition.text, evaluation.checks)
+                failure_text(self.case, self.engine_name, self.inputs.reference, recognition.text, evaluation.checks,
+                             evaluation.details, self.extracted.source, evaluation.warnings)
             )
 
     def _result(self, **fields) -> CaseResult:
@@ -282,7 +285,7 @@ class OcrItem(pytest.Item):
             image=ocr.relative(self.case.image),
             tags=list(self.case.tags),
             group=self.case.group,
-            reference=getattr(self, "reference", None),
+            reference=self.inputs.reference if hasattr(self, "inputs") else None,
             thresholds={t.metric: t.expression for t in self.case.thresholds},
             duration_s=time.perf_counter() - self._started if self._started else 0.0,
             **fields,
@@ -292,7 +295,7 @@ class OcrItem(pytest.Item):
         return self._result(outcome="error", error=message, fingerprint=getattr(self, "fingerprint", None))
 
     def repr_failure(self, excinfo, style=None):
-        if isinstance(excinfo.value, (ThresholdFailure, EngineError, CaseInputError)):
+        if isinstance(excinfo.value, (ThresholdFailure, *_CLEAN_ERRORS)):
             return str(excinfo.value)
         return super().repr_failure(excinfo)
 
@@ -304,7 +307,7 @@ class OcrItem(pytest.Item):
 
 
 # Expected kinds of trouble: shown as their message alone, never as a traceback.
-_CLEAN_ERRORS = (EngineError, CaseInputError, DocumentError)
+_CLEAN_ERRORS = (EngineError, CaseInputError, DocumentError, ExtractionError)
 
 
 @pytest.hookimpl(wrapper=True)

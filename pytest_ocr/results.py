@@ -37,6 +37,9 @@ class CaseResult:
     duration_s: float = 0.0
     inference_s: float | None = None
     fingerprint: dict | None = None  # the engine's; reports keep it once per engine
+    fields: dict | None = None  # key fields got from the output
+    fields_source: str | None = None  # extract | engine | json | none
+    warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         # Fields already hold plain values; a shallow copy avoids asdict's deep copy.

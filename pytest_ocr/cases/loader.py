@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 from pathlib import Path
 
 from ..engines import EngineSpec
 from ..metrics import METRICS, Normalization
+from ..metrics.fields import parse_matcher
+from ..metrics.structured import check_schema
 from ..thresholds import parse
 from . import document as doc
 from .document import Document, DocumentError, Problem
@@ -59,6 +62,66 @@ def _check_metric_names(block: object, keypath: tuple, document: Document) -> li
     return problems
 
 
+def _check_structured(block: object, keypath: tuple, document: Document) -> list[Problem]:
+    """What the schema cannot check in a case or ``defaults:`` block: regular expressions
+    compile, field matchers are valid, an inline JSON Schema is itself valid."""
+    if not isinstance(block, dict):
+        return []
+
+    problems = []
+
+    def problem(where: tuple, message: str) -> None:
+        problems.append(Problem(document.line_of(keypath + where), keypath + where, message))
+
+    extract = block.get("extract")
+    regexes = extract.get("fields") if isinstance(extract, dict) else None
+    for name, pattern in (regexes or {}).items() if isinstance(regexes, dict) else ():
+        if isinstance(pattern, str):
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                problem(("extract", "fields", name), f"invalid regular expression {pattern!r}: {exc}")
+    task = block.get("task")
+    if isinstance(task, dict) and isinstance(task.get("extract"), str):
+        try:
+            re.compile(task["extract"])
+        except re.error as exc:
+            problem(("task", "extract"), f"invalid regular expression {task['extract']!r}: {exc}")
+    match = block.get("match")
+    for key, spec in match.items() if isinstance(match, dict) else ():
+        try:
+            parse_matcher(spec)
+        except ValueError as exc:
+            problem(("match", key), str(exc))
+    expected = block.get("expected")
+    if isinstance(expected, dict) and isinstance(expected.get("schema"), dict):
+        for message in check_schema(expected["schema"]):
+            problem(("expected", "schema"), f"not a valid JSON Schema: {message}")
+    return problems
+
+
+def _check_inputs_for_metrics(case: Case, keypath: tuple, document: Document) -> list[Problem]:
+    """Every metric a case asks for (by threshold or ``metrics:``) has the inputs it needs,
+    and its task has an expected result."""
+    has = {"text": case.has_reference_text, "fields": case.has_fields, "schema": case.has_schema,
+           "task": case.task is not None, "output": True}
+    what = {"text": "expected.text or expected.text_file", "fields": "expected.fields or expected.fields_file",
+            "schema": "expected.schema or expected.schema_file", "task": "a task: block"}
+    problems = []
+    for name in dict.fromkeys([*(t.metric for t in case.thresholds), *case.metrics]):
+        needs = METRICS[name].needs.split("|")  # any one of them
+        if not any(has[n] for n in needs):
+            problems.append(Problem(case.line, keypath, f"case {case.id!r}: metric {name!r} needs "
+                                                        f"{' or '.join(what[n] for n in needs)}, which this case does not have"))
+    task = case.task
+    if task is not None and "expected" not in task and not (task["type"] == "extraction" and case.has_fields):
+        expected = "expected fields (task.expected or expected.fields)" if task["type"] == "extraction" else (
+            "task.expected (the answer)" if task["type"] == "qa" else "task.expected (the label)")
+        problems.append(Problem(document.line_of(keypath + ("task",)), keypath + ("task",),
+                                f"a {task['type']} task needs {expected}"))
+    return problems
+
+
 def _raise_if(path: Path, problems: list[Problem]) -> None:
     if problems:
         raise DocumentError(path, sorted(problems, key=lambda p: (p.line or 0, doc.format_keypath(p.keypath))))
@@ -71,6 +134,7 @@ def load_project_config(path: Path) -> Scope:
     problems = validate(document, "projectConfig")
     if isinstance(data, dict) and isinstance(data.get("defaults"), dict):
         problems += _check_metric_names(data["defaults"], ("defaults",), document)
+        problems += _check_structured(data["defaults"], ("defaults",), document)
     _raise_if(path, problems)
     return Scope(Defaults().merged(data.get("defaults", {})), engine_specs(data.get("engines"), document))
 
@@ -99,11 +163,13 @@ def load_cases(path: Path, project: Scope) -> tuple[list[Case], Scope]:
         _raise_if(path, problems)
 
     problems += _check_metric_names(data.get("defaults"), ("defaults",), document)
+    problems += _check_structured(data.get("defaults"), ("defaults",), document)
     seen: dict[str, int] = {}
     for raw, keypath in _entries(data, path):
         if not isinstance(raw, dict):
             continue
         problems += _check_metric_names(raw, keypath, document)
+        problems += _check_structured(raw, keypath, document)
         case_id = raw.get("id")
         if isinstance(case_id, str):
             line = document.line_of(keypath + ("id",))
@@ -114,7 +180,11 @@ def load_cases(path: Path, project: Scope) -> tuple[list[Case], Scope]:
     _raise_if(path, problems)
 
     defaults = project.defaults.merged(data.get("defaults", {}))
-    cases = [_case(raw, keypath, defaults, document) for raw, keypath in _entries(data, path)]
+    entries = _entries(data, path)
+    cases = [_case(raw, keypath, defaults, document) for raw, keypath in entries]
+    for case, (_, keypath) in zip(cases, entries):
+        problems += _check_inputs_for_metrics(case, keypath, document)
+    _raise_if(path, problems)
     scope = Scope(defaults, {**project.engines, **engine_specs(data.get("engines"), document)})
     return sorted(cases, key=lambda c: c.id), scope
 
@@ -129,13 +199,17 @@ def _case(raw: dict, keypath: tuple, defaults: Defaults, document: Document) -> 
     path = document.path
     merged = defaults.merged(raw)
     expected = raw["expected"]
+
+    def beside(key: str) -> Path | None:
+        return _beside(path, expected[key]) if key in expected else None
+
     return Case(
         id=raw["id"],
         file=path,
         line=document.line_of(keypath) or 1,
-        image=(path.parent / raw["image"]).resolve(),
+        image=_beside(path, raw["image"]),
         expected_text=expected.get("text"),
-        expected_text_file=(path.parent / expected["text_file"]).resolve() if "text_file" in expected else None,
+        expected_text_file=beside("text_file"),
         engines=merged.engine,
         thresholds=tuple(parse(m, e) for m, e in sorted(merged.thresholds.items()) if e is not None),
         normalization=Normalization.from_dict(merged.normalize),
@@ -143,4 +217,12 @@ def _case(raw: dict, keypath: tuple, defaults: Defaults, document: Document) -> 
         cer_denominator=merged.cer_denominator,
         metrics=merged.metrics,
         group=merged.group,
+        expected_fields=expected.get("fields"),
+        expected_fields_file=beside("fields_file"),
+        schema=expected.get("schema"),
+        schema_file=beside("schema_file"),
+        match=merged.match,
+        extract=merged.extract,
+        task=raw.get("task"),
+        tokens=merged.tokens,
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..engines import EngineSpec
@@ -25,6 +25,27 @@ class Case:
     cer_denominator: str = "ref"
     metrics: tuple[str, ...] = ()  # computed besides the defaults and the thresholded ones
     group: str | None = None
+    # Structured output: read when the item runs, like the text file.
+    expected_fields: dict | None = None
+    expected_fields_file: Path | None = None
+    schema: dict | bool | None = None
+    schema_file: Path | None = None
+    match: dict = field(default_factory=dict)  # field key path -> matcher spec
+    extract: dict = field(default_factory=dict)  # {"fields": {name: regex}, "function": "module:function"}
+    task: dict | None = None
+    tokens: dict = field(default_factory=dict)  # {"encoding", "price_per_1k"}
+
+    @property
+    def has_reference_text(self) -> bool:
+        return self.expected_text is not None or self.expected_text_file is not None
+
+    @property
+    def has_fields(self) -> bool:
+        return self.expected_fields is not None or self.expected_fields_file is not None
+
+    @property
+    def has_schema(self) -> bool:
+        return self.schema is not None or self.schema_file is not None
 
     @property
     def location(self) -> str:
@@ -42,10 +63,13 @@ class Defaults:
     cer_denominator: str = "ref"
     metrics: tuple[str, ...] = ()
     group: str | None = None
+    match: dict | None = None
+    extract: dict | None = None
+    tokens: dict | None = None
 
     def merged(self, block: dict) -> Defaults:
         """These defaults overridden by a ``defaults:`` block or a case: mappings key by
-        key, lists added up, single values replaced."""
+        key (``extract.fields`` too), lists added up, single values replaced."""
         engine = block.get("engine")
         normalize = block.get("normalize", {})
         if isinstance(normalize, str):
@@ -58,7 +82,17 @@ class Defaults:
             cer_denominator=block.get("cer_denominator", self.cer_denominator),
             metrics=tuple(dict.fromkeys(self.metrics + tuple(block.get("metrics", ())))),
             group=block.get("group", self.group),
+            match={**(self.match or {}), **block.get("match", {})},
+            extract=_merge_extract(self.extract or {}, block.get("extract", {})),
+            tokens={**(self.tokens or {}), **block.get("tokens", {})},
         )
+
+
+def _merge_extract(inherited: dict, block: dict) -> dict:
+    merged = {**inherited, **block}
+    if "fields" in inherited and "fields" in block:
+        merged["fields"] = {**inherited["fields"], **block["fields"]}
+    return merged
 
 
 @dataclass(frozen=True)

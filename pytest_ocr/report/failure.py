@@ -1,4 +1,5 @@
-"""The text of a failed OCR item: where, each threshold with its value, and the diff."""
+"""The text of a failed OCR item: where, each threshold with its value, and what differs:
+the fields that did not match, the schema violations, the task's result, the text diff."""
 
 from __future__ import annotations
 
@@ -6,10 +7,59 @@ from ..cases.model import Case
 from ..thresholds import Check
 from .diff import aligned_diff
 
+SHOWN = 10  # schema errors, mismatched fields
 
-def failure_text(case: Case, engine: str, reference: str, hypothesis: str, checks: list[Check]) -> str:
+
+def _short(value: object, width: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _fields(details: dict, source: str | None) -> list[str]:
+    lines = [f"fields (taken from the output by: {source}): {len(details['correct_fields'])} correct, "
+             f"{len(details['incorrect_fields'])} incorrect, {len(details['missing_fields'])} missing, "
+             f"{len(details['extra_fields'])} extra"]
+    for key, mismatch in list(details["mismatches"].items())[:SHOWN]:
+        lines.append(f"  {key}: expected {_short(mismatch['expected'])}, got {_short(mismatch['extracted'])} "
+                     f"({mismatch['match']})")
+    if details["missing_fields"]:
+        lines.append(f"  missing: {', '.join(details['missing_fields'][:SHOWN])}")
+    if details["extra_fields"]:
+        lines.append(f"  extra: {', '.join(details['extra_fields'][:SHOWN])}")
+    return lines
+
+
+def _schema(details: dict) -> list[str]:
+    if details.get("parsing_error"):
+        return [f"the output is not valid JSON: {details['parsing_error']}"]
+    errors = details.get("validation_errors", [])
+    lines = [f"schema violations ({len(errors)}):"]
+    lines += [f"  {e['pointer'] or '/'}: {e['message']}" for e in errors[:SHOWN]]
+    return lines
+
+
+def failure_text(
+    case: Case,
+    engine: str,
+    reference: str | None,
+    hypothesis: str,
+    checks: list[Check],
+    details: dict[str, dict],
+    fields_source: str | None = None,
+    warnings: list[str] = (),
+) -> str:
     lines = [f"{case.id} on {engine}: thresholds not met ({case.location})"]
     lines += ["  " + c.message() for c in checks]
-    lines.append("")
-    lines += aligned_diff(reference, hypothesis, case.normalization)
+    lines += [f"  warning: {w}" for w in warnings]
+    field_details = next((details[m] for m in ("field_f1", "field_precision", "field_recall") if m in details), None)
+    if field_details is not None:
+        lines += ["", *_fields(field_details, fields_source)]
+    if "schema_valid" in details and details["schema_valid"].get("counts", {}).get("valid") != 1:
+        lines += ["", *_schema(details["schema_valid"])]
+    task = details.get("task_success")
+    if task is not None and task.get("error_type"):
+        lines += ["", f"task ({task['task_type']}): {task['error_type']}, quality {task['quality']}"]
+    if reference is not None:
+        lines.append("")
+        lines += aligned_diff(reference, hypothesis, case.normalization)
     return "\n".join(lines)
