@@ -20,8 +20,9 @@ def _fields(details: dict, source: str | None) -> list[str]:
              f"{len(details['incorrect_fields'])} incorrect, {len(details['missing_fields'])} missing, "
              f"{len(details['extra_fields'])} extra"]
     for key, mismatch in list(details["mismatches"].items())[:SHOWN]:
+        match = mismatch["match"]
         lines.append(f"  {key}: expected {_short(mismatch['expected'])}, got {_short(mismatch['extracted'])} "
-                     f"({mismatch['match']})")
+                     f"({match['type'] if isinstance(match, dict) else match})")
     if details["missing_fields"]:
         lines.append(f"  missing: {', '.join(details['missing_fields'][:SHOWN])}")
     if details["extra_fields"]:
