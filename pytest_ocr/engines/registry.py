@@ -19,6 +19,8 @@ BUILTIN_TYPES = {
     "command": "pytest_ocr.engines.command:CommandEngine",
     "predictions": "pytest_ocr.engines.predictions:PredictionsEngine",
     "python": "pytest_ocr.engines.python:PythonEngine",
+    "http": "pytest_ocr.engines.http:HttpEngine",
+    "openai": "pytest_ocr.engines.openai:OpenAIEngine",
 }
 
 Factory = Callable[[EngineSpec], Engine]
