@@ -14,23 +14,27 @@ from pytest_ocr.thresholds import parse
 
 
 @requires_tesseract
-def test_example_suite_passes_with_the_default_engine(tmp_path):
+def test_example_suite_passes(tmp_path):
     report_path = tmp_path / "report.json"
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "example_suite", "-p", "no:cacheprovider", "--ocr-report", str(report_path)],
         cwd=REPO, capture_output=True, text=True, timeout=600,
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
-    assert "17 passed" in result.stdout
+    assert "26 passed" in result.stdout
     assert "OCR summary" in result.stdout
 
     report = json.loads(report_path.read_text(encoding="utf-8"))
     jsonschema.validate(report, report_schema())
-    assert len(report["results"]) == 17
+    assert len(report["results"]) == 26
     for record in report["results"]:
         assert record["outcome"] == "passed"
         assert record["thresholds"], f"{record['id']} gates on nothing"
         for metric, expression in record["thresholds"].items():
             assert parse(metric, expression).check(record["metrics"][metric])
-    assert {r["engine"] for r in report["results"]} >= {"tesseract", "tesseract-fraktur", "tesseract-deu"}
+    assert {r["engine"] for r in report["results"]} >= {"tesseract", "tesseract-fraktur", "tesseract-deu", "rapidocr"}
+    # receipts and invoices gate on key fields taken out of both engines' text by regexes
+    gated = {(r["case"], r["engine"]) for r in report["results"] if "field_f1" in r["thresholds"]}
+    assert len(gated) == 14 and {e for _, e in gated} == {"tesseract", "rapidocr"}
+    assert all(r["fields_source"] == "extract" for r in report["results"] if "field_f1" in r["thresholds"])
     assert report["engines"]["tesseract"]["version"].startswith("tesseract 5")
