@@ -3,6 +3,10 @@
     pytest-ocr score REFERENCE HYPOTHESIS [--metric NAME ...] [--normalize PROFILE] [--json]
 
 scores two text files exactly as a case would (same normalisation, same metrics).
+
+    pytest-ocr serve --engine NAME [--config FILE] [--host HOST] [--port PORT] [--workers N]
+
+serves an engine as an HTTP OCR worker (see pytest_ocr/serve.py).
 """
 
 from __future__ import annotations
@@ -53,6 +57,15 @@ def cmd_score(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    from . import serve  # the engines and the HTTP server are not needed for `score`
+
+    try:
+        return serve.run(args.engine, Path(args.config) if args.config else None, args.host, args.port, args.workers)
+    except serve.SetupError as exc:
+        raise CliError(str(exc)) from None
+
+
 def parser() -> argparse.ArgumentParser:
     main = argparse.ArgumentParser(prog="pytest-ocr", description="OCR evaluation tools of pytest-ocr")
     main.add_argument("--version", action="version", version=f"pytest-ocr {__version__}")
@@ -68,6 +81,15 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--cer-denominator", default="ref", choices=CER_DENOMINATORS)
     s.add_argument("--json", action="store_true", help="print values, counts and details as JSON")
     s.set_defaults(run=cmd_score)
+
+    v = commands.add_parser("serve", help="serve an engine as an HTTP OCR worker (also OpenAI-compatible)")
+    v.add_argument("--engine", required=True, metavar="NAME",
+                   help="an engine declared in --config, or a built-in engine type (tesseract, rapidocr, ...)")
+    v.add_argument("--config", metavar="FILE", help="a YAML file with an `engines:` block, as the ocr_config file")
+    v.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, this machine only)")
+    v.add_argument("--port", type=int, default=8765, help="port to listen on; 0 picks a free one (default: 8765)")
+    v.add_argument("--workers", type=int, default=1, metavar="N", help="recognitions run at once (default: 1)")
+    v.set_defaults(run=cmd_serve)
     return main
 
 
