@@ -3,24 +3,83 @@
     >>> from pytest_ocr import metrics
     >>> metrics.cer("INVOICE #12345", "INV0ICE #12345")
     0.07142857142857142
+    >>> metrics.field_scores({"total": "$1,500.00"}, {"total": "1500"}, {"total": "numeric"}).f1
+    1.0
 """
 
 from .edit import ErrorCounts, cer, character_errors, confusions, error_rate, exact_match, ned, wer, word_errors
 from .fca import FCAResult, flexible_character_accuracy
+from .fields import (
+    MATCHERS,
+    Completeness,
+    FieldScores,
+    Matcher,
+    completeness,
+    field_scores,
+    flatten,
+    key_paths,
+    parse_field_match,
+    parse_matcher,
+    schema_required_paths,
+)
 from .normalize import DEFAULT, PROFILES, RAW, Normalization, profile
 from .registry import (
     CER_DENOMINATORS,
     DEFAULT_METRICS,
     METRICS,
+    NEEDS,
     MetricInfo,
     MetricResult,
+    Structured,
     pooled,
     ratio,
     score,
     unknown_metrics,
 )
+from .structured import (
+    JsonOutput,
+    SchemaCheck,
+    XmlOutput,
+    check_schema,
+    parse_json_output,
+    parse_xml_output,
+    schema_errors,
+    validate_output,
+)
+from .task import TASK_TYPES, TaskOutcome, check_task, evaluate_task
+from .tokens import TokenCounts, TokenizerUnavailable, count_tokens, load_encoding, meaningful_text
 
 __all__ = [
+    "MATCHERS",
+    "NEEDS",
+    "TASK_TYPES",
+    "Completeness",
+    "FieldScores",
+    "JsonOutput",
+    "Matcher",
+    "SchemaCheck",
+    "Structured",
+    "TaskOutcome",
+    "TokenCounts",
+    "TokenizerUnavailable",
+    "XmlOutput",
+    "check_schema",
+    "check_task",
+    "completeness",
+    "count_tokens",
+    "evaluate_task",
+    "field_scores",
+    "flatten",
+    "key_paths",
+    "load_encoding",
+    "meaningful_text",
+    "parse_field_match",
+    "parse_json_output",
+    "parse_matcher",
+    "parse_xml_output",
+    "schema_errors",
+    "schema_required_paths",
+    "validate_output",
     "CER_DENOMINATORS",
     "FCAResult",
     "PROFILES",

@@ -4,17 +4,21 @@ Every metric's value is a function of a few additive counts (errors and referenc
 length, hits and word counts, matched and total n-grams ...). A case records its
 counts; the micro average of a run is the same function of the summed counts, so
 aggregation needs no metric-specific code and micro WIP or token F1 are exact.
+
+Text metrics compare a reference text with the engine's output. The structured-output
+and LLM metrics take their other inputs (expected fields, a JSON Schema, a downstream
+task) from ``Structured``; ``MetricInfo.needs`` says which input a metric requires.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 
 from rapidfuzz.distance import Levenshtein
 
-from . import layout, lines, words
+from . import fields, layout, lines, structured, task, tokens, words
 from .edit import ErrorCounts, align_counts, confusions
 from .fca import flexible_character_accuracy
 from .normalize import DEFAULT, Normalization
@@ -34,6 +38,42 @@ def ratio(numerator: float, denominator: float, *, empty: float | None = None) -
 
 
 @dataclass(frozen=True)
+class Structured:
+    """The inputs of a case besides its reference text.
+
+    ``expected_fields``: key fields as written in the case (may be nested);
+    ``extracted_fields``: what was got from the engine (None: nothing could be);
+    ``field_match``: flattened key path -> matcher spec (``numeric``, ``{type: date, ...}``);
+    ``schema``: a JSON Schema for the output; ``task``: a downstream task (see task.py);
+    ``encoding`` and ``price_per_1k``: tokenizer and USD price per 1000 tokens.
+    """
+
+    expected_fields: dict | None = None
+    extracted_fields: dict | None = None
+    field_match: dict = field(default_factory=dict)
+    schema: dict | None = None
+    task: dict | None = None
+    encoding: str = tokens.DEFAULT_ENCODING
+    price_per_1k: float = tokens.DEFAULT_PRICE_PER_1K
+
+    def __post_init__(self) -> None:
+        fields.parse_field_match(self.field_match)
+        tokens.check_price(self.price_per_1k)
+        if not isinstance(self.encoding, str):
+            raise ValueError(f"encoding must be a tiktoken encoding name, not {self.encoding!r}")
+        if self.task is not None:
+            task.check_task(self.task)
+
+    def inputs(self) -> set[str]:
+        """The inputs present besides the output itself (see MetricInfo.needs)."""
+        given = {"fields": self.expected_fields, "schema": self.schema, "task": self.task}
+        return {"output"} | {name for name, value in given.items() if value is not None}
+
+
+NO_STRUCTURE = Structured()
+
+
+@dataclass(frozen=True)
 class MetricResult:
     value: float
     counts: dict[str, float]
@@ -50,6 +90,7 @@ class Prepared:
         hypothesis: str,
         normalization: Normalization = DEFAULT,
         cer_denominator: str = "ref",
+        structured: Structured | None = None,
     ):
         if cer_denominator not in CER_DENOMINATORS:
             raise ValueError(f"cer_denominator must be one of {', '.join(CER_DENOMINATORS)}, not {cer_denominator!r}")
@@ -59,6 +100,7 @@ class Prepared:
         self.cer_denominator = cer_denominator
         self.reference = normalization(reference)
         self.hypothesis = normalization(hypothesis)
+        self.structured = NO_STRUCTURE if structured is None else structured
 
     @cached_property
     def ref_units(self):
@@ -96,6 +138,46 @@ class Prepared:
     def hyp_lines(self) -> list[str]:
         return lines.text_lines(self.raw_hypothesis, self.normalization)
 
+    # Structured-output metrics read the raw output: normalising would rewrite JSON.
+
+    @cached_property
+    def json_output(self) -> structured.JsonOutput:
+        return structured.parse_json_output(self.raw_hypothesis)
+
+    @cached_property
+    def xml_output(self) -> structured.XmlOutput:
+        return structured.parse_xml_output(self.raw_hypothesis)
+
+    @cached_property
+    def schema_check(self) -> structured.SchemaCheck:
+        return structured.validate_output(self.json_output, self._need("schema", self.structured.schema))
+
+    @cached_property
+    def field_scores(self) -> fields.FieldScores:
+        s = self.structured
+        return fields.field_scores(self._need("fields", s.expected_fields), s.extracted_fields, s.field_match)
+
+    @cached_property
+    def completeness(self) -> fields.Completeness:
+        s = self.structured
+        if s.schema is None and s.expected_fields is None:
+            self._need("fields|schema", None)
+        return fields.completeness(s.extracted_fields, s.schema, s.expected_fields)
+
+    @cached_property
+    def token_counts(self) -> tokens.TokenCounts:
+        return tokens.count_tokens(self.raw_hypothesis, self.structured.encoding, self.structured.price_per_1k)
+
+    @cached_property
+    def task_outcome(self) -> task.TaskOutcome:
+        return task.evaluate_task(self._need("task", self.structured.task), self.structured.field_match)
+
+    @staticmethod
+    def _need(what: str, value):
+        if value is None:
+            raise ValueError(f"this metric needs {NEEDS[what]}, and none was given")
+        return value
+
     def details(self, unit: str, empty_reference: bool, **more) -> dict:
         """What every metric records: unit, normalisation steps, and whether the
         empty-reference policy decided the value."""
@@ -110,9 +192,26 @@ class MetricInfo:
     description: str
     compute: Callable[[Prepared], MetricResult]
     from_counts: Callable[[dict], float]
+    # The input it requires: "text" (a reference text), "fields" (expected fields),
+    # "schema", "task" or "output" (the engine output alone); "a|b" is either.
+    needs: str = "text"
 
     def improved(self, old: float, new: float) -> bool:
         return new < old if self.better == "lower" else new > old
+
+    def accepts(self, inputs: Collection[str]) -> bool:
+        """Whether a case with these inputs (e.g. {"text", "output", "fields"}) can compute it."""
+        return any(need in inputs for need in self.needs.split("|"))
+
+
+NEEDS = {
+    "text": "a reference text",
+    "fields": "expected fields (Structured.expected_fields)",
+    "schema": "a JSON Schema (Structured.schema)",
+    "fields|schema": "expected fields or a JSON Schema (Structured.expected_fields or .schema)",
+    "task": "a downstream task (Structured.task)",
+    "output": "the engine output",
+}
 
 
 # -- character level --------------------------------------------------------------------
@@ -344,6 +443,71 @@ def _ssa_value(c: dict) -> float:
     return ratio(c["score"], c["reference_length"], empty=1.0 if c["hypothesis_length"] == 0 else 0.0)
 
 
+# -- structured output and LLM integration ---------------------------------------------------
+
+
+def _field_metric(value: Callable[[dict], float]) -> Callable[[Prepared], MetricResult]:
+    def compute(p: Prepared) -> MetricResult:
+        f = p.field_scores
+        return MetricResult(value(f.counts), f.counts, {"unit": "field", **f.details()})
+
+    return compute
+
+
+def _completeness(p: Prepared) -> MetricResult:
+    c = p.completeness
+    return MetricResult(fields.completeness_value(c.counts), c.counts, {"unit": "field", **c.details()})
+
+
+def _validity(check: Callable[[Prepared], tuple[bool, dict]]) -> Callable[[Prepared], MetricResult]:
+    def compute(p: Prepared) -> MetricResult:
+        valid, details = check(p)
+        counts = {"valid": 1 if valid else 0, "outputs": 1}
+        return MetricResult(structured.valid_rate(counts), counts, {"unit": "output", **details})
+
+    return compute
+
+
+def _json_valid(p: Prepared) -> tuple[bool, dict]:
+    return p.json_output.valid, {"parsing_error": p.json_output.error, "fenced": p.json_output.fenced}
+
+
+def _schema_valid(p: Prepared) -> tuple[bool, dict]:
+    return p.schema_check.valid, p.schema_check.details()
+
+
+def _xml_valid(p: Prepared) -> tuple[bool, dict]:
+    return p.xml_output.valid, {"parsing_error": p.xml_output.error, "fenced": p.xml_output.fenced}
+
+
+def _token_counts(t: tokens.TokenCounts) -> dict[str, dict]:
+    return {
+        "total_tokens": {"tokens": t.total, "outputs": 1},
+        "meaningful_tokens": {"tokens": t.meaningful, "outputs": 1},
+        "token_density": {"meaningful_tokens": t.meaningful, "total_tokens": t.total},
+        "compression_ratio": {"cleaned_tokens": t.cleaned, "total_tokens": t.total},
+        "chars_per_token": {"characters": t.characters, "total_tokens": t.total},
+        "estimated_cost_usd": {"cost_usd": t.cost_usd, "outputs": 1},
+    }
+
+
+def _tokenizer_metric(name: str, value: Callable[[dict], float]) -> Callable[[Prepared], MetricResult]:
+    def compute(p: Prepared) -> MetricResult:
+        counts = _token_counts(p.token_counts)[name]
+        return MetricResult(value(counts), counts, {"unit": "token", **p.token_counts.details()})
+
+    return compute
+
+
+def _task_metric(value: Callable[[task.TaskOutcome], float]) -> Callable[[Prepared], MetricResult]:
+    def compute(p: Prepared) -> MetricResult:
+        outcome = p.task_outcome
+        counts = {"successes": 1 if outcome.success else 0, "quality": outcome.quality, "tasks": 1}
+        return MetricResult(value(counts), counts, {"unit": "task", **outcome.details()})
+
+    return compute
+
+
 METRICS: dict[str, MetricInfo] = {
     m.name: m
     for m in (
@@ -387,6 +551,43 @@ METRICS: dict[str, MetricInfo] = {
                 "independent", _fca, _accuracy),
         MetricInfo("ssa", "higher", "character", "structural sequence accuracy: (matches - whitespace edits) / "
                 "reference characters, whitespace kept", _ssa, _ssa_value),
+        MetricInfo("field_precision", "higher", "field", "correct fields / extracted fields",
+                _field_metric(fields.precision), fields.precision, needs="fields"),
+        MetricInfo("field_recall", "higher", "field", "correct fields / expected fields",
+                _field_metric(fields.recall), fields.recall, needs="fields"),
+        MetricInfo("field_f1", "higher", "field", "harmonic mean of field precision and recall",
+                _field_metric(fields.f1), fields.f1, needs="fields"),
+        MetricInfo("field_completeness", "higher", "field", "required key paths present / required key paths "
+                "(required by the schema, else the expected fields)", _completeness, fields.completeness_value,
+                needs="fields|schema"),
+        MetricInfo("json_valid", "higher", "output", "1 if the output (or its code fence) parses as JSON, else 0",
+                _validity(_json_valid), structured.valid_rate, needs="output"),
+        MetricInfo("schema_valid", "higher", "output", "1 if the output's JSON satisfies the JSON Schema, else 0",
+                _validity(_schema_valid), structured.valid_rate, needs="schema"),
+        MetricInfo("xml_valid", "higher", "output", "1 if the output (or its code fence) is well-formed XML, else 0",
+                _validity(_xml_valid), structured.valid_rate, needs="output"),
+        MetricInfo("total_tokens", "lower", "token", "tokens of the raw output (tiktoken)",
+                _tokenizer_metric("total_tokens", tokens.per_output("tokens")), tokens.per_output("tokens"),
+                needs="output"),
+        MetricInfo("meaningful_tokens", "lower", "token", "tokens left after dropping repeated lines and a "
+                "repetition loop and collapsing whitespace",
+                _tokenizer_metric("meaningful_tokens", tokens.per_output("tokens")), tokens.per_output("tokens"),
+                needs="output"),
+        MetricInfo("token_density", "higher", "token", "meaningful tokens / total tokens",
+                _tokenizer_metric("token_density", tokens.token_density), tokens.token_density, needs="output"),
+        MetricInfo("compression_ratio", "higher", "token", "tokens with whitespace collapsed / total tokens",
+                _tokenizer_metric("compression_ratio", tokens.compression_ratio), tokens.compression_ratio,
+                needs="output"),
+        MetricInfo("chars_per_token", "higher", "token", "output characters / total tokens",
+                _tokenizer_metric("chars_per_token", tokens.chars_per_token), tokens.chars_per_token, needs="output"),
+        MetricInfo("estimated_cost_usd", "lower", "token", "total tokens / 1000 * price_per_1k (USD)",
+                _tokenizer_metric("estimated_cost_usd", tokens.per_output("cost_usd")), tokens.per_output("cost_usd"),
+                needs="output"),
+        MetricInfo("task_success", "higher", "task", "1 if the downstream task reached its minimum quality, else 0",
+                _task_metric(task.success_rate), task.success_rate, needs="task"),
+        MetricInfo("task_quality", "higher", "task", "the downstream task's quality (share of fields right; "
+                "1 or 0 for an answer or a label)", _task_metric(task.mean_quality), task.mean_quality,
+                needs="task"),
     )
 }
 
@@ -408,11 +609,17 @@ def score(
     names: Iterable[str] = DEFAULT_METRICS,
     normalization: Normalization = DEFAULT,
     cer_denominator: str = "ref",
+    structured: Structured | None = None,
 ) -> dict[str, MetricResult]:
-    """Compute the named metrics for one reference/hypothesis pair."""
+    """Compute the named metrics for one reference/hypothesis pair; ``structured``
+    carries the other inputs of the structured-output and LLM metrics."""
     names = list(names)
     unknown = unknown_metrics(names)
     if unknown:
         raise KeyError(f"unknown metric(s) {', '.join(unknown)}; known: {', '.join(sorted(METRICS))}")
-    prepared = Prepared(reference, hypothesis, normalization, cer_denominator)
+    inputs = {"text"} | (structured or NO_STRUCTURE).inputs()
+    lacking = [f"{name} needs {NEEDS[METRICS[name].needs]}" for name in names if not METRICS[name].accepts(inputs)]
+    if lacking:
+        raise ValueError("; ".join(lacking) + ", and none was given")
+    prepared = Prepared(reference, hypothesis, normalization, cer_denominator, structured)
     return {name: METRICS[name].compute(prepared) for name in names}
