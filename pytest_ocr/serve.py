@@ -76,7 +76,8 @@ def load_engine(name: str, config: Path | None) -> Engine:
     if spec is None:
         if name not in registry:
             declared = f"engines declared in {config}: {', '.join(sorted(engines)) or 'none'}; " if config else ""
-            raise SetupError(f"unknown engine {name!r}; {declared}engine types usable by name: {', '.join(registry.types())}")
+            usable = ", ".join(registry.types())
+            raise SetupError(f"unknown engine {name!r}; {declared}engine types usable by name: {usable}")
         spec = EngineSpec(name=name, type=name, base_dir=Path.cwd())
     try:
         return registry.create(spec)
@@ -106,7 +107,8 @@ class Worker:
                 except EngineError as exc:
                     raise RequestError(500, str(exc), "engine_error") from None
                 except Exception as exc:  # an engine bug: still an answer, not a dropped connection
-                    raise RequestError(500, f"engine {self.name!r} raised {type(exc).__name__}: {exc}", "engine_error") from None
+                    message = f"engine {self.name!r} raised {type(exc).__name__}: {exc}"
+                    raise RequestError(500, message, "engine_error") from None
 
 
 def _image_from_form(body: bytes, content_type: str) -> bytes:
@@ -117,7 +119,8 @@ def _image_from_form(body: bytes, content_type: str) -> bytes:
     fields = {part.get_param("name", header="content-disposition"): part for part in message.iter_parts()}
     if "image" in fields:
         return fields["image"].get_payload(decode=True) or b""
-    raise RequestError(400, f"no file field 'image' in the form (fields: {', '.join(map(str, fields)) or 'none'}); expected {EXPECTED_OCR}")
+    names = ", ".join(map(str, fields)) or "none"
+    raise RequestError(400, f"no file field 'image' in the form (fields: {names}); expected {EXPECTED_OCR}")
 
 
 def _decode_base64(value: Any, where: str) -> bytes:
@@ -149,12 +152,15 @@ def _image_from_messages(document: Any) -> bytes:
             image_url = part.get("image_url")
             url = image_url.get("url") if isinstance(image_url, dict) else image_url
             if not isinstance(url, str) or not url.startswith("data:"):
-                raise RequestError(400, "image_url must be a data URL (data:image/png;base64,...); this worker fetches no URLs")
+                raise RequestError(
+                    400, "image_url must be a data URL (data:image/png;base64,...); this worker fetches no URLs"
+                )
             header, comma, data = url.partition(",")
             if not comma or not header.endswith(";base64"):
                 raise RequestError(400, "image_url must be a base64 data URL (data:<mime>;base64,<data>)")
             return _decode_base64(data, "the image_url data URL's data")
-    raise RequestError(400, 'no image in the messages; expected a content part {"type": "image_url", "image_url": {"url": "data:..."}}')
+    expected = '{"type": "image_url", "image_url": {"url": "data:..."}}'
+    raise RequestError(400, f"no image in the messages; expected a content part {expected}")
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -179,7 +185,8 @@ class Handler(BaseHTTPRequestHandler):
         except RequestError as exc:
             self._send(exc.status, {"error": {"message": str(exc), "type": exc.kind}})
         except Exception as exc:  # a bug here: still an answer, not a dropped connection
-            self._send(500, {"error": {"message": f"internal error: {type(exc).__name__}: {exc}", "type": "server_error"}})
+            message = f"internal error: {type(exc).__name__}: {exc}"
+            self._send(500, {"error": {"message": message, "type": "server_error"}})
 
     def _body(self) -> bytes:
         if "chunked" in self.headers.get("Transfer-Encoding", "").lower() or self.headers.get("Content-Length") is None:
@@ -189,7 +196,8 @@ class Handler(BaseHTTPRequestHandler):
         except ValueError:
             raise RequestError(400, f"Content-Length is not a number: {self.headers['Content-Length']!r}") from None
         if length > MAX_BODY:
-            raise RequestError(413, f"the body is {length} bytes; at most {MAX_BODY} ({MAX_BODY // 2**20} MB) are accepted")
+            limit = f"{MAX_BODY} ({MAX_BODY // 2**20} MB)"
+            raise RequestError(413, f"the body is {length} bytes; at most {limit} are accepted")
         return self.rfile.read(length)
 
     def _ocr(self, body: bytes) -> dict:
@@ -215,14 +223,17 @@ class Handler(BaseHTTPRequestHandler):
         document = _parse_json(body)
         name = self.server.worker.name
         if isinstance(document, dict) and document.get("model") not in (None, name):
-            raise RequestError(404, f"the model {document['model']!r} does not exist; this worker serves {name!r}", "not_found_error")
+            message = f"the model {document['model']!r} does not exist; this worker serves {name!r}"
+            raise RequestError(404, message, "not_found_error")
         recognition = self.server.worker.recognize(_image_from_messages(document))
         return {
             "id": f"chatcmpl-{uuid.uuid4().hex}",
             "object": "chat.completion",
             "created": int(time.time()),
             "model": name,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": recognition.text}, "finish_reason": "stop"}],
+            "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": recognition.text}, "finish_reason": "stop"}
+            ],
             # No language model ran: there are no tokens to count.
             "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
         }
@@ -232,7 +243,8 @@ class Handler(BaseHTTPRequestHandler):
                                             "created": self.server.started, "owned_by": "pytest-ocr"}]}
 
     def _info(self, body: bytes) -> dict:
-        return {"engine": self.server.worker.name, "fingerprint": self.server.worker.fingerprint, "pytest_ocr": __version__}
+        worker = self.server.worker
+        return {"engine": worker.name, "fingerprint": worker.fingerprint, "pytest_ocr": __version__}
 
     def _health(self, body: bytes) -> dict:
         return {"status": "ok"}

@@ -134,10 +134,12 @@ def test_http_null_at_an_optional_path_means_not_given(fake):
         ({"text": "x", "meta": {}}, {"fields_path": "meta.fields"},
          "the response has no 'fields' (option fields_path 'meta.fields'); at 'meta' it has no keys (an empty object)"),
         (["not", "an", "object"], {}, "the response has no 'text' (option text_path 'text'); at the top level it has a list of 3 items"),
-        ({"text": 42}, {}, "the value at text_path 'text' is a int, not a string"),
-        ({"text": "x", "lines": "a\nb"}, {"lines_path": "lines"}, "the value at lines_path 'lines' is a str, not a list of strings"),
+        ({"text": 42}, {}, "the value at text_path 'text' is a number, not a string"),
+        ({"text": None}, {}, "the value at text_path 'text' is null, not a string"),
+        ({"text": "x", "lines": ["a", 5]}, {"lines_path": "lines"}, "the value at lines_path 'lines' is a list of 2, not a list of strings"),
+        ({"text": "x", "lines": "a\nb"}, {"lines_path": "lines"}, "the value at lines_path 'lines' is a string, not a list of strings"),
         ({"text": "x", "c": 87.5}, {"confidence_path": "c"}, "the confidence at 'c' is 87.5, not between 0 and 1"),
-        ({"text": "x", "c": True}, {"confidence_path": "c"}, "the value at confidence_path 'c' is a bool, not a number"),
+        ({"text": "x", "c": True}, {"confidence_path": "c"}, "the value at confidence_path 'c' is a boolean, not a number"),
     ],
 )
 def test_http_unexpected_responses_say_what_is_there(fake, answer, options, expected):
@@ -319,6 +321,19 @@ def test_a_4xx_is_not_retried(fake):
         "the server rejected the request; check the engine's options against what the server expects"
     )
     assert len(server.requests) == 1
+
+
+def test_redirects_are_not_followed(fake, monkeypatch):
+    monkeypatch.setenv("OCR_KEY", SENTINEL)
+    server = fake(default="redirect")
+    with pytest.raises(EngineError) as info:
+        http_engine(server.ocr_url, api_key_env="OCR_KEY", api_key_header="X-API-Key").recognize(PNG)
+    assert str(info.value) == (
+        f"http engine 'my-http': POST {server.ocr_url} for {PNG.name} failed after 1 attempt: HTTP 307 Temporary Redirect; "
+        f"response: '{{}}'; the server redirects (to {server.url}/elsewhere); redirects are not followed: "
+        "point the URL at the final address"
+    )
+    assert [r.path for r in server.requests] == ["/ocr"]  # the key's header went nowhere else
 
 
 # --- http: concurrency ----------------------------------------------------------------------------
@@ -518,15 +533,14 @@ def test_openai_fingerprint_and_key(fake, monkeypatch):
 
 def test_openai_concurrent_calls(fake):
     def digest(request):
-        return completion(hashlib.sha256(data_url_of(request).encode()).hexdigest())
+        return completion(hashlib.sha256(base64.b64decode(data_url_of(request).partition(",")[2])).hexdigest())
 
     server = fake(delay=0.2, reply=digest)
     engine = openai_engine(server, concurrency=2, timeout=5)
     images = [PNG, JPEG] * 3
     with ThreadPoolExecutor(len(images)) as pool:
         results = list(pool.map(engine.recognize, images))
-    expected = {image: hashlib.sha256(f"data:image/{'png' if image == PNG else 'jpeg'};base64,{base64.b64encode(image.read_bytes()).decode()}".encode()).hexdigest() for image in (PNG, JPEG)}
-    assert [r.text for r in results] == [expected[image] for image in images]
+    assert [r.text for r in results] == [hashlib.sha256(image.read_bytes()).hexdigest() for image in images]
     assert server.max_in_flight == 2
 
 

@@ -259,8 +259,10 @@ def test_workers_bound_recognitions_at_once_and_temp_files_are_removed(tmp_path)
     scratch.mkdir()
     with serving(tmp_path, "--engine", "counter", "--config", str(config), "--workers", "2",
                  env={"TMPDIR": str(scratch)}) as worker:
+        jpeg = (DATA / "lines" / "rapidocr_en_rec.jpg").read_bytes()
+
         def post(_):
-            return worker.request("POST", "/ocr", fields={"image": ("scan.jpeg", (DATA / "lines" / "rapidocr_en_rec.jpg").read_bytes(), "image/jpeg")})
+            return worker.request("POST", "/ocr", fields={"image": ("scan.jpeg", jpeg, "image/jpeg")})
 
         with ThreadPoolExecutor(6) as pool:
             answers = list(pool.map(post, range(6)))

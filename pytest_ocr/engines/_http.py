@@ -159,7 +159,10 @@ def shorten(text: str) -> str:
     return text if len(text) <= BODY_SHOWN else text[:BODY_SHOWN] + "...(shortened)"
 
 
-def _status_hint(status: int, key_env: str | None) -> str:
+def _status_hint(status: int, key_env: str | None, location: str | None) -> str:
+    if status < 400:
+        where = f" (to {public_url(location)})" if location else ""
+        return f"the server redirects{where}; redirects are not followed: point the URL at the final address"
     if status in (401, 403):
         where = f"the key in ${key_env}" if key_env else "whether the server needs a key (option api_key_env)"
         return f"the server refused the credentials: check {where} and the header it is sent in"
@@ -213,10 +216,8 @@ class Client:
         """The recognition with the API key scrubbed from everything a report shows."""
         if not self._key:
             return recognition
-        return dataclasses.replace(
-            recognition,
-            **{name: self.redact(getattr(recognition, name)) for name in ("text", "lines", "raw", "fields", "warnings")},
-        )
+        shown = ("text", "lines", "raw", "fields", "warnings")
+        return dataclasses.replace(recognition, **{name: self.redact(getattr(recognition, name)) for name in shown})
 
     def error(self, message: str) -> EngineError:
         return EngineError(self.redact(f"{self.what}: {message}"))
@@ -230,8 +231,11 @@ class Client:
     def _request(self, method: str, url: str, body: bytes | None, headers: dict, context: str) -> Any:
         called = f"{method} {public_url(url)}{context}"
         try:
-            # Headers given to a request replace the pool's: the User-Agent goes here.
-            response = self.pool.request(method, url, body=body, headers={"User-Agent": USER_AGENT, **headers})
+            # Headers given to a request replace the pool's: the User-Agent goes here. Redirects
+            # are not followed: they would carry the key's header to wherever they point.
+            response = self.pool.request(
+                method, url, body=body, headers={"User-Agent": USER_AGENT, **headers}, redirect=False
+            )
         except MaxRetryError as exc:
             problem, hint = self._describe(exc.reason, url)
             raise self.error(f"{called} failed after {_attempts(self.retries + 1)}: {problem}; {hint}") from None
@@ -244,14 +248,14 @@ class Client:
             reason = response.reason or _phrase(response.status)
             raise self.error(
                 f"{called} failed after {attempts}: HTTP {response.status} {reason}; response: {shorten(text)!r}; "
-                f"{_status_hint(response.status, self.key_env)}"
+                f"{_status_hint(response.status, self.key_env, response.headers.get('Location'))}"
             )
         try:
             return json.loads(response.data)
         except (ValueError, RecursionError) as exc:
             raise self.error(
-                f"{called}: the response (HTTP {response.status}) is not valid JSON ({exc}); response: {shorten(text)!r}; "
-                "check that the URL is the endpoint that answers in JSON"
+                f"{called}: the response (HTTP {response.status}) is not valid JSON ({exc}); "
+                f"response: {shorten(text)!r}; check that the URL is the endpoint that answers in JSON"
             ) from None
 
     def _describe(self, reason: BaseException | None, url: str) -> tuple[str, str]:
@@ -266,7 +270,8 @@ class Client:
             return (f"could not connect to {host} ({cause.strerror if cause else reason})",
                     "is the server running and listening there? check the URL")
         if isinstance(reason, ConnectTimeoutError):
-            return f"could not connect to {host} within {self.timeout:g} s", "check the URL and that the host is reachable"
+            return (f"could not connect to {host} within {self.timeout:g} s",
+                    "check the URL and that the host is reachable")
         if isinstance(reason, ProtocolError):
             inner = reason.args[1] if len(reason.args) > 1 else reason
             return (f"the connection was closed without a complete response ({inner})",

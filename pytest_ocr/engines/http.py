@@ -35,6 +35,13 @@ SCHEMA = {
     **_http.COMMON_SCHEMA,
 }
 MODES = ("multipart", "base64")
+# What each path in the response must lead to.
+RESULT_TYPES = {
+    "text_path": (str, "a string"),
+    "lines_path": (list[str], "a list of strings"),
+    "confidence_path": (float, "a number"),
+    "fields_path": (dict[str, Any], "an object"),
+}
 
 
 class HttpEngine:
@@ -49,12 +56,16 @@ class HttpEngine:
         name_key = "field" if self.mode == "multipart" else "json_key"
         self.image_key = options[name_key]
         if self.image_key in self.form:
-            raise _options.error(spec, f"option 'form' has key {self.image_key!r}, which is where the image goes (option {name_key!r})")
+            raise _options.error(
+                spec, f"option 'form' has key {self.image_key!r}, which is where the image goes (option {name_key!r})"
+            )
         if self.mode == "multipart":
             nested = [key for key, value in self.form.items() if isinstance(value, (dict, list)) or value is None]
             if nested:
-                raise _options.error(spec, f"option 'form': multipart form fields must be strings or numbers, {nested[0]!r} is not")
-        self.paths = {key: options[key] for key in ("text_path", "lines_path", "confidence_path", "fields_path")}
+                raise _options.error(
+                    spec, f"option 'form': multipart form fields must be strings or numbers, {nested[0]!r} is not"
+                )
+        self.paths = {key: options[key] for key in RESULT_TYPES}
         self.concurrency = options["concurrency"]
 
         timeout = _options.check_timeout(spec, options["timeout"])
@@ -118,21 +129,18 @@ class HttpEngine:
         return self.client.clean(recognition)
 
     def _parse(self, document: Any) -> Recognition:
-        text = _http.lookup(document, self.paths["text_path"], f"option text_path {self.paths['text_path']!r}")
-        if not isinstance(text, str):
-            raise EngineError(f"the value at text_path {self.paths['text_path']!r} is {_kind(text)}, not a string")
         values = {}
-        for key, kind, expected in (("lines_path", list, "a list of strings"), ("confidence_path", (int, float), "a number"),
-                                    ("fields_path", dict, "an object")):
+        for key, (kind, expected) in RESULT_TYPES.items():
             path = self.paths[key]
             value = None if path is None else _http.lookup(document, path, f"option {key} {path!r}")
-            if value is not None and (not isinstance(value, kind) or isinstance(value, bool)
-                                      or (kind is list and not all(isinstance(v, str) for v in value))):
+            # null at an optional path means "not given"; the text must be there
+            if (value is not None or key == "text_path") and not _options.matches(value, kind):
                 raise EngineError(f"the value at {key} {path!r} is {_kind(value)}, not {expected}")
             values[key] = value
-        confidence = values["confidence_path"]
+        text, confidence = values["text_path"], values["confidence_path"]
         if confidence is not None and not 0 <= confidence <= 1:
-            raise EngineError(f"the confidence at {self.paths['confidence_path']!r} is {confidence}, not between 0 and 1")
+            path = self.paths["confidence_path"]
+            raise EngineError(f"the confidence at {path!r} is {confidence}, not between 0 and 1")
         # `pytest-ocr serve` passes on what its engine warned about.
         warnings = document.get("warnings") if isinstance(document, dict) else None
         warnings = [w for w in warnings if isinstance(w, str)] if isinstance(warnings, list) else []
@@ -161,8 +169,8 @@ def repetition_warnings(text: str, why: str = "") -> list[str]:
 
 
 def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
+    """A JSON value's type in JSON's words."""
     if isinstance(value, list):
         return f"a list of {len(value)}"
-    return f"a {type(value).__name__}" if not isinstance(value, dict) else "an object"
+    names = {type(None): "null", bool: "a boolean", int: "a number", float: "a number", str: "a string", dict: "an object"}
+    return names.get(type(value), type(value).__name__)

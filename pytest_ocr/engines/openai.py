@@ -66,7 +66,9 @@ def data_url(image: Path) -> tuple[str, list[str]]:
         try:
             with Image.open(io.BytesIO(data)) as opened:
                 pages = getattr(opened, "n_frames", 1)
-                picture = opened if opened.mode in PNG_MODES else opened.convert("RGBA" if "A" in opened.getbands() else "RGB")
+                picture = opened
+                if opened.mode not in PNG_MODES:
+                    picture = opened.convert("RGBA" if "A" in opened.getbands() else "RGB")
                 out = io.BytesIO()
                 # Kept: OCR models scale by it (Tesseract does), and scans carry it.
                 resolution = {"dpi": opened.info["dpi"]} if "dpi" in opened.info else {}
@@ -95,7 +97,9 @@ class OpenAIEngine:
             raise _options.error(spec, f"option 'max_tokens' must be 1 or more, got {options['max_tokens']}")
         clash = next((key for key in OWN_KEYS if key in options["extra_body"]), None)
         if clash:
-            raise _options.error(spec, f"option 'extra_body' sets {clash!r}; set it with option {OWN_KEYS[clash]!r} instead")
+            raise _options.error(
+                spec, f"option 'extra_body' sets {clash!r}; set it with option {OWN_KEYS[clash]!r} instead"
+            )
         self.model, self.prompt, self.system = options["model"], options["prompt"], options["system"]
         self.max_tokens = options["max_tokens"]
         self.body = {"model": self.model, "max_tokens": self.max_tokens, "temperature": options["temperature"],

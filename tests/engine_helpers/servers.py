@@ -9,11 +9,13 @@ told to misbehave, request by request::
         ...
         assert len(server.requests) == 3
 
-Faults: ``400`` (a client error, never retried), ``500`` (an error body), ``429`` (with Retry-After), ``slow`` (answers after
-``slow_s``), ``malformed`` (invalid JSON), ``drop`` (closes the connection without a
-response), ``missing`` (valid JSON without the text), ``echo_auth`` (a 401 whose body
-repeats the Authorization header), ``ok``. ``faults`` are used up one per request,
-then ``default`` applies to every later one.
+Faults: ``redirect`` (a 307 elsewhere), ``400`` (a client error, never retried), ``500``
+(an error body), ``429`` (with Retry-After), ``slow`` (answers after ``slow_s``),
+``malformed`` (invalid JSON), ``drop`` (closes the connection without a response),
+``missing`` (valid JSON without the text), ``echo_auth`` (a 401 whose body repeats the
+Authorization header), ``ok``. ``faults`` are used up one per request, then ``default``
+applies to every later one. ``delay`` holds every answer back; ``reply(request)``, if
+given, builds the whole JSON answer of an ``ok`` request (e.g. a text per image).
 
 Run it alone (``python tests/engine_helpers/servers.py --delay 0.2``) for a server in
 another process; it prints its URL.
@@ -33,7 +35,7 @@ from http.client import HTTPMessage
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-FAULTS = ("ok", "400", "500", "429", "slow", "malformed", "drop", "missing", "echo_auth")
+FAULTS = ("ok", "redirect", "400", "500", "429", "slow", "malformed", "drop", "missing", "echo_auth")
 ERROR_BODY = '{"error": {"message": "the model crashed", "type": "server_error"}}'
 
 
@@ -196,6 +198,8 @@ class _Handler(BaseHTTPRequestHandler):
         if fault == "drop":
             self.close_connection = True
             return
+        if fault == "redirect":
+            return self._send(307, b"{}", {"Location": f"{fake.url}/elsewhere?token=x"})
         if fault == "400":
             return self._send(400, b'{"error": {"message": "unsupported image"}}')
         if fault == "500":
