@@ -57,7 +57,7 @@ def data_url(image: Path) -> tuple[str, list[str]]:
     warnings = []
     if mime not in SENT_AS_IS:
         try:
-            from PIL import Image, UnidentifiedImageError
+            from PIL import Image
         except ImportError:
             raise EngineError(
                 f"{image.name} is {mime or 'not PNG, JPEG or WebP'}, which vision APIs do not take; converting it "
@@ -73,7 +73,7 @@ def data_url(image: Path) -> tuple[str, list[str]]:
                 # Kept: OCR models scale by it (Tesseract does), and scans carry it.
                 resolution = {"dpi": opened.info["dpi"]} if "dpi" in opened.info else {}
                 picture.save(out, format="PNG", **resolution)
-        except (UnidentifiedImageError, OSError, ValueError) as exc:
+        except (OSError, ValueError, Image.DecompressionBombError) as exc:  # OSError: also UnidentifiedImageError
             raise EngineError(f"cannot convert {image} to PNG: {exc}") from None
         data, mime = out.getvalue(), "image/png"
         if pages > 1:
