@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from . import __version__
+from .metrics.tokens import TokenizerUnavailable
 from .metrics import CER_DENOMINATORS, DEFAULT_METRICS, METRICS, PROFILES, Normalization, score
 from .results import json_safe
 
@@ -39,11 +40,19 @@ def cmd_score(args: argparse.Namespace) -> int:
     unknown = [n for n in names if n not in METRICS]
     if unknown:
         raise CliError(f"unknown metric(s) {', '.join(unknown)}; known: {', '.join(sorted(METRICS))}")
+    beyond_text = [n for n in names if METRICS[n].needs not in ("text", "output")]
+    if beyond_text:
+        raise CliError(f"{', '.join(beyond_text)} need(s) expected fields, a schema or a task, which a case file "
+                       f"gives; score compares two texts (its metrics: "
+                       f"{', '.join(n for n, m in METRICS.items() if m.needs in ('text', 'output'))})")
     options: dict = {"profile": args.normalize}
     if args.unit:
         options["unit"] = args.unit
     normalization = Normalization.from_dict(options)
-    results = score(_read(args.reference), _read(args.hypothesis), names, normalization, args.cer_denominator)
+    try:
+        results = score(_read(args.reference), _read(args.hypothesis), names, normalization, args.cer_denominator)
+    except TokenizerUnavailable as exc:
+        raise CliError(str(exc)) from None
     if args.json:
         document = {
             name: {"value": r.value, "counts": r.counts, "details": r.details} for name, r in results.items()

@@ -16,7 +16,7 @@ from .cases.document import SafeLoader
 from .engines import Engine, Recognition
 from .extract import Extracted, fields_from_output, task_result
 from .images import check_image
-from .metrics import DEFAULT_METRICS, METRICS, MetricResult, Structured, score
+from .metrics import DEFAULT_METRICS, MetricResult, Structured, score
 from .metrics.repetition import describe as describe_loop
 from .metrics.repetition import find_repetition
 from .metrics.structured import check_schema
@@ -116,7 +116,7 @@ def metric_names(case: Case, looping: bool = False) -> list[str]:
         names += SCHEMA_METRICS
     if case.task is not None:
         names += TASK_METRICS
-    if looping and "repetition" in METRICS:  # TEMP until registered
+    if looping:
         names.append("repetition")
     return list(dict.fromkeys([*names, *case.metrics, *(t.metric for t in case.thresholds)]))
 

@@ -40,3 +40,15 @@ def test_score_errors_are_clear(tmp_path):
     assert result.returncode == 2 and "file not found:" in result.stderr
     result = run_cli("score", str(tmp_path / "ok.txt"), str(tmp_path / "ok.txt"), "--metric", "cerr")
     assert result.returncode == 2 and "unknown metric(s) cerr" in result.stderr
+    result = run_cli("score", str(tmp_path / "ok.txt"), str(tmp_path / "ok.txt"), "--metric", "field_f1")
+    assert result.returncode == 2 and "field_f1 need(s) expected fields, a schema or a task" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_score_output_metrics_of_a_hypothesis(tmp_path):
+    (tmp_path / "ref.txt").write_text("", encoding="utf-8")
+    (tmp_path / "out.txt").write_text('```json\n{"total": 150}\n```', encoding="utf-8")
+    result = run_cli("score", str(tmp_path / "ref.txt"), str(tmp_path / "out.txt"), "--metric", "json_valid", "--json")
+    assert result.returncode == 0, result.stderr
+    printed = json.loads(result.stdout)
+    assert printed["json_valid"]["value"] == 1.0 and printed["json_valid"]["details"]["fenced"] is True

@@ -38,9 +38,11 @@ PROPERTY = settings(
 )
 FEWER = settings(PROPERTY, max_examples=100)
 
-ALL = list(METRICS)
-LOWER = [name for name, m in METRICS.items() if m.better == "lower"]
-HIGHER = [name for name, m in METRICS.items() if m.better == "higher"]
+# The text metrics: the others need fields, a schema or a task (tests/test_*_metrics.py).
+TEXT = {name: m for name, m in METRICS.items() if m.needs == "text"}
+ALL = list(TEXT)
+LOWER = [name for name, m in TEXT.items() if m.better == "lower"]
+HIGHER = [name for name, m in TEXT.items() if m.better == "higher"]
 PROFILES = ["default", "none", "ocrd", "tibetan", "historic"]
 
 # One "letter" may be several code points (a base and its combining marks).

@@ -88,3 +88,17 @@ def test_agrees_with_brute_force(prefix, unit, repeats, min_repeats, min_chars):
         assert (loop.start, len(loop.unit)) == (len(stripped) - tail, period)
         assert loop.redundant_chars == tail - period
         assert loop.unit == stripped[loop.start : loop.start + period]
+
+
+def test_the_repetition_metric_is_the_redundant_share_of_the_output():
+    from pytest_ocr import metrics
+
+    looping = "INVOICE 42\n" + "Total: 0.00\n" * 20
+    result = metrics.score("", looping, ["repetition"])["repetition"]
+    stripped = looping.rstrip()
+    # the tail "\nTotal: 0.00" x 20 starts at the line break after "INVOICE 42" (index 10)
+    assert result.counts == {"redundant": len(stripped) - 10 - 12, "characters": len(stripped)}
+    assert result.value == (len(stripped) - 22) / len(stripped)
+    assert result.details["repeats"] == 20
+    assert metrics.score("", "no loop here", ["repetition"])["repetition"].value == 0.0
+    assert metrics.score("", "", ["repetition"])["repetition"].value == 0.0

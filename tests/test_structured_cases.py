@@ -268,3 +268,24 @@ def boom(text):
     out = result.stdout.str()
     assert "extractor extractors:boom raised ValueError: cannot parse this layout" in out
     assert "extractor cannot find 'nosuch' in module 'extractors'" in out
+
+
+def test_a_repetition_loop_is_scored_and_shown_for_any_engine(suite):
+    looping = "INVOICE 42\n" + "Total: 0.00\n" * 30
+    suite.image("loop.tif", looping)
+    suite.image("fine.tif", "INVOICE 42\nTotal: 0.00\n")
+    suite.write("s.ocr.yaml", """cases:
+  - {id: loop, image: loop.tif, expected: {text: "INVOICE 42 Total: 0.00"}, thresholds: {repetition: "< 0.5"}}
+  - {id: fine, image: fine.tif, expected: {text: "INVOICE 42 Total: 0.00"}}
+""")
+    result = run(suite, "--ocr-report", "report.json")
+    result.assert_outcomes(passed=1, failed=1)
+    out = result.stdout.str()
+    stripped = looping.rstrip()
+    share = (len(stripped) - 22) / len(stripped)  # the tail from index 10 repeats a 12-character unit
+    assert f"repetition = {share!r}, expected < 0.5: FAILED" in out
+    assert "warning: repetition loop: the output's tail repeats '\\nTotal: 0.00' 30.0 times" in out
+    assert "warnings (1 items):" in out and "s.ocr.yaml::loop[fake]: repetition loop" in out
+    records = {r["case"]: r for r in load_report(suite)["results"]}
+    assert records["loop"]["warnings"][0].startswith("repetition loop:")
+    assert records["fine"]["warnings"] == [] and "repetition" not in records["fine"]["metrics"]

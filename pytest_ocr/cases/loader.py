@@ -103,16 +103,17 @@ def _check_structured(block: object, keypath: tuple, document: Document) -> list
 def _check_inputs_for_metrics(case: Case, keypath: tuple, document: Document) -> list[Problem]:
     """Every metric a case asks for (by threshold or ``metrics:``) has the inputs it needs,
     and its task has an expected result."""
-    has = {"text": case.has_reference_text, "fields": case.has_fields, "schema": case.has_schema,
-           "task": case.task is not None, "output": True}
+    inputs = {"output"} | {name for name, present in (("text", case.has_reference_text), ("fields", case.has_fields),
+                                                        ("schema", case.has_schema), ("task", case.task is not None))
+                           if present}
     what = {"text": "expected.text or expected.text_file", "fields": "expected.fields or expected.fields_file",
             "schema": "expected.schema or expected.schema_file", "task": "a task: block"}
     problems = []
     for name in dict.fromkeys([*(t.metric for t in case.thresholds), *case.metrics]):
-        needs = METRICS[name].needs.split("|")  # any one of them
-        if not any(has[n] for n in needs):
-            problems.append(Problem(case.line, keypath, f"case {case.id!r}: metric {name!r} needs "
-                                                        f"{' or '.join(what[n] for n in needs)}, which this case does not have"))
+        if not METRICS[name].accepts(inputs):
+            needs = " or ".join(what[n] for n in METRICS[name].needs.split("|"))
+            problems.append(Problem(case.line, keypath, f"case {case.id!r}: metric {name!r} needs {needs}, "
+                                                        f"which this case does not have"))
     task = case.task
     if task is not None and "expected" not in task and not (task["type"] == "extraction" and case.has_fields):
         expected = "expected fields (task.expected or expected.fields)" if task["type"] == "extraction" else (

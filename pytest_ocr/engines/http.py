@@ -149,7 +149,7 @@ class HttpEngine:
             lines=values["lines_path"],
             confidence=None if confidence is None else float(confidence),
             fields=values["fields_path"],
-            warnings=warnings + repetition_warnings(text),
+            warnings=warnings,
         )
 
     def fingerprint(self) -> dict:
@@ -157,15 +157,6 @@ class HttpEngine:
 
     def close(self) -> None:
         self.client.close()
-
-
-def repetition_warnings(text: str, why: str = "") -> list[str]:
-    """A warning when the text ends in a repetition loop (a generating model stuck)."""
-    # Imported here: engines do not otherwise depend on the metrics package.
-    from ..metrics.repetition import describe, find_repetition
-
-    loop = find_repetition(text)
-    return [f"{describe(loop)}{why}"] if loop else []
 
 
 def _kind(value: Any) -> str:

@@ -17,7 +17,6 @@ from typing import Any
 
 from . import _http, _options
 from .base import EngineError, EngineSpec, Recognition
-from .http import repetition_warnings
 
 DEFAULT_PROMPT = (
     "Transcribe all text in this image exactly as it appears, in reading order, keeping line breaks. "
@@ -164,9 +163,8 @@ class OpenAIEngine:
             raw["stripped_fence"] = fence
         if finish_reason == "length":
             warnings = [*warnings, f"output cut off at max_tokens={self.max_tokens} (finish_reason=length)"]
-        return Recognition(
-            text=text, raw=raw, warnings=warnings + repetition_warnings(text, f" (finish_reason={finish_reason})")
-        )
+        # A repetition loop is detected for every engine's output when it is scored.
+        return Recognition(text=text, raw=raw, warnings=warnings)
 
     def fingerprint(self) -> dict:
         return {"type": "openai", "version": None, "config": self.config}

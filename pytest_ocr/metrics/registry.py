@@ -18,7 +18,7 @@ from functools import cached_property
 
 from rapidfuzz.distance import Levenshtein
 
-from . import fields, layout, lines, structured, task, tokens, words
+from . import fields, layout, lines, repetition, structured, task, tokens, words
 from .edit import ErrorCounts, align_counts, confusions
 from .fca import flexible_character_accuracy
 from .normalize import DEFAULT, Normalization
@@ -480,6 +480,19 @@ def _xml_valid(p: Prepared) -> tuple[bool, dict]:
     return p.xml_output.valid, {"parsing_error": p.xml_output.error, "fenced": p.xml_output.fenced}
 
 
+def _repetition(p: Prepared) -> MetricResult:
+    loop = repetition.find_repetition(p.raw_hypothesis)
+    counts = {"redundant": loop.redundant_chars if loop else 0, "characters": len(p.raw_hypothesis.rstrip())}
+    details = {"unit": "codepoint"}
+    if loop:
+        details.update(loop_unit=loop.unit, repeats=loop.repeats, start=loop.start)
+    return MetricResult(_repetition_value(counts), counts, details)
+
+
+def _repetition_value(c: dict) -> float:
+    return ratio(c["redundant"], c["characters"], empty=0.0)
+
+
 def _token_counts(t: tokens.TokenCounts) -> dict[str, dict]:
     return {
         "total_tokens": {"tokens": t.total, "outputs": 1},
@@ -566,6 +579,8 @@ METRICS: dict[str, MetricInfo] = {
                 _validity(_schema_valid), structured.valid_rate, needs="schema"),
         MetricInfo("xml_valid", "higher", "output", "1 if the output (or its code fence) is well-formed XML, else 0",
                 _validity(_xml_valid), structured.valid_rate, needs="output"),
+        MetricInfo("repetition", "lower", "character", "share of the output that a repetition loop at its end "
+                "repeats (0 without a loop)", _repetition, _repetition_value, needs="output"),
         MetricInfo("total_tokens", "lower", "token", "tokens of the raw output (tiktoken)",
                 _tokenizer_metric("total_tokens", tokens.per_output("tokens")), tokens.per_output("tokens"),
                 needs="output"),

@@ -78,6 +78,11 @@ def summary_lines(
         if bad:
             lines.append(f"worst cases by cer ({engine}):")
             lines += [f"  {_fmt(r.metrics['cer'])}  {r.id}  [{r.outcome}]" for r in bad]
+    warned = [r for r in results if r.warnings]
+    if warned:
+        lines.append(f"warnings ({len(warned)} items):")
+        for r in warned[:WORST_CASES]:
+            lines += [f"  {r.id}: {w[:150]}" for w in r.warnings]
     errors = [r for r in results if r.outcome == "error"]
     if errors:
         lines.append(f"errors ({len(errors)}):")
