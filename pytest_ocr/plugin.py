@@ -4,6 +4,8 @@ print the summary and write the report. Logic lives in the modules these call.""
 from __future__ import annotations
 
 import functools
+import os
+import re
 import time
 from datetime import datetime, timezone
 from fnmatch import fnmatch
@@ -15,17 +17,26 @@ from . import hooks
 from .cases.document import DocumentError
 from .cases.loader import load_cases, load_project_config
 from .cases.model import Case, Defaults, Scope
+from .baseline import VERBS, Baseline
+from .baseline import compare as compare_with_baseline
+from .baseline import tolerances as baseline_tolerances
+from .baseline import write as write_baseline
 from .engines import EngineError, EngineRegistry, EngineSpec
+from .extract import ExtractionError
+from .gates import Gate, GateError, GateResult
+from .gates import evaluate as evaluate_gates
+from .gates import parse_cli as parse_gate
 from .prefetch import Prefetcher
-from .report import json_report, terminal
+from .report import github, json_report, terminal
 from .report.failure import failure_text
 from .results import CaseResult, summarize
-from .extract import ExtractionError
 from .runner import CaseInputError, check_inputs, evaluate, extract, recognize
 
 DEFAULT_ENGINE = "tesseract"
 DEFAULT_PATTERNS = ["*.ocr.yaml", "*.ocr.yml", "*.ocr.json"]
 INVALID_FILE_ITEM = "invalid-case-file"
+GATE_FILE = "ocr-gates"  # the pseudo file of the gates' test reports
+OCR_ITEM = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*\[[A-Za-z0-9_][A-Za-z0-9_.\-]*\]")  # case[engine]
 
 
 class OcrSession:
@@ -46,6 +57,11 @@ class OcrSession:
         option = config.getoption("ocr_engine")
         self.engine_override = tuple(n.strip() for n in option.split(",") if n.strip()) if option else ()
         self.project = Scope(Defaults(), {})
+        self.gates: dict[tuple, Gate] = {}  # every gate seen, by identity; suite gates arrive on reports
+        self.gate_results: list[GateResult] = []
+        self.baseline: Baseline | None = None
+        self.baseline_verb = config.getoption("ocr_baseline_write")
+        self.baseline_written: dict[str, int] | None = None
         ini = config.getini("ocr_config")
         if ini:
             base = config.inipath.parent if config.inipath else config.rootpath
@@ -56,6 +72,30 @@ class OcrSession:
                 self.project = load_project_config(path)
             except DocumentError as exc:
                 raise pytest.UsageError(f"ocr_config: invalid project configuration\n{exc}") from None
+        for gate in self.project.gates:
+            self.add_gate(gate)
+        for text in config.getoption("ocr_gate") or ():
+            try:
+                self.add_gate(parse_gate(text))
+            except GateError as exc:
+                raise pytest.UsageError(str(exc)) from None
+        baseline = config.getoption("ocr_baseline")
+        if self.baseline_verb and not baseline:
+            raise pytest.UsageError("--ocr-baseline-write needs --ocr-baseline PATH: the file to write")
+        if baseline:
+            try:
+                self.baseline = Baseline.load(config.invocation_params.dir / baseline,
+                                              missing_ok=bool(self.baseline_verb))
+            except (OSError, ValueError) as exc:
+                raise pytest.UsageError(f"--ocr-baseline: {exc}") from None
+
+    def is_case_item(self, nodeid: str) -> bool:
+        path, _, name = nodeid.partition("::")
+        patterns = self.config.getini("ocr_files")
+        return bool(OCR_ITEM.fullmatch(name)) and any(fnmatch(Path(path).name, p) for p in patterns)
+
+    def add_gate(self, gate: Gate) -> None:
+        self.gates.setdefault((gate.file, gate.source, gate.expression, gate.scope), gate)
 
     def tag_marker(self, tag: str) -> None:
         """Register a case tag as a marker once, so --strict-markers accepts it."""
@@ -69,38 +109,86 @@ class OcrSession:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if getattr(report, "ocr", None) is not None:
             self.results[report.nodeid] = CaseResult.from_dict(report.ocr)
+        elif report.when == "???" and self.is_case_item(report.nodeid) and report.nodeid not in self.results:
+            # pytest-xdist's report for an item whose worker died while running it
+            self.results[report.nodeid] = crashed_result(report)
         if getattr(report, "ocr_invalid", None) is not None:
             self.invalid_files[report.nodeid] = report.ocr_invalid
+        for gate in getattr(report, "ocr_gates", None) or ():
+            self.add_gate(Gate.from_dict(gate))
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtestloop(self, session: pytest.Session):
+        # The pytest-cov way: judge aggregates after every item ran, on the controller,
+        # and report each gate as a test of its own, so the exit status, the terminal,
+        # JUnit XML and every other plugin agree on it.
+        outcome = yield
+        if not hasattr(self.config, "workerinput") and self.gates and not session.config.option.collectonly:
+            self.gate_results = evaluate_gates(list(self.gates.values()), list(self.results.values()))
+            session.testscollected += len(self.gate_results)  # they are tests: progress counts them
+            hook = self.config.hook
+            for result in self.gate_results:
+                report = gate_report(result)
+                hook.pytest_runtest_logstart(nodeid=report.nodeid, location=report.location)
+                hook.pytest_runtest_logreport(report=report)
+                hook.pytest_runtest_logfinish(nodeid=report.nodeid, location=report.location)
+        return outcome
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        path = self.config.getoption("ocr_report")
-        if not path or hasattr(self.config, "workerinput"):
+        # Runs inside the terminal reporter's own sessionfinish, before the summary
+        # is printed: files first, so the summary can say where they are.
+        if hasattr(self.config, "workerinput"):
             return
         results = list(self.results.values())
+        run = self.run_info()
+        path = self.config.getoption("ocr_report")
+        if path:
+            target = self.config.invocation_params.dir / path
+            document = json_report.build(results, self.summaries(), run, list(self.invalid_files.values()),
+                                         [g.to_dict() for g in self.gate_results])
+            json_report.write(target, document)
+            self.report_path = target
+        if self.baseline is not None and self.baseline_verb:
+            self.baseline_written = write_baseline(self.baseline, results, self.baseline_verb, run)
+        summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
+        if os.environ.get("GITHUB_ACTIONS") == "true" and summary_file and (results or self.gate_results):
+            github.append_step_summary(Path(summary_file), results, self.summaries(), self.gate_results,
+                                       self.baseline)
+
+    def run_info(self) -> dict:
         finished = time.time()
-        run = {
+        return {
             "started_at": datetime.fromtimestamp(self.started, timezone.utc).isoformat(),
             "finished_at": datetime.fromtimestamp(finished, timezone.utc).isoformat(),
             "duration_s": finished - self.started,
             "pytest": pytest.__version__,
             "workers": int(getattr(self.config.option, "numprocesses", 0) or 0),
         }
-        target = self.config.invocation_params.dir / path
-        json_report.write(
-            target, json_report.build(results, self.summaries(), run, list(self.invalid_files.values()))
-        )
-        self.report_path = target
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
-        results = list(self.results.values())
-        verbosity = self.config.get_verbosity()
-        if not results or verbosity < -1:
+        if hasattr(self.config, "workerinput"):
             return
-        thresholded = {c["metric"] for r in results for c in r.checks}
+        results = list(self.results.values())
+        if os.environ.get("GITHUB_ACTIONS") == "true":
+            # Workflow commands are read from the job's output, whatever the verbosity.
+            for line in github.annotations(results, self.gate_results):
+                terminalreporter.write_line(line)
+        verbosity = self.config.get_verbosity()
+        if not (results or self.gate_results) or verbosity < -1:
+            return
         terminalreporter.section("OCR summary")
-        for line in terminal.summary_lines(results, self.summaries(), verbosity, thresholded):
+        thresholded = {c["metric"] for r in results for c in r.checks}
+        lines = terminal.summary_lines(results, self.summaries(), verbosity, thresholded) if results else []
+        lines += terminal.baseline_lines(results, self.baseline, verbosity) if self.baseline else []
+        lines += terminal.gate_lines(self.gate_results)
+        for line in lines:
             terminalreporter.write_line(line)
+        if self.baseline_written:
+            written = self.baseline_written
+            terminalreporter.write_line(f"OCR baseline {self.baseline_verb}: {self.baseline.path}: "
+                                        f"{written['added']} added, {written['replaced']} replaced, "
+                                        f"{written['kept']} kept as they were")
         if self.report_path:
             terminalreporter.write_line(f"OCR report: {self.report_path}")
 
@@ -161,6 +249,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="run every OCR case on these engines instead of the ones the cases name",
     )
     group.addoption("--ocr-report", metavar="PATH", help="write a JSON report of all OCR items to PATH")
+    group.addoption("--ocr-baseline", metavar="PATH",
+                    help="compare every item's metrics with this stored report and fail those that got worse "
+                         "by more than their tolerance (regression: in case files)")
+    group.addoption("--ocr-baseline-write", choices=VERBS, metavar="|".join(VERBS),
+                    help="after the run, write the --ocr-baseline file: create (add missing items only), "
+                         "update (replace every item that ran), ratchet (add new items, replace only improved ones)")
+    group.addoption("--ocr-gate", action="append", metavar="GATE",
+                    help='an aggregate gate judged after all items ran, per engine, e.g. "cer.micro<0.05" or '
+                         '"tag:receipts field_f1.macro >= 0.8" (repeatable)')
     parser.addini("ocr_files", "glob patterns of OCR case files", type="args", default=DEFAULT_PATTERNS)
     parser.addini("ocr_config", "project configuration file (YAML: engines, defaults)", default="")
 
@@ -182,7 +279,7 @@ class CaseFile(pytest.File):
         ocr = _ocr(self.config)
         self.ihook.pytest_ocr_register_engines(registry=ocr.registry)
         try:
-            cases, scope = load_cases(self.path, ocr.project)
+            cases, scope = load_cases(self.path, ocr.project, ocr.relative(self.path.resolve()))
         except DocumentError as exc:
             yield InvalidCaseFile.from_parent(self, name=INVALID_FILE_ITEM, error=exc)
             return
@@ -193,7 +290,8 @@ class CaseFile(pytest.File):
                 if spec is None and engine in ocr.registry:
                     spec = EngineSpec(name=engine, type=engine, base_dir=self.config.rootpath)
                 items.append(OcrItem.from_parent(self, name=f"{case.id}[{engine}]", case=case,
-                                                 engine_name=engine, spec=spec, known=sorted(scope.engines)))
+                                                 engine_name=engine, spec=spec, known=sorted(scope.engines),
+                                                 gates=scope.gates))
         yield from sorted(items, key=lambda item: item.name)
 
 
@@ -223,9 +321,11 @@ class OcrItem(pytest.Item):
     """One case on one engine. Getting OCR output happens in setup (a failure there is
     an error); scoring and thresholds in the call (a miss there is a failure)."""
 
-    def __init__(self, *, case: Case, engine_name: str, spec: EngineSpec | None, known: list[str], **kwargs):
+    def __init__(self, *, case: Case, engine_name: str, spec: EngineSpec | None, known: list[str],
+                 gates: tuple = (), **kwargs):
         super().__init__(**kwargs)
         self.case = case
+        self.gates = gates  # its file's aggregate gates: they travel to the controller on its reports
         self.engine_name = engine_name
         self.spec = spec
         self.known = known
@@ -259,19 +359,31 @@ class OcrItem(pytest.Item):
         self.extracted = extract(self.case, self.timed.recognition)
 
     def runtest(self) -> None:
+        ocr = _ocr(self.config)
         recognition = self.timed.recognition
         evaluation = evaluate(self.case, self.inputs, recognition, self.extracted)
+        compared = None
+        if ocr.baseline is not None:
+            tolerances = baseline_tolerances(self.case.regression, [t.metric for t in self.case.thresholds])
+            compared = compare_with_baseline(ocr.baseline.records.get(self.nodeid), evaluation.metrics, tolerances)
         self.result = self._result(
             prediction=recognition.text,
             confidence=recognition.confidence,
             inference_s=self.timed.seconds,
             fingerprint=self.fingerprint,
+            baseline=compared,
             **evaluation.result_fields(),
         )
-        if not evaluation.passed:
+        # JUnit XML (--junitxml) shows each metric as a property of the test case.
+        self.user_properties += [(f"ocr.{name}", value) for name, value in evaluation.metrics.items()]
+        regressed = compared is not None and compared["regressed"] and ocr.baseline_verb != "update"
+        if not evaluation.passed or regressed:
+            if regressed:
+                self.result.outcome = "failed"
             raise ThresholdFailure(
                 failure_text(self.case, self.engine_name, self.inputs.reference, recognition.text, evaluation.checks,
-                             evaluation.details, self.extracted.source, evaluation.warnings)
+                             evaluation.details, self.extracted.source, evaluation.warnings,
+                             compared if regressed else None)
             )
 
     def _result(self, **fields) -> CaseResult:
@@ -321,6 +433,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         report.ocr_invalid = {"file": _ocr(item.config).relative(item.path), "error": str(item.error)}
     if not isinstance(item, OcrItem):
         return report
+    if item.gates and (call.when == "call" or report.failed):
+        report.ocr_gates = [g.to_dict() for g in item.gates]
     if call.when == "setup" and report.failed:
         message = str(error) if isinstance(error, _CLEAN_ERRORS) else f"{type(error).__name__}: {error}"
         report.ocr = item.error_result(message).to_dict()
@@ -331,7 +445,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     return report
 
 
-_CARRIED = ("ocr", "ocr_invalid")
+_CARRIED = ("ocr", "ocr_invalid", "ocr_gates")
 
 
 @pytest.hookimpl(wrapper=True)
@@ -352,3 +466,29 @@ def pytest_report_from_serializable(data):
             if key in data:
                 setattr(report, key, data[key])
     return report
+
+
+# -- gates and crashed workers as test reports ----------------------------------------
+
+
+def gate_report(result: GateResult) -> pytest.TestReport:
+    """A gate as a test report of its own: pytest counts it (exit status), prints it,
+    and JUnit XML records it, like any test."""
+    return pytest.TestReport(
+        nodeid=f"{GATE_FILE}::{result.name}",
+        location=(GATE_FILE, None, result.name),
+        keywords={},
+        outcome="passed" if result.passed else "failed",
+        longrepr=None if result.passed else result.message,
+        when="call",
+        user_properties=[("ocr.gate.value", result.value), ("ocr.gate.cases", result.cases)],
+    )
+
+
+def crashed_result(report: pytest.TestReport) -> CaseResult:
+    """What is known of an item whose worker died while running it: its id."""
+    path, _, name = report.nodeid.partition("::")
+    case, _, engine = name[:-1].partition("[")
+    message = str(report.longrepr).strip().splitlines()[-1] if report.longrepr else "the worker crashed"
+    return CaseResult(id=report.nodeid, case=case, file=path, line=0, engine=engine, image="", outcome="error",
+                      error=f"no result: {message}")

@@ -40,6 +40,7 @@ class CaseResult:
     fields: dict | None = None  # key fields got from the output
     fields_source: str | None = None  # extract | engine | json | none
     warnings: list[str] = field(default_factory=list)
+    baseline: dict | None = None  # the comparison with --ocr-baseline: status, deltas, regressed
 
     def to_dict(self) -> dict:
         # Fields already hold plain values; a shallow copy avoids asdict's deep copy.

@@ -8,6 +8,8 @@ import re
 from pathlib import Path
 
 from ..engines import EngineSpec
+from ..gates import Gate, parse_block
+from ..regression import Tolerance, ToleranceError
 from ..metrics import METRICS, Normalization
 from ..metrics.fields import parse_matcher
 from ..metrics.structured import check_schema
@@ -123,6 +125,34 @@ def _check_inputs_for_metrics(case: Case, keypath: tuple, document: Document) ->
     return problems
 
 
+def _check_regression(block: object, keypath: tuple, document: Document) -> list[Problem]:
+    regression = block.get("regression") if isinstance(block, dict) else None
+    problems = []
+    for metric, tolerance in regression.items() if isinstance(regression, dict) else ():
+        where = keypath + ("regression", metric)
+        if metric not in METRICS:
+            guess = difflib.get_close_matches(metric, METRICS, n=1)
+            hint = f"; did you mean {guess[0]!r}?" if guess else ""
+            problems.append(Problem(document.line_of(where), where, f"unknown metric {metric!r}{hint}"))
+        elif tolerance is not None:
+            try:
+                Tolerance.parse(tolerance)
+            except ToleranceError as exc:
+                problems.append(Problem(document.line_of(where), where, str(exc)))
+    return problems
+
+
+def _gates(data: dict, document: Document, file: str | None) -> tuple[tuple[Gate, ...], list[Problem]]:
+    """The gates of a file's ``aggregate:`` block, located, and the problems in it."""
+    if not isinstance(data, dict) or "aggregate" not in data:
+        return (), []
+    found, errors = parse_block(data["aggregate"])
+    problems = [Problem(document.line_of(e.keypath), e.keypath, str(e)) for e in errors]
+    gates = tuple(Gate(**{**g.__dict__, "source": f"{document.path}:{document.line_of(where)}", "file": file})
+                  for g, where in found)
+    return gates, problems
+
+
 def _raise_if(path: Path, problems: list[Problem]) -> None:
     if problems:
         raise DocumentError(path, sorted(problems, key=lambda p: (p.line or 0, doc.format_keypath(p.keypath))))
@@ -136,8 +166,10 @@ def load_project_config(path: Path) -> Scope:
     if isinstance(data, dict) and isinstance(data.get("defaults"), dict):
         problems += _check_metric_names(data["defaults"], ("defaults",), document)
         problems += _check_structured(data["defaults"], ("defaults",), document)
-    _raise_if(path, problems)
-    return Scope(Defaults().merged(data.get("defaults", {})), engine_specs(data.get("engines"), document))
+        problems += _check_regression(data["defaults"], ("defaults",), document)
+    gates, gate_problems = _gates(data, document, None)
+    _raise_if(path, problems + gate_problems)
+    return Scope(Defaults().merged(data.get("defaults", {})), engine_specs(data.get("engines"), document), gates)
 
 
 def _entries(data: dict, path: Path) -> list[tuple[object, tuple]]:
@@ -148,11 +180,12 @@ def _entries(data: dict, path: Path) -> list[tuple[object, tuple]]:
     return [({"id": default_case_id(path), **data}, ())]
 
 
-def load_cases(path: Path, project: Scope) -> tuple[list[Case], Scope]:
+def load_cases(path: Path, project: Scope, relative_to: str | None = None) -> tuple[list[Case], Scope]:
     """All cases of one file, sorted by id, and the scope (engines) they resolve in.
 
     Raises DocumentError listing every problem in the file: schema violations and
-    unknown metrics and duplicate ids, all at once.
+    unknown metrics and duplicate ids, all at once. ``relative_to`` is the file as
+    results name it, which the file's own gates are limited to.
     """
     path = path.resolve()
     document = doc.load(path)
@@ -165,12 +198,16 @@ def load_cases(path: Path, project: Scope) -> tuple[list[Case], Scope]:
 
     problems += _check_metric_names(data.get("defaults"), ("defaults",), document)
     problems += _check_structured(data.get("defaults"), ("defaults",), document)
+    problems += _check_regression(data.get("defaults"), ("defaults",), document)
+    gates, gate_problems = _gates(data, document, relative_to)
+    problems += gate_problems
     seen: dict[str, int] = {}
     for raw, keypath in _entries(data, path):
         if not isinstance(raw, dict):
             continue
         problems += _check_metric_names(raw, keypath, document)
         problems += _check_structured(raw, keypath, document)
+        problems += _check_regression(raw, keypath, document)
         case_id = raw.get("id")
         if isinstance(case_id, str):
             line = document.line_of(keypath + ("id",))
@@ -186,7 +223,7 @@ def load_cases(path: Path, project: Scope) -> tuple[list[Case], Scope]:
     for case, (_, keypath) in zip(cases, entries):
         problems += _check_inputs_for_metrics(case, keypath, document)
     _raise_if(path, problems)
-    scope = Scope(defaults, {**project.engines, **engine_specs(data.get("engines"), document)})
+    scope = Scope(defaults, {**project.engines, **engine_specs(data.get("engines"), document)}, gates)
     return sorted(cases, key=lambda c: c.id), scope
 
 
@@ -226,4 +263,5 @@ def _case(raw: dict, keypath: tuple, defaults: Defaults, document: Document) -> 
         extract=merged.extract,
         task=raw.get("task"),
         tokens=merged.tokens,
+        regression={m: Tolerance.parse(t) for m, t in merged.regression.items() if t is not None},
     )

@@ -34,6 +34,7 @@ class Case:
     extract: dict = field(default_factory=dict)  # {"fields": {name: regex}, "function": "module:function"}
     task: dict | None = None
     tokens: dict = field(default_factory=dict)  # {"encoding", "price_per_1k"}
+    regression: dict = field(default_factory=dict)  # metric -> tolerance (with --ocr-baseline)
 
     @property
     def has_reference_text(self) -> bool:
@@ -66,6 +67,7 @@ class Defaults:
     match: dict | None = None
     extract: dict | None = None
     tokens: dict | None = None
+    regression: dict | None = None
 
     def merged(self, block: dict) -> Defaults:
         """These defaults overridden by a ``defaults:`` block or a case: mappings key by
@@ -85,6 +87,7 @@ class Defaults:
             match={**(self.match or {}), **block.get("match", {})},
             extract=_merge_extract(self.extract or {}, block.get("extract", {})),
             tokens={**(self.tokens or {}), **block.get("tokens", {})},
+            regression={**(self.regression or {}), **block.get("regression", {})},
         )
 
 
@@ -97,7 +100,9 @@ def _merge_extract(inherited: dict, block: dict) -> dict:
 
 @dataclass(frozen=True)
 class Scope:
-    """What a case file inherits: defaults and engine declarations by name."""
+    """What a case file inherits: defaults and engine declarations by name; and the
+    aggregate gates its ``aggregate:`` block declares."""
 
     defaults: Defaults
     engines: dict  # name -> EngineSpec
+    gates: tuple = ()  # of gates.Gate

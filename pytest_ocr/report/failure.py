@@ -48,9 +48,15 @@ def failure_text(
     details: dict[str, dict],
     fields_source: str | None = None,
     warnings: list[str] = (),
+    regression: dict | None = None,
 ) -> str:
-    lines = [f"{case.id} on {engine}: thresholds not met ({case.location})"]
+    failed = [c for c in checks if not c.passed]
+    what = " and ".join(w for w, present in (("thresholds not met", failed), ("worse than the baseline", regression))
+                        if present)
+    lines = [f"{case.id} on {engine}: {what} ({case.location})"]
     lines += ["  " + c.message() for c in checks]
+    if regression:
+        lines += ["  baseline: " + d["message"] for d in regression["deltas"]]
     lines += [f"  warning: {w}" for w in warnings]
     field_details = next((details[m] for m in ("field_f1", "field_precision", "field_recall") if m in details), None)
     if field_details is not None:

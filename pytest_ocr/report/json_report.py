@@ -24,10 +24,11 @@ def report_schema() -> dict:
 
 
 def build(
-    results: list[CaseResult], summaries: dict[str, Summary], run: dict, invalid_files: list[dict] = ()
+    results: list[CaseResult], summaries: dict[str, Summary], run: dict, invalid_files: list[dict] = (),
+    gates: list[dict] = (),
 ) -> dict:
     """The report document: run metadata, engines with fingerprints, records, summary,
-    and the case files that could not be loaded."""
+    aggregate gates, and the case files that could not be loaded."""
     engines: dict[str, dict] = {}
     records = []
     for r in sorted(results, key=lambda r: r.id):
@@ -49,6 +50,7 @@ def build(
         "results": records,
         "invalid_files": sorted(invalid_files, key=lambda f: f["file"]),
         "summary": {name: asdict(s) for name, s in summaries.items()},
+        "gates": list(gates),
     })
 
 

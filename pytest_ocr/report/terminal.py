@@ -90,3 +90,46 @@ def summary_lines(
             first_line = (r.error or "").strip().splitlines()[0] if r.error else ""
             lines.append(f"  {r.id}: {first_line[:150]}")
     return lines
+
+
+def baseline_lines(results: list[CaseResult], baseline, verbosity: int) -> list[str]:
+    """Per engine: how the compared metrics moved against the baseline (means over the
+    cases both runs have), what is new, what regressed, and a changed engine configuration."""
+    lines = [f"vs baseline {baseline.path}:"]
+    for engine in sorted({r.engine for r in results}):
+        mine = [r for r in results if r.engine == engine and r.baseline]
+        compared = [r for r in mine if r.baseline["status"] == "compared"]
+        regressed = [r for r in compared if r.baseline["regressed"]]
+        new = len(mine) - len(compared)
+        lines.append(f"  {engine}: {len(compared)} compared, {new} new, {len(regressed)} regressed")
+        by_metric: dict[str, list[dict]] = {}
+        for r in compared:
+            for d in r.baseline["deltas"]:
+                by_metric.setdefault(d["metric"], []).append(d)
+        for metric, found in by_metric.items():
+            old = sum(d["old"] for d in found) / len(found)
+            new_mean = sum(d["new"] for d in found) / len(found)
+            change = new_mean - old
+            better = (change < 0) == (METRICS[metric].better == "lower")
+            verdict = "same" if change == 0 else ("better" if better else "worse")
+            lines.append(f"    {metric} mean over {len(found)}: {_fmt(old)} -> {_fmt(new_mean)} "
+                         f"({change:+.4f}, {verdict})")
+        fingerprint = next((r.fingerprint for r in mine if r.fingerprint), None)
+        changes = baseline.changed_engine(engine, fingerprint)
+        if changes:
+            lines.append(f"    warning: the baseline was recorded with another {engine} configuration: "
+                         + "; ".join(changes))
+        if verbosity >= 0:
+            for r in regressed[:WORST_CASES]:
+                worse = [d["message"] for d in r.baseline["deltas"] if d["verdict"] == "regressed"]
+                lines.append(f"    regressed: {r.id}: {'; '.join(worse)}")
+            if len(regressed) > WORST_CASES:
+                lines.append(f"    ... and {len(regressed) - WORST_CASES} more regressed cases")
+    return lines
+
+
+def gate_lines(gate_results) -> list[str]:
+    if not gate_results:
+        return []
+    failed = sum(not g.passed for g in gate_results)
+    return [f"aggregate gates ({len(gate_results)}, {failed} failed):"] + [f"  {g.message}" for g in gate_results]
