@@ -106,7 +106,8 @@ def recognize(engine: Engine, case: Case) -> Timed:
 
 def metric_names(case: Case, looping: bool = False) -> list[str]:
     """The metrics every case with such inputs gets, the ones the case asks for, and every
-    metric it has a threshold on; ``repetition`` too when the output loops."""
+    metric it has a threshold or a regression tolerance on; ``repetition`` too when the
+    output loops."""
     names: list[str] = []
     if case.has_reference_text:
         names += DEFAULT_METRICS
@@ -118,7 +119,7 @@ def metric_names(case: Case, looping: bool = False) -> list[str]:
         names += TASK_METRICS
     if looping:
         names.append("repetition")
-    return list(dict.fromkeys([*names, *case.metrics, *(t.metric for t in case.thresholds)]))
+    return list(dict.fromkeys([*names, *case.metrics, *(t.metric for t in case.thresholds), *case.regression]))
 
 
 def extract(case: Case, recognition: Recognition) -> Extracted:

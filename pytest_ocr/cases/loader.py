@@ -111,7 +111,7 @@ def _check_inputs_for_metrics(case: Case, keypath: tuple, document: Document) ->
     what = {"text": "expected.text or expected.text_file", "fields": "expected.fields or expected.fields_file",
             "schema": "expected.schema or expected.schema_file", "task": "a task: block"}
     problems = []
-    for name in dict.fromkeys([*(t.metric for t in case.thresholds), *case.metrics]):
+    for name in dict.fromkeys([*(t.metric for t in case.thresholds), *case.metrics, *case.regression]):
         if not METRICS[name].accepts(inputs):
             needs = " or ".join(what[n] for n in METRICS[name].needs.split("|"))
             problems.append(Problem(case.line, keypath, f"case {case.id!r}: metric {name!r} needs {needs}, "
