@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .compare import fingerprint_changes, load_report
 from .engines import fingerprint_id
 from .regression import EXACT, Delta, Tolerance, deltas
 from .report import json_report
@@ -35,8 +36,6 @@ class Baseline:
     def load(cls, path: Path, missing_ok: bool = False) -> Baseline:
         """Raises ValueError (e.g. compare.ReportError) for a file that is not a report;
         a missing file is an empty baseline when ``missing_ok`` (about to be written)."""
-        from .compare import load_report  # TEMP lazy
-
         if missing_ok and not path.exists():
             return cls(path)
         document = load_report(path)
@@ -48,8 +47,6 @@ class Baseline:
         old = self.engines.get(engine)
         if old is None or fingerprint is None or old.get("fingerprint_id") == fingerprint_id(fingerprint):
             return None
-        from .compare import fingerprint_changes  # TEMP lazy
-
         old = {k: v for k, v in old.items() if k != "fingerprint_id"}
         return fingerprint_changes(old, fingerprint) or ["fingerprint differs"]
 

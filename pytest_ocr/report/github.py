@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..compare import compare
 from ..results import CaseResult, Summary
 from . import json_report
+from .markdown import run_markdown
 
 MAX_ANNOTATIONS = 50  # GitHub shows at most 10 errors per step anyway; the summary lists the rest
 
@@ -58,9 +60,6 @@ def append_step_summary(path: Path, results: list[CaseResult], summaries: dict[s
                         baseline=None) -> None:
     """Append the run's Markdown summary (with deltas against the baseline) to
     ``$GITHUB_STEP_SUMMARY``."""
-    from ..compare import compare  # TEMP lazy
-    from .markdown import run_markdown
-
     gates = [g.to_dict() for g in gate_results]
     document = json_report.build(results, summaries, {}, [], gates)
     comparison = compare(baseline.document, document, []) if baseline is not None and baseline.document else None
