@@ -42,6 +42,10 @@ def _decode(path: Path, data: bytes) -> str:
 
 
 class PredictionsEngine:
+    # Never put in the output cache: looking a text up here is cheaper than a cache
+    # lookup, and this file, not a copy of it, is what the results must reflect.
+    cacheable = False
+
     def __init__(self, spec: EngineSpec) -> None:
         options = _options.check_options(spec, SCHEMA)
         self.option_path = options["path"]
