@@ -1,21 +1,25 @@
 """The OCR output cache on a real directory: round trips, keys, damaged entries, real
-concurrent processes, unwritable places."""
+concurrent processes, unwritable places, and engines whose fingerprints must change
+when their code does."""
 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import os
 import shutil
 import subprocess
 import sys
 import textwrap
+import uuid
 from pathlib import Path
 
 import pytest
 
 from pytest_ocr.cache import FORMAT, Cached, OutputCache, cacheable
 from pytest_ocr.engines import EngineSpec, Recognition, fingerprint_id
+from pytest_ocr.engines.command import CommandEngine
 from pytest_ocr.engines.predictions import PredictionsEngine
 from pytest_ocr.engines.python import PythonEngine
 
@@ -369,3 +373,86 @@ def test_concurrent_processes_never_see_half_an_entry(tmp_path):
         assert cache.get(key).recognition.raw == {"writer": me}
     for key in keys[:3]:
         assert cache.get(key).recognition.raw["writer"] in range(processes)
+
+
+# --- fingerprints that follow the code ------------------------------------------------
+
+
+def _write_module(directory: Path, name: str, body: str) -> Path:
+    path = directory / f"{name}.py"
+    path.write_text(textwrap.dedent(body), encoding="utf-8")
+    return path
+
+
+def _fresh_python_engine(directory: Path, target: str, *modules: str) -> PythonEngine:
+    # Import the modules anew (as a new pytest process would) rather than from sys.modules.
+    for name in modules:
+        sys.modules.pop(name, None)
+    importlib.invalidate_caches()
+    return PythonEngine(EngineSpec("mine", "python", {"function": target}, directory))
+
+
+def test_editing_a_python_engines_module_misses_the_cache(tmp_path):
+    name = f"ocr_cache_engine_{uuid.uuid4().hex}"
+    module = _write_module(tmp_path, name, """
+        __version__ = "1.0"
+
+        def read(image_path):
+            return "first"
+    """)
+    try:
+        before = _fresh_python_engine(tmp_path, f"{name}:read", name)
+        assert before.fingerprint()["config"]["source"] == sha256(module.read_bytes())[:16]
+        cache = OutputCache(tmp_path / "cache")
+        key = cache.key(IMAGE, before.fingerprint())
+        assert cache.put(key, before.recognize(IMAGE), 0.1)
+
+        # Same __version__, same kwargs: only the code changed (and its size, so no stale .pyc).
+        module.write_text(module.read_text().replace('"first"', '"second, edited"'), encoding="utf-8")
+        after = _fresh_python_engine(tmp_path, f"{name}:read", name)
+        assert after.recognize(IMAGE).text == "second, edited"
+        assert after.fingerprint()["version"] == before.fingerprint()["version"] == "1.0"
+        assert after.fingerprint()["config"]["source"] == sha256(module.read_bytes())[:16]
+        assert after.fingerprint() != before.fingerprint()
+        assert cache.get(cache.key(IMAGE, after.fingerprint())) is None
+        assert cache.get(key).recognition.text == "first"
+    finally:
+        sys.modules.pop(name, None)
+
+
+def test_the_source_hashed_is_the_module_that_defines_the_function(tmp_path):
+    facade, impl = f"ocr_facade_{uuid.uuid4().hex}", f"ocr_impl_{uuid.uuid4().hex}"
+    _write_module(tmp_path, facade, f"from {impl} import read\n")
+    implementation = _write_module(tmp_path, impl, """
+        def read(image_path):
+            return "v1"
+    """)
+    try:
+        before = _fresh_python_engine(tmp_path, f"{facade}:read", facade, impl)
+        assert before.fingerprint()["config"]["source"] == sha256(implementation.read_bytes())[:16]
+        implementation.write_text(implementation.read_text().replace('"v1"', '"v2 edited"'), encoding="utf-8")
+        after = _fresh_python_engine(tmp_path, f"{facade}:read", facade, impl)
+        assert after.recognize(IMAGE).text == "v2 edited"
+        assert after.fingerprint()["config"]["source"] != before.fingerprint()["config"]["source"]
+    finally:
+        sys.modules.pop(facade, None)
+        sys.modules.pop(impl, None)
+
+
+def test_replacing_a_command_engines_executable_misses_the_cache(tmp_path):
+    script = tmp_path / "my-ocr"
+    script.write_text("#!/bin/sh\necho first\n")
+    script.chmod(0o755)
+    argv = [str(script), "{image}"]
+    before = CommandEngine(EngineSpec("cmd", "command", {"argv": argv, "version": "1.0"}, tmp_path))
+    assert before.fingerprint()["config"]["executable"] == sha256(script.read_bytes())[:16]
+    cache = OutputCache(tmp_path / "cache")
+    key = cache.key(IMAGE, before.fingerprint())
+    assert cache.put(key, before.recognize(IMAGE), 0.1)
+
+    script.write_text("#!/bin/sh\necho second\n")  # same name, same argv, same declared version
+    after = CommandEngine(EngineSpec("cmd", "command", {"argv": argv, "version": "1.0"}, tmp_path))
+    assert after.recognize(IMAGE).text == "second\n"
+    assert after.fingerprint()["config"]["executable"] == sha256(script.read_bytes())[:16]
+    assert after.fingerprint() != before.fingerprint()
+    assert cache.get(cache.key(IMAGE, after.fingerprint())) is None

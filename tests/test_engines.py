@@ -264,10 +264,11 @@ def test_command_env_cwd_and_fingerprint(tmp_path):
     assert engine.recognize(Path("a.png")).text == "s3cret\n"
     fingerprint = engine.fingerprint()
     assert "s3cret" not in json.dumps(fingerprint)
+    executable = hashlib.sha256(Path(sys.executable).read_bytes()).hexdigest()[:16]  # argv[0]'s content
     assert fingerprint == {
         "type": "command",
         "version": "my-ocr 2.1",
-        "config": {"argv": argv, "cwd": "work", "env": ["OCR_TOKEN"]},
+        "config": {"argv": argv, "cwd": "work", "env": ["OCR_TOKEN"], "executable": executable},
     }
     argv = [sys.executable, FAKE_OCR, "cwd", "{image}"]
     cwd = CommandEngine(spec("command", base_dir=tmp_path, argv=argv, cwd="work"))
@@ -437,10 +438,11 @@ def test_python_function_returning_str_with_kwargs():
     engine = python("ocr_funcs:read_name", kwargs={"suffix": "!"})  # found through base_dir
     assert sys.path == path_before
     assert engine.recognize(Path("/images/scan.png")) == Recognition("scan.png!")
+    source = hashlib.sha256((HELPERS / "ocr_funcs.py").read_bytes()).hexdigest()[:16]
     assert engine.fingerprint() == {
         "type": "python",
         "version": "1.2.3",
-        "config": {"function": "ocr_funcs:read_name", "kwargs": {"suffix": "!"}},
+        "config": {"function": "ocr_funcs:read_name", "kwargs": {"suffix": "!"}, "source": source},
     }
 
 
@@ -482,3 +484,70 @@ def test_python_import_errors_name_the_module():
         python("ocr_funcs:nope")
     with pytest.raises(EngineError, match=r"'ocr_funcs:__version__' is a str, not a function"):
         python("ocr_funcs:__version__")
+
+
+# --- fingerprints name the code that runs (so a cache keyed on them stays honest) -----
+
+
+def test_python_source_is_the_file_defining_the_function():
+    source = hashlib.sha256((HELPERS / "ocr_funcs.py").read_bytes()).hexdigest()[:16]
+    dotted = python("engine_helpers.ocr_funcs:Reader.read", base_dir=HELPERS.parent)
+    assert dotted.fingerprint()["config"]["source"] == source
+
+
+def test_python_source_of_a_callable_without_source_is_its_modules_file(tmp_path):
+    # functools.partial has no source of its own: the module that made it is what changes.
+    module = tmp_path / "ocr_partial_engine.py"
+    module.write_text(
+        "import functools\n\ndef _read(image_path, suffix):\n    return 'p' + suffix\n\n"
+        "read = functools.partial(_read, suffix='!')\n",
+        encoding="utf-8",
+    )
+    try:
+        engine = python("ocr_partial_engine:read", base_dir=tmp_path)
+        assert engine.recognize(Path("a.png")).text == "p!"
+        assert engine.fingerprint()["config"]["source"] == hashlib.sha256(module.read_bytes()).hexdigest()[:16]
+    finally:
+        sys.modules.pop("ocr_partial_engine", None)
+
+
+def test_python_source_is_null_when_there_is_no_file():
+    # A built-in has no file to hash: the fingerprint says so, the same way every time.
+    first, second = python("builtins:len"), python("builtins:len")
+    assert first.fingerprint()["config"]["source"] is None
+    assert first.fingerprint() == second.fingerprint()
+
+
+def _script(path: Path, output: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"#!/bin/sh\necho {output}\n", encoding="utf-8")
+    path.chmod(0o755)
+    return path
+
+
+def test_command_executable_is_the_one_the_engines_path_finds(tmp_path):
+    first = _script(tmp_path / "bin1" / "my-ocr", "one")
+    second = _script(tmp_path / "bin2" / "my-ocr", "two")
+    digest = {path: hashlib.sha256(path.read_bytes()).hexdigest()[:16] for path in (first, second)}
+    engines = {
+        path: CommandEngine(spec("command", argv=["my-ocr", "{image}"], env={"PATH": str(path.parent)}))
+        for path in (first, second)
+    }
+    for path, engine in engines.items():
+        assert engine.fingerprint()["config"]["executable"] == digest[path]
+    assert engines[first].recognize(Path("a.png")).text == "one\n"
+    assert engines[second].recognize(Path("a.png")).text == "two\n"
+    assert engines[first].fingerprint()["config"]["env"] == ["PATH"]  # the name only, as before
+
+
+def test_command_executable_relative_to_cwd_and_through_a_symlink(tmp_path):
+    target = _script(tmp_path / "tools" / "ocr-1.2", "one")
+    (tmp_path / "work" / "bin").mkdir(parents=True)
+    (tmp_path / "work" / "bin" / "ocr").symlink_to(target)
+    engine = CommandEngine(spec("command", base_dir=tmp_path, argv=["bin/ocr", "{image}"], cwd="work"))
+    # The bytes that run, not the link: a new version behind the same link changes it.
+    assert engine.fingerprint()["config"]["executable"] == hashlib.sha256(target.read_bytes()).hexdigest()[:16]
+    _script(target, "two, upgraded")
+    again = CommandEngine(spec("command", base_dir=tmp_path, argv=["bin/ocr", "{image}"], cwd="work"))
+    assert again.fingerprint()["config"]["executable"] == hashlib.sha256(target.read_bytes()).hexdigest()[:16]
+    assert again.fingerprint() != engine.fingerprint()

@@ -14,6 +14,7 @@ import signal
 import subprocess
 from pathlib import Path
 
+from ..cache import file_sha256
 from . import _options
 from .base import EngineError, EngineSpec, Recognition
 
@@ -52,6 +53,13 @@ def run(argv: list[str], *, timeout: float, cwd: Path, env: dict[str, str]) -> s
     return subprocess.CompletedProcess(argv, proc.returncode, stdout, stderr)
 
 
+def _digest(path: str) -> str | None:
+    try:
+        return file_sha256(path)[:16]
+    except OSError:  # executable but not readable (mode 711): nothing to hash
+        return None
+
+
 class CommandEngine:
     def __init__(self, spec: EngineSpec) -> None:
         options = _options.check_options(spec, SCHEMA)
@@ -67,10 +75,13 @@ class CommandEngine:
         if not self.cwd.is_dir():
             raise _options.error(spec, f"option 'cwd': directory {self.cwd} does not exist")
         self.env = {**os.environ, **{key: str(value) for key, value in options["env"].items()}}
+        # A new binary under the same name changes the output but not argv (and `version`
+        # is whatever the user wrote), so a cache keyed on the fingerprint needs its bytes.
+        # Only argv[0]: a script or model named later in argv is not covered.
+        executable = _digest(self._check_executable(spec, self.argv[0]))
         # Values may be secrets: only the names go into the fingerprint.
-        self.config = {"argv": self.argv, "cwd": options["cwd"], "env": sorted(options["env"])}
-
-        self._check_executable(spec, self.argv[0])
+        env_names = sorted(options["env"])
+        self.config = {"argv": self.argv, "cwd": options["cwd"], "env": env_names, "executable": executable}
         self.version = options["version"]
         version_argv = options["version_argv"]
         if version_argv:
@@ -82,7 +93,7 @@ class CommandEngine:
             # Some programs (java -version) print their version to stderr.
             self.version = (proc.stdout or proc.stderr).decode(errors="replace").strip()
 
-    def _check_executable(self, spec: EngineSpec, program: str) -> None:
+    def _check_executable(self, spec: EngineSpec, program: str) -> str:
         # With a directory part it is relative to the process's cwd, as for the OS.
         if Path(program).name != program:
             found, where = shutil.which(str(self.cwd / program)), f"relative to {self.cwd}"
@@ -90,6 +101,7 @@ class CommandEngine:
             found, where = shutil.which(program, path=self.env.get("PATH")), "on PATH"
         if found is None:
             raise _options.error(spec, f"executable {program!r} not found {where}")
+        return found
 
     def _run(self, argv: list[str], what: str) -> subprocess.CompletedProcess:
         try:

@@ -6,11 +6,13 @@ and optionally ``lines``, ``confidence``, ``raw`` and ``fields``.
 
 from __future__ import annotations
 
+import inspect
 import sys
 import traceback
 from pathlib import Path
 from typing import Any
 
+from ..cache import file_sha256
 from ..imports import FunctionNotFound, load_function
 from . import _options
 from .base import EngineError, EngineSpec, Recognition
@@ -21,6 +23,24 @@ RESULT_TYPES = {"text": str, "lines": list[str] | None, "confidence": float | No
                 "fields": dict | None}
 EXPECTED = "a str, a Recognition or a dict with key 'text' (and optionally 'lines', 'confidence', 'raw', 'fields')"
 TRACEBACK_FRAMES = 5
+
+
+def source_digest(function: Any, module: Any) -> str | None:
+    """A short hash of the file that defines ``function``, or None when there is none.
+
+    Editing the function changes its output but not its module's ``__version__``, so
+    without this a cache keyed on the fingerprint would keep serving the old output. It
+    covers that one file, not what the function imports or loads.
+    """
+    try:
+        path = inspect.getsourcefile(inspect.unwrap(function))
+    except TypeError:  # a partial, an instance, a built-in: the module it was found in
+        path = None
+    path = path or getattr(module, "__file__", None)
+    try:
+        return file_sha256(path)[:16] if path else None
+    except OSError:
+        return None
 
 
 class PythonEngine:
@@ -34,6 +54,7 @@ class PythonEngine:
             raise _options.error(spec, f"option 'function': {exc}") from exc
         top_level = sys.modules.get(module.__name__.partition(".")[0])
         self.version = getattr(module, "__version__", None) or getattr(top_level, "__version__", None)
+        self.source = source_digest(self.function, module)
 
     def recognize(self, image: Path) -> Recognition:
         try:
@@ -61,4 +82,5 @@ class PythonEngine:
         raise EngineError(f"{self.target} returned {type(result).__name__} {shown} for {image}; expected {EXPECTED}")
 
     def fingerprint(self) -> dict:
-        return {"type": "python", "version": self.version, "config": {"function": self.target, "kwargs": self.kwargs}}
+        config = {"function": self.target, "kwargs": self.kwargs, "source": self.source}
+        return {"type": "python", "version": self.version, "config": config}
