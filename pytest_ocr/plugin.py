@@ -18,6 +18,7 @@ from .cases.document import DocumentError
 from .cases.loader import load_cases, load_project_config
 from .cases.model import Case, Defaults, Scope
 from .baseline import VERBS, Baseline
+from .cache import OutputCache
 from .baseline import compare as compare_with_baseline
 from .baseline import tolerances as baseline_tolerances
 from .baseline import write as write_baseline
@@ -62,6 +63,8 @@ class OcrSession:
         self.baseline: Baseline | None = None
         self.baseline_verb = config.getoption("ocr_baseline_write")
         self.baseline_written: dict[str, int] | None = None
+        self.cache = self._output_cache()
+        self.refresh = bool(config.getoption("ocr_refresh"))
         ini = config.getini("ocr_config")
         if ini:
             base = config.inipath.parent if config.inipath else config.rootpath
@@ -88,6 +91,17 @@ class OcrSession:
                                               missing_ok=bool(self.baseline_verb))
             except (OSError, ValueError) as exc:
                 raise pytest.UsageError(f"--ocr-baseline: {exc}") from None
+
+    def _output_cache(self) -> OutputCache | None:
+        """Engine outputs on disk: in --ocr-cache-dir, else in pytest's cache directory
+        (none when the cacheprovider plugin is off and no directory is given)."""
+        if self.config.getoption("ocr_no_cache"):
+            return None
+        directory = self.config.getoption("ocr_cache_dir")
+        if directory:
+            return OutputCache(self.config.invocation_params.dir / directory)
+        cache = getattr(self.config, "cache", None)
+        return OutputCache(cache.mkdir("ocr-outputs")) if cache is not None else None
 
     def is_case_item(self, nodeid: str) -> bool:
         path, _, name = nodeid.partition("::")
@@ -189,6 +203,12 @@ class OcrSession:
             terminalreporter.write_line(f"OCR baseline {self.baseline_verb}: {self.baseline.path}: "
                                         f"{written['added']} added, {written['replaced']} replaced, "
                                         f"{written['kept']} kept as they were")
+        cached = sum(r.cached for r in results)
+        if cached:
+            terminalreporter.write_line(f"OCR outputs from the cache: {cached} of {len(results)} "
+                                        f"(--ocr-refresh runs the engines again)")
+        if self.cache is not None and self.cache.write_error:
+            terminalreporter.write_line(f"warning: engine outputs were not cached: {self.cache.write_error}")
         if self.report_path:
             terminalreporter.write_line(f"OCR report: {self.report_path}")
 
@@ -255,6 +275,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--ocr-baseline-write", choices=VERBS, metavar="|".join(VERBS),
                     help="after the run, write the --ocr-baseline file: create (add missing items only), "
                          "update (replace every item that ran), ratchet (add new items, replace only improved ones)")
+    group.addoption("--ocr-cache-dir", metavar="DIR",
+                    help="keep engine outputs in DIR (default: pytest's cache directory, .pytest_cache)")
+    group.addoption("--ocr-no-cache", action="store_true", help="neither read nor write cached engine outputs")
+    group.addoption("--ocr-refresh", action="store_true",
+                    help="run every engine again and overwrite the cached outputs")
     group.addoption("--ocr-gate", action="append", metavar="GATE",
                     help='an aggregate gate judged after all items ran, per engine, e.g. "cer.micro<0.05" or '
                          '"tag:receipts field_f1.macro >= 0.8" (repeatable)')
@@ -347,15 +372,17 @@ class OcrItem(pytest.Item):
             )
         self.engine = ocr.registry.create(self.spec)
         self.fingerprint = self.engine.fingerprint()
+        recognize_case = functools.partial(recognize, self.engine, cache=ocr.cache, fingerprint=self.fingerprint,
+                                           refresh=ocr.refresh)
         concurrency = getattr(self.engine, "concurrency", 1)
         if isinstance(concurrency, int) and concurrency > 1:
             key = self.spec.key()
-            upcoming = ((other.nodeid, functools.partial(recognize, self.engine, other.case))
+            upcoming = ((other.nodeid, functools.partial(recognize_case, other.case))
                         for other in ocr.upcoming(self)
                         if isinstance(other, OcrItem) and other.spec is not None and other.spec.key() == key)
             self.timed = ocr.prefetch.result(self.nodeid, key, concurrency, upcoming)
         else:
-            self.timed = recognize(self.engine, self.case)
+            self.timed = recognize_case(self.case)
         self.extracted = extract(self.case, self.timed.recognition)
 
     def runtest(self) -> None:
@@ -370,6 +397,7 @@ class OcrItem(pytest.Item):
             prediction=recognition.text,
             confidence=recognition.confidence,
             inference_s=self.timed.seconds,
+            cached=self.timed.cached,
             fingerprint=self.fingerprint,
             baseline=compared,
             **evaluation.result_fields(),

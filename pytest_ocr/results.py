@@ -36,6 +36,7 @@ class CaseResult:
     error: str | None = None
     duration_s: float = 0.0
     inference_s: float | None = None
+    cached: bool = False  # the output came from the cache (inference_s is the original run's)
     fingerprint: dict | None = None  # the engine's; reports keep it once per engine
     fields: dict | None = None  # key fields got from the output
     fields_source: str | None = None  # extract | engine | json | none

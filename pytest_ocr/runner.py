@@ -12,6 +12,7 @@ from pathlib import Path
 import yaml
 
 from .cases.model import Case
+from .cache import OutputCache, cacheable
 from .cases.document import SafeLoader
 from .engines import Engine, Recognition
 from .extract import Extracted, fields_from_output, task_result
@@ -95,13 +96,29 @@ def check_inputs(case: Case) -> Inputs:
 @dataclass
 class Timed:
     recognition: Recognition
-    seconds: float
+    seconds: float  # the engine's time, also for an output from the cache
+    cached: bool = False
 
 
-def recognize(engine: Engine, case: Case) -> Timed:
+def recognize(engine: Engine, case: Case, cache: OutputCache | None = None, fingerprint: dict | None = None,
+              refresh: bool = False) -> Timed:
+    """The engine's output for the case's image: from the cache when it has it (unless
+    ``refresh``), else from the engine, and then stored."""
+    key = None
+    if cache is not None and fingerprint is not None and cacheable(engine):
+        try:
+            key = cache.key(case.image, fingerprint)
+        except OSError:
+            key = None  # the engine will say what is wrong with the image
+        hit = cache.get(key) if key is not None and not refresh else None
+        if hit is not None:
+            return Timed(hit.recognition, hit.seconds, cached=True)
     start = time.perf_counter()
     recognition = engine.recognize(case.image)
-    return Timed(recognition, time.perf_counter() - start)
+    timed = Timed(recognition, time.perf_counter() - start)
+    if key is not None:
+        cache.put(key, recognition, timed.seconds)
+    return timed
 
 
 def metric_names(case: Case, looping: bool = False) -> list[str]:
