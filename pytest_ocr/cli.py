@@ -7,6 +7,10 @@ scores two text files exactly as a case would (same normalisation, same metrics)
     pytest-ocr serve --engine NAME [--config FILE] [--host HOST] [--port PORT] [--workers N]
 
 serves an engine as an HTTP OCR worker (see pytest_ocr/serve.py).
+
+    pytest-ocr compare BASE.json HEAD.json [--fail-on RULE ...] [--markdown | --json]
+
+compares two JSON reports and exits 1 when a rule is violated (see pytest_ocr/compare.py).
 """
 
 from __future__ import annotations
@@ -14,12 +18,20 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import unicodedata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import __version__
 from .metrics.tokens import TokenizerUnavailable
 from .metrics import CER_DENOMINATORS, DEFAULT_METRICS, METRICS, PROFILES, Normalization, score
 from .results import json_safe
+from .thresholds import format_number
+
+if TYPE_CHECKING:
+    from .compare import Comparison
+
+TEXT_LIST_LIMIT = 20
 
 
 class CliError(Exception):
@@ -75,6 +87,83 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
 
 
+def _comparison_text(c: Comparison) -> list[str]:
+    """A plain-text summary: per-engine deltas, fingerprints, outcome changes, regressed items, violations."""
+    from .compare import COUNTS
+
+    lines = []
+    for e in c.engines:
+        counts = ", ".join(f"{n} {e.base[n]} -> {e.head[n]}" if e.base[n] != e.head[n] else f"{n} {e.head[n]}"
+                           for n in COUNTS)
+        if e.unchanged:
+            lines.append(f"{e.engine}: no change ({counts})")
+            continue
+        lines.append(f"{e.engine}: {counts}")
+        width = max((len(f"{d.metric} {d.kind}") for d in e.metrics), default=0)
+        for d in e.metrics:
+            old = "-" if d.old is None else f"{d.old:.4f}"
+            new = "-" if d.new is None else f"{d.new:.4f}"
+            change = "-" if d.change is None else "same" if d.direction == "same" else f"{d.change:+.4g} {d.direction}"
+            lines.append(f"  {f'{d.metric} {d.kind}'.ljust(width)}  {old:>9} -> {new:>9}  {change}")
+    for label, names in (("new engines", c.new_engines), ("engines no longer run", c.removed_engines)):
+        if names:
+            lines.append(f"{label}: {', '.join(names)}")
+    for f in c.fingerprints:
+        lines.append(f"engine configuration changed: {f.engine}")
+        lines += [f"  {change}" for change in f.changes]
+    lines.append(f"items: {len(c.cases)} in both, {len(c.new_items)} new, {len(c.removed_items)} removed "
+                 f"(new and removed items are not compared)")
+    if c.outcome_changes:
+        lines.append(f"outcome changed ({len(c.outcome_changes)}):")
+        for o in c.outcome_changes[:TEXT_LIST_LIMIT]:
+            lines.append(f"  {o.id}: {o.old} -> {o.new}" + (f": {o.error[:150]}" if o.error else ""))
+        lines += _more(c.outcome_changes)
+    regressed = c.regressed_cases()
+    if regressed:
+        lines.append(f"regressed items ({len(regressed)}):")
+        for case in regressed[:TEXT_LIST_LIMIT]:
+            worse = [d for d in case.deltas if d.direction == "worse"]
+            shown = "; ".join(f"{d.metric} {format_number(d.old)} -> {format_number(d.new)}" for d in worse)
+            lines.append(f"  {case.id}: {shown or case.old_outcome + ' -> ' + case.new_outcome}")
+        lines += _more(regressed)
+    for note in c.notes:
+        lines.append(f"note: {note}")
+    if c.violations:
+        lines.append(f"rule violations ({len(c.violations)}):")
+        lines += [f"  [{v.rule}] {v.message}" for v in c.violations[:TEXT_LIST_LIMIT]] + _more(c.violations)
+    if not c.rules:
+        lines.append("result: no rules given (--fail-on), nothing gated")
+    else:
+        lines.append(f"result: {'FAILED' if c.failed else 'ok'}: {len(c.violations)} rule violation(s) "
+                     f"of {', '.join(c.rules)}")
+    # Error messages carry engine output: no terminal control sequences from it.
+    return ["".join("\ufffd" if unicodedata.category(ch) == "Cc" else ch for ch in line) for line in lines]
+
+
+def _more(items: list) -> list[str]:
+    return [f"  ... and {len(items) - TEXT_LIST_LIMIT} more (--json lists all)"] if len(items) > TEXT_LIST_LIMIT else []
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from . import compare  # reports and their schema are not needed for `score`
+    from .report.markdown import comparison_markdown
+
+    try:
+        rules = compare.parse_rules(args.fail_on)
+        base, head = compare.load_report(args.base), compare.load_report(args.head)
+    except (compare.RuleError, compare.ReportError) as exc:
+        raise CliError(str(exc)) from None
+    comparison = compare.compare(base, head, rules)
+    if args.json:
+        print(json.dumps(comparison.to_dict(), indent=2, ensure_ascii=False, allow_nan=False))
+    elif args.markdown:
+        print(comparison_markdown(comparison), end="")
+    else:
+        print(f"pytest-ocr compare: {args.base} -> {args.head}")
+        print("\n".join(_comparison_text(comparison)))
+    return 1 if comparison.failed else 0
+
+
 def parser() -> argparse.ArgumentParser:
     main = argparse.ArgumentParser(prog="pytest-ocr", description="OCR evaluation tools of pytest-ocr")
     main.add_argument("--version", action="version", version=f"pytest-ocr {__version__}")
@@ -99,6 +188,19 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("--port", type=int, default=8765, help="port to listen on; 0 picks a free one (default: 8765)")
     v.add_argument("--workers", type=int, default=1, metavar="N", help="recognitions run at once (default: 1)")
     v.set_defaults(run=cmd_serve)
+
+    c = commands.add_parser("compare", help="compare two JSON reports (--ocr-report) and fail on regressions",
+                            description="Exit status: 0 no rule violated, 1 a rule violated, 2 bad input.")
+    c.add_argument("base", metavar="BASE", help="the report to compare against, e.g. the main branch's")
+    c.add_argument("head", metavar="HEAD", help="the report of the change")
+    c.add_argument("--fail-on", action="append", default=[], metavar="RULE",
+                   help="exit 1 when HEAD breaks this rule (repeatable): METRIC:TOLERANCE per item (cer:+0.005, "
+                        "cer:+10%%), METRIC.macro:TOLERANCE or METRIC.micro:TOLERANCE per engine, or errors "
+                        "(an item measured in BASE is an error in HEAD)")
+    output = c.add_mutually_exclusive_group()
+    output.add_argument("--markdown", action="store_true", help="print Markdown for a PR comment or job summary")
+    output.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    c.set_defaults(run=cmd_compare)
     return main
 
 
