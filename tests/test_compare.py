@@ -1,0 +1,459 @@
+"""Comparing two runs: reports made by the real plugin, compared by the library and by
+`pytest-ocr compare`, against values worked out by hand below."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import DATA, INI, SIDECAR_ENGINE
+
+from pytest_ocr.compare import (
+    ReportError,
+    RuleError,
+    compare,
+    fingerprint_changes,
+    load_report,
+    parse_rule,
+    parse_rules,
+)
+
+# A second engine whose version and options we change between the runs (its fingerprint),
+# reading the same side-car files as the `fake` engine. The version lives in another
+# module so that the engine's own source stays the same.
+ENGINE2 = '''
+from pathlib import Path
+
+from engine2_version import __version__
+
+def read(image_path, variant="a"):
+    return Path(image_path).with_suffix(".ocr.txt").read_text(encoding="utf-8")
+'''
+
+CONFIG = """
+engines:
+  fake: {{type: python, function: sidecar_engine:read}}
+  fake2: {{type: python, function: engine2:read, kwargs: {{variant: {variant}}}}}
+defaults:
+  engine: fake
+  thresholds: {{cer: "< 0.15"}}
+  metrics: [char_accuracy]
+"""
+
+# BASE and HEAD case files; each case reads its own image's side-car text.
+BASE_CASES = """cases:
+  - {id: worse, image: worse.tif, expected: {text: abcdefghij}}
+  - {id: better, image: better.tif, expected: {text: abcdefghij}, thresholds: {cer: "< 0.05"}}
+  - {id: same, image: same.tif, expected: {text: hello world}}
+  - {id: removed, image: removed.tif, expected: {text: "0123456789"}}
+  - {id: crashes, image: crashes.tif, expected: {text: abcdefghij}}
+  - {id: other, image: other.tif, expected: {text: xyz}, engine: fake2}
+"""
+HEAD_CASES = """cases:
+  - {id: worse, image: worse.tif, expected: {text: abcdefghij}}
+  - {id: better, image: better.tif, expected: {text: abcdefghij}, thresholds: {cer: "< 0.05"}}
+  - {id: same, image: same.tif, expected: {text: hello world}}
+  - {id: new, image: new.tif, expected: {text: klmnopqrst}}
+  - {id: crashes, image: crashes.tif, expected: {text: abcdefghij}}
+  - {id: new-broken, image: broken.tif, expected: {text: abcdefghij}}
+  - {id: other, image: other.tif, expected: {text: xyz}, engine: fake2}
+"""
+# What the engine "reads" (None: no side-car, the engine raises: an error item).
+BASE_OUTPUT = {"worse": "abcdefghiX", "better": "abcdeXghij", "same": "hello world", "removed": "0123456788",
+               "crashes": "abcdefghij", "other": "xyz"}
+HEAD_OUTPUT = {"worse": "abcdefghXY", "better": "abcdefghij", "same": "hello world", "new": "klmnopqrsX",
+               "crashes": None, "broken": None, "other": "xyz"}
+
+# Worked out by hand (character error rate = edits / reference characters):
+#   engine fake, BASE: worse 1/10, better 1/10 (fails its < 0.05), same 0/11, removed 1/10, crashes 0/10
+#     cer macro = (0.1 + 0.1 + 0 + 0.1 + 0) / 5 = 0.06      micro = 3 / 51
+#     cases 5: passed 4 (worse, same, removed, crashes), failed 1 (better), errors 0
+#   engine fake, HEAD: worse 2/10 (fails < 0.15), better 0/10, same 0/11, new 1/10; crashes and
+#     new-broken are errors (no side-car), so have no metrics
+#     cer macro = (0.2 + 0 + 0 + 0.1) / 4 = 0.075             micro = 3 / 41
+#     cases 6: passed 3 (better, same, new), failed 1 (worse), errors 2
+#   cer deltas: macro 0.075 - 0.06 = 0.015, micro 3/41 - 3/51 = 30/2091 = 0.014347...
+#   char_accuracy (higher is better) = 1 - cer for substitutions only:
+#     BASE macro (0.9 + 0.9 + 1 + 0.9 + 1) / 5 = 0.94, micro 48/51; HEAD macro (0.8 + 1 + 1 + 0.9) / 4 = 0.925,
+#     micro 38/41; deltas -0.015 and 38/41 - 48/51 = -30/2091: worse
+#   exact_match: BASE (0 + 0 + 1 + 0 + 1) / 5 = 0.4, HEAD (0 + 1 + 1 + 0) / 4 = 0.5: better by 0.1
+CER_MACRO = (0.06, 0.075)
+CER_MICRO = (3 / 51, 3 / 41)
+ID = "s.ocr.yaml::{}[fake]".format
+
+
+def _run_pytest(root: Path, report: str) -> None:
+    result = subprocess.run(
+        # no output cache: every case shows the same image, and what the engine reads changes between runs
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "--ocr-no-cache",
+         "--ocr-report", report],
+        cwd=root, capture_output=True, text=True,
+        # engine2_version.py changes within a second and keeps its size: no stale bytecode
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+    )
+    assert result.returncode == 1, result.stdout + result.stderr  # both runs have failures
+    assert (root / report).exists(), result.stdout
+
+
+def _set_outputs(root: Path, outputs: dict[str, str | None]) -> None:
+    for name, text in outputs.items():
+        image = root / f"{name}.tif"
+        if not image.exists():
+            shutil.copy(DATA / "pages/tess_phototest.tif", image)
+        sidecar = image.with_suffix(".ocr.txt")
+        if text is None:
+            sidecar.unlink(missing_ok=True)
+        else:
+            sidecar.write_text(text, encoding="utf-8")
+
+
+def make_runs(root: Path) -> Path:
+    """BASE and HEAD reports (base.json, head.json) of one project, made by the real plugin in two runs."""
+    (root / "pytest.ini").write_text(INI, encoding="utf-8")
+    (root / "sidecar_engine.py").write_text(SIDECAR_ENGINE, encoding="utf-8")
+    for name, version, variant, cases, outputs in (("base.json", "1.0", "a", BASE_CASES, BASE_OUTPUT),
+                                                   ("head.json", "1.1", "b", HEAD_CASES, HEAD_OUTPUT)):
+        (root / "engine2.py").write_text(ENGINE2, encoding="utf-8")
+        (root / "engine2_version.py").write_text(f"__version__ = {version!r}\n", encoding="utf-8")
+        (root / "ocr-config.yaml").write_text(CONFIG.format(variant=variant), encoding="utf-8")
+        (root / "s.ocr.yaml").write_text(cases, encoding="utf-8")
+        _set_outputs(root, outputs)
+        _run_pytest(root, name)
+    return root
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> Path:
+    return make_runs(tmp_path_factory.mktemp("runs"))
+
+
+@pytest.fixture(scope="module")
+def base(runs):
+    return load_report(runs / "base.json")
+
+
+@pytest.fixture(scope="module")
+def head(runs):
+    return load_report(runs / "head.json")
+
+
+def run_cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "pytest_ocr.cli", "compare", *map(str, args)],
+                          capture_output=True, text=True, cwd=cwd, encoding="utf-8")
+
+
+# -- the comparison ------------------------------------------------------------------------
+
+
+def test_engine_aggregates_counts_and_directions(base, head):
+    c = compare(base, head, [])
+    assert [e.engine for e in c.engines] == ["fake", "fake2"]
+    fake = c.engines[0]
+    assert fake.base == {"cases": 5, "passed": 4, "failed": 1, "errors": 0}
+    assert fake.head == {"cases": 6, "passed": 3, "failed": 1, "errors": 2}
+    rows = {(d.metric, d.kind): d for d in fake.metrics}
+    cer_macro, cer_micro = rows["cer", "macro"], rows["cer", "micro"]
+    assert (cer_macro.old, cer_macro.new) == pytest.approx(CER_MACRO)
+    assert cer_macro.change == pytest.approx(0.015) and cer_macro.direction == "worse"
+    assert (cer_micro.old, cer_micro.new) == pytest.approx(CER_MICRO)
+    assert cer_micro.change == pytest.approx(30 / 2091) and cer_micro.direction == "worse"
+    accuracy = rows["char_accuracy", "micro"]
+    assert (accuracy.old, accuracy.new, accuracy.change) == pytest.approx((48 / 51, 38 / 41, -30 / 2091))
+    assert accuracy.direction == "worse"  # it went down, and higher is better
+    assert rows["char_accuracy", "macro"].change == pytest.approx(-0.015)
+    exact = rows["exact_match", "macro"]
+    assert (exact.old, exact.new, exact.direction) == (pytest.approx(0.4), pytest.approx(0.5), "better")
+    fake2 = {(d.metric, d.kind): d for d in c.engines[1].metrics}
+    assert fake2["cer", "macro"].direction == "same" and fake2["cer", "macro"].change == 0
+    assert c.new_engines == [] and c.removed_engines == []
+
+
+def test_items_new_removed_outcome_changes_and_case_deltas(base, head):
+    c = compare(base, head, [])
+    assert c.new_items == [ID("new-broken"), ID("new")]  # sorted: "-" before "["
+    assert c.removed_items == [ID("removed")]
+    assert [case.id for case in c.cases] == [ID("better"), ID("crashes"), "s.ocr.yaml::other[fake2]", ID("same"),
+                                             ID("worse")]
+    changes = {(o.id, o.old, o.new) for o in c.outcome_changes}
+    assert changes == {(ID("better"), "failed", "passed"), (ID("crashes"), "passed", "error"),
+                       (ID("worse"), "passed", "failed")}
+    crashed = next(o for o in c.outcome_changes if o.new == "error")
+    assert "engine crashed on crashes.tif" in crashed.error
+    worse = next(case for case in c.cases if case.id == ID("worse"))
+    deltas = {d.metric: d for d in worse.deltas}
+    # no rules: every metric both records have, the default ones and the requested char_accuracy
+    assert set(deltas) == {"cer", "char_accuracy", "ned", "exact_match", "wer"}
+    assert (deltas["cer"].old, deltas["cer"].new, deltas["cer"].direction) == (0.1, 0.2, "worse")
+    assert deltas["cer"].change == pytest.approx(0.1)
+    assert deltas["char_accuracy"].change == pytest.approx(-0.1) and deltas["char_accuracy"].direction == "worse"
+    assert deltas["wer"].direction == "same"  # one wrong word of one, before and after
+    crashes = next(case for case in c.cases if case.id == ID("crashes"))
+    assert crashes.deltas == []  # an error has no metrics
+    assert [case.id for case in c.regressed_cases()] == [ID("worse")]
+    assert not c.failed and c.violations == [] and c.notes == []
+
+
+def test_fingerprint_change_of_one_engine(base, head):
+    c = compare(base, head, [])
+    assert [(f.engine, f.changes) for f in c.fingerprints] == [
+        ("fake2", ["version: 1.0 -> 1.1", "config.kwargs.variant: a -> b"])
+    ]
+
+
+@pytest.mark.parametrize(("rule", "violated"), [
+    # per item, absolute: worse's cer 0.1 -> 0.2 is 0.1 worse
+    ("cer:+0.05", [ID("worse")]),
+    ("cer:+0.15", []),
+    # per item, relative to the old value: allowed 50% of 0.1 = 0.05 < 0.1; 150% of 0.1 = 0.15 >= 0.1
+    ("cer:+50%", [ID("worse")]),
+    ("cer:150%", []),
+    # higher is better: char_accuracy 0.9 -> 0.8 is 0.1 worse
+    ("char_accuracy:+0.05", [ID("worse")]),
+    ("char_accuracy:+0.2", []),
+    # aggregates: cer macro +0.015, micro +0.014347..., char_accuracy micro 0.014347... lower
+    ("cer.macro:+0.01", ["fake"]),
+    ("cer.macro:+0.02", []),
+    ("cer.micro:+0.014", ["fake"]),
+    ("cer.micro:+0.015", []),
+    ("cer.macro:+20%", ["fake"]),  # allowed 0.2 * 0.06 = 0.012 < 0.015
+    ("cer.macro:+30%", []),  # allowed 0.3 * 0.06 = 0.018
+    ("char_accuracy.micro:+0.014", ["fake"]),
+    ("char_accuracy.micro:+0.015", []),
+    ("exact_match.macro:+0", []),  # it got better
+    # errors: crashes was passed and is now an error; new-broken is new, never a failure
+    ("errors", [ID("crashes")]),
+])
+def test_each_rule_kind(base, head, rule, violated):
+    c = compare(base, head, [parse_rule(rule)])
+    assert [v.id or v.engine for v in c.violations] == violated
+    assert c.failed == bool(violated)
+    assert all(v.rule == str(parse_rule(rule)) for v in c.violations)
+
+
+def test_violation_messages_say_values_direction_and_tolerance(base, head):
+    c = compare(base, head, parse_rules(["cer:+0.05", "char_accuracy.macro:+0.01", "errors"]))
+    messages = [v.message for v in c.violations]
+    # the values exactly as the reports hold them (0.94 is a float mean: 0.9400000000000001)
+    old, new = (r["summary"]["fake"]["metrics"]["char_accuracy"]["macro"] for r in (base, head))
+    assert (old, new) == pytest.approx((0.94, 0.925))
+    assert messages[0] == (f"fake (macro): char_accuracy: {old!r} -> {new!r} ({new - old!r}; higher is better; "
+                           f"tolerance 0.01): REGRESSED")
+    # then per item, by id: crashes before worse
+    assert messages[2] == f"{ID('worse')}: cer: 0.1 -> 0.2 (+0.1; lower is better; tolerance 0.05): REGRESSED"
+    assert messages[1].startswith(f"{ID('crashes')}: passed -> error: sidecar_engine:read raised RuntimeError: "
+                                  f"engine crashed on crashes.tif")
+    worse = next(case for case in c.cases if case.id == ID("worse"))
+    assert worse.violated
+    # with rules naming metrics, only those are compared per item
+    assert {d.metric for d in worse.deltas} == {"cer", "char_accuracy"}
+
+
+def test_identical_runs_compare_clean(base):
+    c = compare(base, base, parse_rules(["cer:+0", "cer.macro:+0", "cer.micro:+0", "errors"]))
+    assert not c.failed and c.outcome_changes == [] and c.fingerprints == [] and c.new_items == []
+    assert all(d.direction == "same" for e in c.engines for d in e.metrics if d.change is not None)
+    assert c.regressed_cases() == []
+
+
+def test_a_rule_that_compares_nothing_is_noted(base, head):
+    c = compare(base, head, parse_rules(["field_f1:+0.01", "field_f1.micro:+0.01"]))
+    assert not c.failed
+    assert c.notes == [
+        "rule field_f1:+0.01 compared nothing: no item or engine has its values in both reports",
+        "rule field_f1.micro:+0.01 compared nothing: no item or engine has its values in both reports",
+    ]
+
+
+def test_to_dict_is_standard_json(base, head):
+    c = compare(base, head, parse_rules(["cer:+0.05"]))
+    document = json.loads(json.dumps(c.to_dict(), allow_nan=False))
+    assert document["failed"] is True and document["rules"] == ["cer:+0.05"]
+    worse = next(case for case in document["cases"] if case["id"] == ID("worse"))
+    assert worse["regressed"] is True and worse["violated"] is True
+    assert document["fingerprints"] == [{"engine": "fake2",
+                                         "changes": ["version: 1.0 -> 1.1", "config.kwargs.variant: a -> b"]}]
+
+
+# -- rules ---------------------------------------------------------------------------------
+
+
+def test_rule_grammar():
+    assert str(parse_rule("cer:+0.005")) == "cer:+0.005"
+    assert str(parse_rule(" cer : 0.005 ")) == "cer:+0.005"
+    rule = parse_rule("cer:+10%")
+    assert (rule.scope, rule.metric, rule.tolerance.amount, rule.tolerance.relative) == ("case", "cer", 0.1, True)
+    rule = parse_rule("field_f1.micro:+0.01")
+    assert (rule.scope, rule.metric, rule.tolerance.amount) == ("micro", "field_f1", 0.01)
+    assert parse_rule("errors").scope == "errors"
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("cer", "bad rule 'cer': expected METRIC:TOLERANCE (cer:+0.005, cer:+10%)"),
+    ("cerr:+0.1", "unknown metric 'cerr'; did you mean 'cer'?"),
+    ("cer.mean:+0.1", "an aggregate is METRIC.macro or METRIC.micro, not 'cer.mean'"),
+    ("cer:-0.1", "a tolerance is a number such as 0.005 or a percentage such as \"10%\", not '-0.1'"),
+    ("cer:lots", "not 'lots'"),
+    ("errors:+1", "errors takes no tolerance"),
+])
+def test_bad_rules_say_what_was_expected(text, message):
+    with pytest.raises(RuleError) as info:
+        parse_rule(text)
+    assert message in str(info.value)
+
+
+# -- fingerprints --------------------------------------------------------------------------
+
+
+def test_fingerprint_changes_on_nested_dicts():
+    old = {"type": "tesseract", "version": "tesseract 5.3.0", "fingerprint_id": "aaaa",
+           "config": {"lang": "eng", "psm": None, "config": {}, "model": "a",
+                      "traineddata": {"eng": "7d4322bd2a774972"}}}
+    new = {"type": "tesseract", "version": "tesseract 5.4.1", "fingerprint_id": "bbbb",
+           "config": {"lang": "deu", "psm": 6, "config": {"tessedit_char_whitelist": "0123456789"}, "model": "b",
+                      "traineddata": {"deu": "1a2b3c4d5e6f7a8b"}, "oem": 1}}
+    assert fingerprint_changes(old, new) == [
+        "version: tesseract 5.3.0 -> tesseract 5.4.1",
+        "config.lang: eng -> deu",
+        "config.psm: null -> 6",
+        "config.config: removed (was {})",  # an empty mapping is a value of its own
+        "config.model: a -> b",
+        "config.traineddata.eng: removed (was 7d4322bd2a774972)",
+        "config.config.tessedit_char_whitelist: added (0123456789)",
+        "config.traineddata.deu: added (1a2b3c4d5e6f7a8b)",
+        "config.oem: added (1)",
+    ]
+    # fingerprint_id is a hash of the rest: a different one alone is no change
+    assert fingerprint_changes(old, {**old, "fingerprint_id": "cccc"}) == []
+    assert fingerprint_changes(new, new) == []
+
+
+def test_fingerprint_changes_of_lists_scalars_and_missing_sides():
+    old = {"type": "command", "version": None, "config": {"argv": ["ocr", "{image}"], "env": {"A": "1"}}}
+    new = {"type": "command", "version": "2", "config": {"argv": ["ocr", "--fast", "{image}"], "env": "none"}}
+    assert fingerprint_changes(old, new) == [
+        "version: null -> 2",
+        'config.argv: ["ocr", "{image}"] -> ["ocr", "--fast", "{image}"]',
+        "config.env.A: removed (was 1)",
+        "config.env: added (none)",
+    ]
+    long = {"type": "x", "version": "1", "config": {"prompt": "p" * 200}}
+    (line,) = fingerprint_changes({**long, "config": {"prompt": "q"}}, long)
+    assert line == "config.prompt: q -> " + "p" * 77 + "..."
+    assert fingerprint_changes(None, None) == []
+    assert fingerprint_changes(None, old) == ["no fingerprint before"]
+    assert fingerprint_changes(old, None) == ["no fingerprint now"]
+
+
+# -- reading reports -----------------------------------------------------------------------
+
+
+def test_load_report_errors_name_the_file_and_the_problem(runs, tmp_path):
+    with pytest.raises(ReportError, match=r"missing\.json: file not found"):
+        load_report(tmp_path / "missing.json")
+    (tmp_path / "bad.json").write_text('{"schema_version": 1,\n  "tool": }', encoding="utf-8")
+    with pytest.raises(ReportError, match=r"bad\.json: not JSON: Expecting value at line 2 column 11"):
+        load_report(tmp_path / "bad.json")
+    (tmp_path / "list.json").write_text("[1, 2]", encoding="utf-8")
+    with pytest.raises(ReportError, match=r"list\.json: not a pytest-ocr report \(expected a JSON object"):
+        load_report(tmp_path / "list.json")
+    report = json.loads((runs / "base.json").read_text(encoding="utf-8"))
+    broken = json.loads(json.dumps(report))
+    broken["results"][2]["outcome"] = "skipped"
+    (tmp_path / "schema.json").write_text(json.dumps(broken), encoding="utf-8")
+    with pytest.raises(ReportError) as info:
+        load_report(tmp_path / "schema.json")
+    assert str(info.value) == (f"{tmp_path / 'schema.json'}: not a valid pytest-ocr report: at /results/2/outcome: "
+                               f"'skipped' is not one of ['passed', 'failed', 'error']")
+    (tmp_path / "nan.json").write_text(json.dumps(report).replace('"duration_s": ', '"duration_s": NaN, "x": ', 1),
+                                       encoding="utf-8")
+    with pytest.raises(ReportError, match=r"nan\.json: not JSON: NaN is not standard JSON"):
+        load_report(tmp_path / "nan.json")
+    (tmp_path / "v2.json").write_text(json.dumps({**report, "schema_version": 2}), encoding="utf-8")
+    with pytest.raises(ReportError, match=r"v2\.json: report schema version 2; this pytest-ocr reads version 1"):
+        load_report(tmp_path / "v2.json")
+    duplicated = {**report, "results": report["results"] + report["results"][:1]}
+    (tmp_path / "dup.json").write_text(json.dumps(duplicated), encoding="utf-8")
+    with pytest.raises(ReportError, match=rf"at /results/{len(report['results'])}/id: duplicate id"):
+        load_report(tmp_path / "dup.json")
+    assert issubclass(ReportError, ValueError)
+
+
+# -- the command ---------------------------------------------------------------------------
+
+
+def test_cli_exit_codes_per_rule_kind(runs):
+    for rules, expected in [
+        ([], 0),
+        (["cer:+0.15"], 0),
+        (["cer:+0.05"], 1),
+        (["cer:+150%"], 0),
+        (["cer:+50%"], 1),
+        (["cer.macro:+0.02", "cer.micro:+0.015"], 0),
+        (["cer.macro:+0.01"], 1),
+        (["cer.micro:+0.014"], 1),
+        (["errors"], 1),
+    ]:
+        args = [a for rule in rules for a in ("--fail-on", rule)]
+        result = run_cli("base.json", "head.json", *args, cwd=runs)
+        assert result.returncode == expected, (rules, result.stdout, result.stderr)
+        assert result.stderr == ""
+
+
+def test_cli_bad_input_is_exit_2_with_one_line(runs, tmp_path):
+    (tmp_path / "not-a-report.json").write_text('{"hello": "world"}', encoding="utf-8")
+    for args, message in [
+        (["base.json", "nope.json"], "pytest-ocr compare: nope.json: file not found"),
+        (["base.json", tmp_path / "not-a-report.json"], "not a pytest-ocr report"),
+        (["base.json", "head.json", "--fail-on", "cer:ten"], "pytest-ocr compare: bad rule 'cer:ten': "),
+        (["base.json", "head.json", "--fail-on", "cerr:+0.1"], "unknown metric 'cerr'; did you mean 'cer'?"),
+    ]:
+        result = run_cli(*args, cwd=runs)
+        assert result.returncode == 2, args
+        assert message in result.stderr and result.stderr.count("\n") == 1, result.stderr
+        assert "Traceback" not in result.stderr and result.stdout == ""
+
+
+def test_cli_text_output(runs):
+    result = run_cli("base.json", "head.json", "--fail-on", "cer:+0.05", "--fail-on", "errors", cwd=runs)
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    assert lines[0] == "pytest-ocr compare: base.json -> head.json"
+    assert "fake: cases 5 -> 6, passed 4 -> 3, failed 1, errors 0 -> 2" in lines
+    cer_macro = next(line for line in lines if line.strip().startswith("cer macro"))
+    assert cer_macro.split() == ["cer", "macro", "0.0600", "->", "0.0750", "+0.015", "worse"]
+    exact = next(line for line in lines if line.strip().startswith("exact_match macro"))
+    assert exact.split()[-2:] == ["+0.1", "better"]
+    assert "engine configuration changed: fake2" in lines and "  config.kwargs.variant: a -> b" in lines
+    assert "items: 5 in both, 2 new, 1 removed (new and removed items are not compared)" in lines
+    assert f"  {ID('worse')}: cer 0.1 -> 0.2" in lines
+    assert "rule violations (2):" in lines
+    assert f"  [cer:+0.05] {ID('worse')}: cer: 0.1 -> 0.2 (+0.1; lower is better; tolerance 0.05): REGRESSED" in lines
+    assert lines[-1] == "result: FAILED: 2 rule violation(s) of cer:+0.05, errors"
+
+
+def test_cli_json_and_markdown_are_the_library_s(runs, base, head):
+    result = run_cli("base.json", "head.json", "--fail-on", "cer.macro:+0.01", "--json", cwd=runs)
+    assert result.returncode == 1
+    assert json.loads(result.stdout) == compare(base, head, parse_rules(["cer.macro:+0.01"])).to_dict()
+    result = run_cli("base.json", "head.json", "--markdown", cwd=runs)
+    assert result.returncode == 0
+    assert result.stdout.startswith("### OCR comparison: base → head\n")
+    assert "| cer macro | 0.0600 | 0.0750 | ▲ +0.0150 worse |" in result.stdout
+    result = run_cli("base.json", "head.json", "--markdown", "--json", cwd=runs)
+    assert result.returncode == 2 and "not allowed with argument" in result.stderr
+
+
+def test_cli_text_keeps_terminal_control_sequences_out(runs, tmp_path):
+    head = json.loads((runs / "head.json").read_text(encoding="utf-8"))
+    crashed = next(r for r in head["results"] if r["id"] == ID("crashes"))
+    crashed["error"] = "engine said \x1b[2J\x1b[31mred\x07 and more"
+    (tmp_path / "head.json").write_text(json.dumps(head), encoding="utf-8")
+    result = run_cli(runs / "base.json", tmp_path / "head.json", "--fail-on", "errors")
+    assert result.returncode == 1
+    assert "\x1b" not in result.stdout and "\x07" not in result.stdout
+    assert f"  {ID('crashes')}: passed -> error: engine said \ufffd[2J\ufffd[31mred\ufffd and more" in result.stdout

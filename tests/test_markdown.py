@@ -1,0 +1,282 @@
+"""Markdown for PR comments and job summaries, from reports made by the real plugin,
+rendered by GitHub's own Markdown implementation (cmark-gfm, through cmarkgfm) to
+check that hostile OCR text stays text."""
+
+from __future__ import annotations
+
+import copy
+from html.parser import HTMLParser
+
+import cmarkgfm
+import pytest
+from cmarkgfm.cmark import Options
+from test_compare import ID, make_runs
+
+from pytest_ocr.compare import compare, load_report, parse_rules
+from pytest_ocr.report.markdown import MAX_BYTES, comparison_markdown, escape, run_markdown
+
+pytest_plugins = ["pytester"]
+
+# Everything Markdown or HTML could act on, on one line, as an OCR service might return it.
+HOSTILE = ("<img src=x onerror=alert(1)> <script>alert(1)</script> | `rm -rf /` | **bold** _it_ "
+           "[link](javascript:alert(1)) ~~del~~ $x^2$ @octocat #1 \\| &amp; <!-- c --> <details>")
+
+# An engine that returns the side-car text, or raises with it after "raise:".
+EVIL_ENGINE = '''
+from pathlib import Path
+
+def read(image_path, **options):
+    text = Path(image_path).with_suffix(".ocr.txt").read_text(encoding="utf-8")
+    if text.startswith("raise:"):
+        raise RuntimeError(text[len("raise:"):])
+    return text
+'''
+EVIL_CONFIG = """
+engines:
+  evil: {{type: python, function: evil:read, kwargs: {kwargs}}}
+defaults:
+  engine: evil
+"""
+# A looping output: the repetition warning quotes the looping unit, OCR text.
+LOOPING = "Total 12.00 " + "<b>|`x`</b> " * 12
+ALLOWED_TAGS = {"h3", "h4", "h5", "p", "strong", "em", "table", "thead", "tbody", "tr", "th", "td", "ul", "li"}
+
+
+class Rendered(HTMLParser):
+    """The tags, the tables (rows of cell texts) and the visible text of rendered HTML."""
+
+    def __init__(self, html: str):
+        super().__init__(convert_charrefs=True)
+        self.tags: set[str] = set()
+        self.tables: list[list[list[str]]] = []
+        self.text: list[str] = []
+        self._cell: list[str] | None = None
+        self.feed(html)
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.add(tag)
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr":
+            self.tables[-1].append([])
+        elif tag in ("td", "th"):
+            self._cell = []
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th"):
+            self.tables[-1][-1].append("".join(self._cell))
+            self._cell = None
+
+    def handle_data(self, data):
+        self.text.append(data)
+        if self._cell is not None:
+            self._cell.append(data)
+
+    def handle_comment(self, data):
+        self.tags.add("<!-- comment -->")
+
+
+def render(markdown: str) -> Rendered:
+    # UNSAFE passes raw HTML through (GitHub then sanitises it); any tag that comes out was not escaped.
+    return Rendered(cmarkgfm.github_flavored_markdown_to_html(markdown, options=Options.CMARK_OPT_UNSAFE))
+
+
+def seen(text: str) -> str:
+    """What a reader sees: the zero-width space that keeps @mentions inert is invisible."""
+    return text.replace("\u200b", "")
+
+
+def assert_inert(rendered: Rendered) -> None:
+    assert rendered.tags <= ALLOWED_TAGS, rendered.tags - ALLOWED_TAGS
+    for table in rendered.tables:
+        assert all(len(row) == len(table[0]) for row in table), table  # no pipe split a cell
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    return make_runs(tmp_path_factory.mktemp("runs"))
+
+
+@pytest.fixture
+def hostile(suite):
+    """BASE: the evil engine reads fine; HEAD: it raises with HOSTILE, and its options
+    carry HOSTILE into its fingerprint. Both have an item whose output loops."""
+    suite.pytester.makepyfile(evil=EVIL_ENGINE)
+    suite.write("s.ocr.yaml", """cases:
+  - {id: victim, image: victim.tif, expected: {text: hello}}
+  - {id: looping, image: looping.tif, expected: {text: Total 12.00}}
+""")
+    reports = {}
+    for name, victim, kwargs in (("base.json", "hello", "{}"), ("head.json", "raise:" + HOSTILE, "{note: '%s'}" %
+                                                                  HOSTILE.replace("'", "''"))):
+        suite.write("ocr-config.yaml", EVIL_CONFIG.format(kwargs=kwargs))
+        suite.image("victim.tif", victim)
+        suite.image("looping.tif", LOOPING)
+        suite.pytester.runpytest("-p", "no:cacheprovider", "--ocr-no-cache", "--ocr-report", name)
+        reports[name] = load_report(suite.path / name)
+    return reports["base.json"], reports["head.json"]
+
+
+# -- escaping -------------------------------------------------------------------------------
+
+
+def test_escape_by_hand():
+    assert escape("a|b`c<script>&x") == "a\\|b\\`c&lt;script&gt;&amp;x"
+    assert escape("*b* _i_ [l](u) ~s~ $m$ #h !i \\") == "\\*b\\* \\_i\\_ \\[l\\](u) \\~s\\~ \\$m\\$ \\#h \\!i \\\\"
+    assert escape("@octocat") == "@\u200boctocat"
+    assert escape("line 1\nline 2\r\tend") == "line 1 line 2  end"
+    assert escape("\x1b[31m\u202eevil") == "\ufffd\\[31m\ufffdevil"  # terminal escape, right-to-left override
+    assert escape("x" * 300, limit=10) == "x" * 9 + "…"
+    assert escape("&lt;") == "&amp;lt;"  # an entity in OCR text shows as written
+
+
+def test_hostile_text_renders_as_itself_in_the_run_summary(hostile):
+    _, head = hostile
+    markdown = run_markdown(head)
+    assert "<script" not in markdown and "<img" not in markdown and "@octocat" not in markdown
+    rendered = render(markdown)
+    assert_inert(rendered)
+    errors = next(t for t in rendered.tables if t[0] == ["item", "where", "error"])
+    assert errors[1] == ["s.ocr.yaml::victim[evil]", "s.ocr.yaml:2", f"evil:read raised RuntimeError: {HOSTILE}"
+                         .replace("@", "@\u200b")]
+    warnings = next(t for t in rendered.tables if t[0] == ["item", "where", "warning"])
+    assert warnings[1][0] == "s.ocr.yaml::looping[evil]"
+    assert warnings[1][2] == ("repetition loop: the output's tail repeats ' <b>|`x`</b>' 12.0 times "
+                              "(132 redundant characters)")
+
+
+def test_hostile_text_renders_as_itself_in_the_comparison(hostile):
+    base, head = hostile
+    markdown = comparison_markdown(compare(base, head, parse_rules(["errors"])))
+    rendered = render(markdown)
+    assert_inert(rendered)
+    text = seen("".join(rendered.text))
+    # the violation, the outcome change and the fingerprint line each show the text as it is
+    assert f"errors: s.ocr.yaml::victim[evil]: passed -> error: evil:read raised RuntimeError: {HOSTILE}" in text
+    assert f"s.ocr.yaml::victim[evil]: passed → error: evil:read raised RuntimeError: {HOSTILE}" in text
+    assert f"config.kwargs.note: added ({HOSTILE[:77]}...)" in text  # fingerprint lines cut values at 80
+
+
+# -- the comparison section -----------------------------------------------------------------
+
+
+def test_comparison_rows_from_hand_computed_values(runs):
+    base, head = load_report(runs / "base.json"), load_report(runs / "head.json")
+    markdown = comparison_markdown(compare(base, head, parse_rules(["cer:+0.05"])))
+    lines = markdown.splitlines()
+    assert lines[0] == "### OCR comparison: base → head"
+    assert "**FAILED**: 1 rule violation (rules: cer:+0.05)." in lines
+    assert ("- ❌ cer:+0.05: s.ocr.yaml::worse\\[fake\\]: cer: 0.1 -&gt; 0.2 (+0.1; lower is better; tolerance 0.05): "
+            "REGRESSED") in lines
+    # the values of test_compare's worked example, to 4 decimals: 3/51 = 0.0588, 3/41 = 0.0732, 30/2091 = 0.0143
+    for row in [
+        "| cases | 5 | 6 | +1 |",
+        "| passed | 4 | 3 | -1 |",
+        "| failed | 1 | 1 | same |",
+        "| errors | 0 | 2 | +2 |",
+        "| cer macro | 0.0600 | 0.0750 | ▲ +0.0150 worse |",
+        "| cer micro | 0.0588 | 0.0732 | ▲ +0.0143 worse |",
+        "| char_accuracy macro | 0.9400 | 0.9250 | ▼ -0.0150 worse |",
+        "| exact_match macro | 0.4000 | 0.5000 | ▲ +0.1000 better |",
+        "| s.ocr.yaml::worse\\[fake\\] | s.ocr.yaml:2 | cer 0.1000 → 0.2000 (▲ +0.1000 worse) | passed → failed "
+        "| yes |",
+        "No change: 1 item, the same counts and aggregates.",  # fake2
+        "- s.ocr.yaml::crashes\\[fake\\]: passed → error: sidecar\\_engine:read raised RuntimeError: engine crashed "
+        "on crashes.tif",
+        "**Items:** 2 new, 1 removed (not compared), 5 in both.",
+        "- fake2",
+        "  - version: 1.0 -&gt; 1.1",
+        "  - config.kwargs.variant: a -&gt; b",
+    ]:
+        assert row in lines, row
+    assert_inert(render(markdown))
+
+
+def test_comparison_lists_are_capped(runs):
+    base, head = load_report(runs / "base.json"), load_report(runs / "head.json")
+    markdown = comparison_markdown(compare(base, head, []), limit=1)
+    assert "**Outcome changed (3)**" in markdown
+    assert "- s.ocr.yaml::better\\[fake\\]: failed → passed\n… and 2 more" in markdown
+    assert "worse\\[fake\\]: passed → failed" not in markdown
+    assert "New: s.ocr.yaml::new-broken\\[fake\\] … and 1 more" in markdown
+
+
+def test_no_rules_and_no_violations_say_so(runs):
+    base = load_report(runs / "base.json")
+    assert "No rules given (--fail-on)" in comparison_markdown(compare(base, base, []))
+    clean = comparison_markdown(compare(base, base, parse_rules(["cer:+0", "errors"])))
+    assert "**No regression**: no rule violated (rules: cer:+0, errors)." in clean
+    assert "Rule violations" not in clean and "Regressed items" not in clean
+
+
+# -- the run summary ------------------------------------------------------------------------
+
+
+def test_run_summary_tables_gates_failures_and_errors(runs):
+    base, head = load_report(runs / "base.json"), load_report(runs / "head.json")
+    gates = [{"name": "fake: cer.macro < 0.1", "passed": True, "message": "cer.macro = 0.075, expected < 0.1: ok"},
+             {"name": "fake: cer.micro < 0.03", "passed": False,
+              "message": "cer.micro = 0.07317073170731707, expected < 0.03: FAILED"}]
+    markdown = run_markdown(head, compare(base, head, parse_rules(["cer:+0.05"])), gates)
+    lines = markdown.splitlines()
+    # HEAD of the worked example: fake 6 items (3 passed, 1 failed, 2 errors), fake2 one passed item;
+    # wer macro (1 + 0 + 0 + 1) / 4 = 0.5, micro 2 wrong words of 5 = 0.4
+    for row in [
+        "7 items: 4 passed, 1 failed, 2 errors.",
+        "| engine | fake | fake2 |",
+        "| cases | 6 | 1 |",
+        "| errors | 2 | 0 |",
+        "| cer macro | 0.0750 | 0.0000 |",
+        "| cer micro | 0.0732 | 0.0000 |",
+        "| wer macro | 0.5000 | 0.0000 |",
+        "| wer micro | 0.4000 | 0.0000 |",
+        "#### Compared with the baseline",
+        "##### fake",
+        "| cer macro | 0.0600 | 0.0750 | ▲ +0.0150 worse |",
+        "#### Aggregate gates (1 passed, 1 failed)",
+        "| fake: cer.micro &lt; 0.03 | ❌ failed | cer.micro = 0.07317073170731707, expected &lt; 0.03: FAILED |",
+        "| fake: cer.macro &lt; 0.1 | ✅ passed | cer.macro = 0.075, expected &lt; 0.1: ok |",
+        "#### Failed (1)",
+        "| s.ocr.yaml::worse\\[fake\\] | s.ocr.yaml:2 | cer = 0.2, expected &lt; 0.15: FAILED |",
+        "#### Errors (2)",
+    ]:
+        assert row in lines, row
+    failed_gate = next(i for i, line in enumerate(lines) if line.startswith("| fake: cer.micro &lt; 0.03 |"))
+    passed_gate = next(i for i, line in enumerate(lines) if line.startswith("| fake: cer.macro &lt; 0.1 |"))
+    assert failed_gate < passed_gate  # failures first
+    # only CER, WER and thresholded metrics in the run table (char_accuracy was asked for, not gated)
+    assert "| char_accuracy macro | 0.9250 | 1.0000 |" not in lines
+    rendered = render(markdown)
+    assert_inert(rendered)
+    errors = next(t for t in rendered.tables if t[0] == ["item", "where", "error"])
+    assert errors[1:] == [
+        ["s.ocr.yaml::crashes[fake]", "s.ocr.yaml:6",
+         "sidecar_engine:read raised RuntimeError: engine crashed on crashes.tif"],
+        ["s.ocr.yaml::new-broken[fake]", "s.ocr.yaml:7",
+         "sidecar_engine:read raised RuntimeError: engine crashed on broken.tif"],
+    ]
+
+
+def test_run_summary_lists_are_capped(runs):
+    head = load_report(runs / "head.json")
+    markdown = run_markdown(head, annotations_limit=1)
+    errors = markdown.split("#### Errors (2)\n")[1].splitlines()
+    assert errors[1:3] == ["| item | where | error |", "|---|---|---|"]
+    assert errors[3].startswith("| s.ocr.yaml::crashes\\[fake\\] |")
+    assert errors[4] == "… and 1 more"
+    assert "new-broken" not in errors
+
+
+def test_run_summary_stays_under_the_step_summary_limit(hostile):
+    _, head = hostile
+    big = copy.deepcopy(head)
+    error = next(r for r in big["results"] if r["outcome"] == "error")
+    big["results"] += [{**error, "id": f"s.ocr.yaml::copy-{i:05d}[evil]"} for i in range(3000)]
+    markdown = run_markdown(big, annotations_limit=10**6)  # no list cap: only the byte limit holds it
+    size = len(markdown.encode("utf-8"))
+    assert size <= MAX_BYTES < 1024 * 1024
+    last = markdown.rstrip("\n").splitlines()[-1]
+    assert last.startswith("*Cut at 512 KiB: ") and last.endswith(" more lines left out (GitHub limits a step "
+                                                                  "summary to 1 MiB).*")
+    assert "copy-00000" in markdown and "copy-02999" not in markdown
+    assert_inert(render(markdown))
