@@ -52,6 +52,8 @@ class OcrSession:
         self.invalid_files: dict[str, dict] = {}
         self.tags: set[str] = set()
         self.report_path: Path | None = None
+        self.html_path: Path | None = None
+        self.results_run: Path | None = None
         self._summaries = None
         self.started = time.time()
         self._root = config.rootpath.resolve()
@@ -156,13 +158,24 @@ class OcrSession:
             return
         results = list(self.results.values())
         run = self.run_info()
+        document = json_report.build(results, self.summaries(), run, list(self.invalid_files.values()),
+                                     [g.to_dict() for g in self.gate_results])
+        here = self.config.invocation_params.dir
         path = self.config.getoption("ocr_report")
         if path:
-            target = self.config.invocation_params.dir / path
-            document = json_report.build(results, self.summaries(), run, list(self.invalid_files.values()),
-                                         [g.to_dict() for g in self.gate_results])
-            json_report.write(target, document)
-            self.report_path = target
+            json_report.write(here / path, document)
+            self.report_path = here / path
+        html_path = self.config.getoption("ocr_html")
+        if html_path and results:
+            from .report import html  # only when asked: it loads Pillow for the thumbnails
+
+            html.write(here / html_path, document, self._root)
+            self.html_path = here / html_path
+        results_dir = self.config.getoption("ocr_results_dir")
+        if results_dir and results:
+            from .report import results_dir as layout
+
+            self.results_run = layout.write(here / results_dir, document)
         if self.baseline is not None and self.baseline_verb:
             self.baseline_written = write_baseline(self.baseline, results, self.baseline_verb, run)
         summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
@@ -211,6 +224,10 @@ class OcrSession:
             terminalreporter.write_line(f"warning: engine outputs were not cached: {self.cache.write_error}")
         if self.report_path:
             terminalreporter.write_line(f"OCR report: {self.report_path}")
+        if self.html_path:
+            terminalreporter.write_line(f"OCR HTML report: {self.html_path}")
+        if self.results_run:
+            terminalreporter.write_line(f"OCR results: {self.results_run}")
 
     def summaries(self):
         """Aggregates of the results, computed once for the terminal and the report."""
@@ -269,6 +286,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="run every OCR case on these engines instead of the ones the cases name",
     )
     group.addoption("--ocr-report", metavar="PATH", help="write a JSON report of all OCR items to PATH")
+    group.addoption("--ocr-html", metavar="PATH",
+                    help="write a self-contained HTML report (summary, charts, per-case image and diff) to PATH")
+    group.addoption("--ocr-results-dir", metavar="DIR",
+                    help="write the run as DIR/{run_id}/config.json, results.json, summary.json")
     group.addoption("--ocr-baseline", metavar="PATH",
                     help="compare every item's metrics with this stored report and fail those that got worse "
                          "by more than their tolerance (regression: in case files)")
