@@ -4,9 +4,11 @@ print the summary and write the report. Logic lives in the modules these call.""
 from __future__ import annotations
 
 import functools
+import json
 import os
 import re
 import time
+from dataclasses import asdict
 from datetime import datetime, timezone
 from fnmatch import fnmatch
 from pathlib import Path
@@ -30,7 +32,7 @@ from .gates import parse_cli as parse_gate
 from .prefetch import Prefetcher
 from .report import github, json_report, terminal
 from .report.failure import failure_text
-from .results import CaseResult, summarize
+from .results import CaseResult, json_safe, summarize
 from .runner import CaseInputError, check_inputs, evaluate, extract, recognize
 
 DEFAULT_ENGINE = "tesseract"
@@ -202,9 +204,16 @@ class OcrSession:
             for line in github.annotations(results, self.gate_results):
                 terminalreporter.write_line(line)
         verbosity = self.config.get_verbosity()
-        if not (results or self.gate_results) or verbosity < -1:
+        shape = self.config.getoption("ocr_summary")
+        if not (results or self.gate_results) or verbosity < -1 or shape == "none":
             return
         terminalreporter.section("OCR summary")
+        if shape == "json":
+            document = {"summary": {name: asdict(s) for name, s in self.summaries().items()},
+                        "gates": [g.to_dict() for g in self.gate_results]}
+            terminalreporter.write_line(json.dumps(json_safe(document), indent=2, ensure_ascii=False,
+                                                   allow_nan=False))
+            return
         thresholded = {c["metric"] for r in results for c in r.checks}
         lines = terminal.summary_lines(results, self.summaries(), verbosity, thresholded) if results else []
         lines += terminal.baseline_lines(results, self.baseline, verbosity) if self.baseline else []
@@ -286,6 +295,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="run every OCR case on these engines instead of the ones the cases name",
     )
     group.addoption("--ocr-report", metavar="PATH", help="write a JSON report of all OCR items to PATH")
+    group.addoption("--ocr-summary", choices=("table", "json", "none"), default="table",
+                    help="the OCR section of the terminal summary: table (default), json (the report's summary "
+                         "and gates), none")
     group.addoption("--ocr-html", metavar="PATH",
                     help="write a self-contained HTML report (summary, charts, per-case image and diff) to PATH")
     group.addoption("--ocr-results-dir", metavar="DIR",

@@ -86,6 +86,7 @@ class Summary:
     metrics: dict[str, MetricAggregate] = field(default_factory=dict)
     top_confusions: list[list] = field(default_factory=list)  # [reference, recognized, count]
     groups: dict[str, Summary] = field(default_factory=dict)  # "tag:NAME" / "group:NAME"
+    performance: dict = field(default_factory=dict)  # engine time of the outputs not from the cache
 
 
 def bootstrap_ci(values: list[float]) -> list[float] | None:
@@ -134,7 +135,24 @@ def summarize_group(name: str, results: list[CaseResult]) -> Summary:
     names = sorted({n for r in results for n in r.metrics}, key=_metric_order)
     summary.metrics = {n: aggregate_metric(results, n) for n in names}
     summary.top_confusions = top_confusions(results)
+    summary.performance = performance(results)
     return summary
+
+
+def performance(results: list[CaseResult]) -> dict:
+    """How fast the engine was on the outputs it produced in this run (cached ones are
+    the earlier run's): pages per second of engine time, mean and 95th-percentile time
+    per page (nearest-rank)."""
+    times = sorted(r.inference_s for r in results if r.inference_s is not None and not r.cached)
+    if not times:
+        return {"pages": 0, "pages_per_s": None, "mean_s": None, "p95_s": None}
+    total = math.fsum(times)
+    return {
+        "pages": len(times),
+        "pages_per_s": len(times) / total if total > 0 else None,
+        "mean_s": total / len(times),
+        "p95_s": times[math.ceil(0.95 * len(times)) - 1],
+    }
 
 
 def summarize(results: list[CaseResult]) -> dict[str, Summary]:

@@ -440,7 +440,10 @@ def test_xdist_gives_the_same_report_as_a_serial_run(suite):
     volatile = ("duration_s", "inference_s")
     strip = lambda records: [{k: v for k, v in r.items() if k not in volatile} for r in records]  # noqa: E731
     assert strip(parallel["results"]) == strip(serial["results"])
-    assert parallel["summary"] == serial["summary"]
+    def timeless(summary: dict) -> dict:  # engine times differ from run to run
+        return {k: timeless(v) if isinstance(v, dict) else v for k, v in summary.items() if k != "performance"}
+
+    assert timeless(parallel["summary"]) == timeless(serial["summary"])
     assert parallel["invalid_files"] == serial["invalid_files"]
     assert parallel["engines"] == serial["engines"]
     assert parallel["run"]["workers"] == 2

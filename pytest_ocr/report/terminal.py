@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from wcwidth import wcswidth
+
 from ..metrics import DEFAULT_METRICS, METRICS
 from ..metrics.edit import DELETE, INSERT
 from ..results import CaseResult, Summary, worst
@@ -15,12 +17,36 @@ def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.4f}"
 
 
-def _table(header: list[str], rows: list[tuple[str, list[str]]], label: str) -> list[str]:
-    label_width = max(len(label), *(len(name) for name, _ in rows))
-    widths = [max(len(h), *(len(cells[i]) for _, cells in rows)) for i, h in enumerate(header)]
-    lines = [label.ljust(label_width) + "  " + "  ".join(h.rjust(w) for h, w in zip(header, widths))]
+def _rate(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _seconds(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f} s"
+
+
+def width(text: str) -> int:
+    """Columns the text takes in a terminal: CJK and other wide characters take two,
+    combining marks none (wcwidth; unprintable characters count one each)."""
+    columns = wcswidth(text)
+    return columns if columns >= 0 else len(text)
+
+
+def _ljust(text: str, columns: int) -> str:
+    return text + " " * (columns - width(text))
+
+
+def _rjust(text: str, columns: int) -> str:
+    return " " * (columns - width(text)) + text
+
+
+def table(header: list[str], rows: list[tuple[str, list[str]]], label: str) -> list[str]:
+    """A label column on the left, value columns right-aligned, by display width."""
+    label_width = max(width(label), *(width(name) for name, _ in rows))
+    widths = [max(width(h), *(width(cells[i]) for _, cells in rows)) for i, h in enumerate(header)]
+    lines = [_ljust(label, label_width) + "  " + "  ".join(_rjust(h, w) for h, w in zip(header, widths))]
     for name, cells in rows:
-        lines.append(name.ljust(label_width) + "  " + "  ".join(c.rjust(w) for c, w in zip(cells, widths)))
+        lines.append(_ljust(name, label_width) + "  " + "  ".join(_rjust(c, w) for c, w in zip(cells, widths)))
     return lines
 
 
@@ -55,7 +81,10 @@ def summary_lines(
                 ci = getattr(summaries[e].metrics.get("cer"), "ci95", None)
                 cells.append(f"{ci[0]:.4f}-{ci[1]:.4f}" if ci else "-")
             rows.append(("cer macro 95% CI", cells))
-    lines = _table(engines, rows, "engine")
+    rows.append(("pages/s", [_rate(summaries[e].performance.get("pages_per_s")) for e in engines]))
+    rows.append(("time/page mean", [_seconds(summaries[e].performance.get("mean_s")) for e in engines]))
+    rows.append(("time/page p95", [_seconds(summaries[e].performance.get("p95_s")) for e in engines]))
+    lines = table(engines, rows, "engine")
     lines.append("macro = mean over cases; micro = pooled over cases (total errors / total length)")
     if verbosity < 0:
         return lines
@@ -67,7 +96,7 @@ def summary_lines(
             lines.append(f"by tag and group ({engine}):")
             rows = [(key, [str(g.cases), _fmt(getattr(g.metrics.get("cer"), "macro", None)),
                            _fmt(getattr(g.metrics.get("cer"), "micro", None))]) for key, g in groups.items()]
-            lines += ["  " + line for line in _table(["cases", "cer macro", "cer micro"], rows, "")]
+            lines += ["  " + line for line in table(["cases", "cer macro", "cer micro"], rows, "")]
     for engine in engines:
         confusions = summaries[engine].top_confusions[:SHOWN_CONFUSIONS]
         if confusions:
