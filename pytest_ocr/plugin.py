@@ -33,7 +33,7 @@ from .prefetch import Prefetcher
 from .report import github, json_report, terminal
 from .report.failure import failure_text
 from .results import CaseResult, json_safe, summarize
-from .runner import CaseInputError, check_inputs, evaluate, extract, recognize
+from .runner import CaseInputError, check_inputs, evaluate, extract, filtered_reason, recognize
 
 DEFAULT_ENGINE = "tesseract"
 DEFAULT_PATTERNS = ["*.ocr.yaml", "*.ocr.yml", "*.ocr.json"]
@@ -416,6 +416,9 @@ class OcrItem(pytest.Item):
             self.timed = ocr.prefetch.result(self.nodeid, key, concurrency, upcoming)
         else:
             self.timed = recognize_case(self.case)
+        self.filtered = filtered_reason(self.case, self.timed.recognition)
+        if self.filtered:
+            pytest.skip(self.filtered)
         self.extracted = extract(self.case, self.timed.recognition)
 
     def runtest(self) -> None:
@@ -499,6 +502,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     if call.when == "setup" and report.failed:
         message = str(error) if isinstance(error, _CLEAN_ERRORS) else f"{type(error).__name__}: {error}"
         report.ocr = item.error_result(message).to_dict()
+    elif call.when == "setup" and report.skipped and getattr(item, "filtered", None):
+        recognition = item.timed.recognition
+        report.ocr = item._result(outcome="filtered", error=item.filtered, prediction=recognition.text,
+                                  confidence=recognition.confidence, inference_s=item.timed.seconds,
+                                  cached=item.timed.cached, fingerprint=item.fingerprint).to_dict()
     elif call.when == "call":
         if item.result is None:  # scoring itself raised: a bug or bad data, not a threshold miss
             item.result = item.error_result(f"{type(error).__name__}: {error}" if error else "no result")

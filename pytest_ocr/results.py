@@ -10,7 +10,7 @@ import numpy as np
 
 from .metrics import METRICS, pooled
 
-OUTCOMES = ("passed", "failed", "error")
+OUTCOMES = ("passed", "failed", "error", "filtered")
 
 
 @dataclass
@@ -23,7 +23,7 @@ class CaseResult:
     line: int
     engine: str
     image: str
-    outcome: str  # passed | failed | error
+    outcome: str  # passed | failed | error | filtered (confidence below a dataset's threshold: not evaluated)
     tags: list[str] = field(default_factory=list)
     group: str | None = None
     reference: str | None = None
@@ -83,6 +83,7 @@ class Summary:
     passed: int = 0
     failed: int = 0
     errors: int = 0
+    filtered: int = 0
     metrics: dict[str, MetricAggregate] = field(default_factory=dict)
     top_confusions: list[list] = field(default_factory=list)  # [reference, recognized, count]
     groups: dict[str, Summary] = field(default_factory=dict)  # "tag:NAME" / "group:NAME"
@@ -132,6 +133,7 @@ def summarize_group(name: str, results: list[CaseResult]) -> Summary:
     summary.passed = sum(r.outcome == "passed" for r in results)
     summary.failed = sum(r.outcome == "failed" for r in results)
     summary.errors = sum(r.outcome == "error" for r in results)
+    summary.filtered = sum(r.outcome == "filtered" for r in results)
     names = sorted({n for r in results for n in r.metrics}, key=_metric_order)
     summary.metrics = {n: aggregate_metric(results, n) for n in names}
     summary.top_confusions = top_confusions(results)

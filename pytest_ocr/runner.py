@@ -121,6 +121,16 @@ def recognize(engine: Engine, case: Case, cache: OutputCache | None = None, fing
     return timed
 
 
+def filtered_reason(case: Case, recognition: Recognition) -> str | None:
+    """Why an output is left out of the evaluation (a dataset's ``conf_threshold``): the
+    engine's confidence is below the case's minimum. An engine that reports no
+    confidence is never filtered."""
+    minimum = getattr(case, "min_confidence", None)  # TEMP until the dataset adapters land
+    if minimum is None or recognition.confidence is None or recognition.confidence >= minimum:
+        return None
+    return f"filtered: confidence {recognition.confidence:.4f} is below {minimum} (conf_threshold)"
+
+
 def metric_names(case: Case, looping: bool = False) -> list[str]:
     """The metrics every case with such inputs gets, the ones the case asks for, and every
     metric it has a threshold or a regression tolerance on; ``repetition`` too when the

@@ -69,7 +69,9 @@ def summary_lines(
     engines = list(summaries)
     metrics = shown_metrics(summaries, thresholded)
     rows: list[tuple[str, list[str]]] = [
-        (field, [str(getattr(summaries[e], field)) for e in engines]) for field in ("cases", "passed", "failed", "errors")
+        (field, [str(getattr(summaries[e], field)) for e in engines])
+        for field in ("cases", "passed", "failed", "errors", "filtered")
+        if field != "filtered" or any(s.filtered for s in summaries.values())
     ]
     for metric in metrics:
         for kind in ("macro", "micro"):
