@@ -368,7 +368,7 @@ def test_load_report_errors_name_the_file_and_the_problem(runs, tmp_path):
     with pytest.raises(ReportError) as info:
         load_report(tmp_path / "schema.json")
     assert str(info.value) == (f"{tmp_path / 'schema.json'}: not a valid pytest-ocr report: at /results/2/outcome: "
-                               f"'skipped' is not one of ['passed', 'failed', 'error']")
+                               f"'skipped' is not one of ['passed', 'failed', 'error', 'filtered']")
     (tmp_path / "nan.json").write_text(json.dumps(report).replace('"duration_s": ', '"duration_s": NaN, "x": ', 1),
                                        encoding="utf-8")
     with pytest.raises(ReportError, match=r"nan\.json: not JSON: NaN is not standard JSON"):
