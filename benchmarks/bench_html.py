@@ -1,0 +1,252 @@
+"""HTML report cost: writing ``--ocr-html`` for 5,000 cases, its size, and how fast it opens.
+
+What is measured
+    1. Generation time, two ways:
+       a. whole runs: wall-clock time of a ``python -m pytest`` subprocess on a 5,000-case
+          suite, with and without ``--ocr-html``, interleaved (without, with, with,
+          without, ...) so slow phases of the shared machine hit both alike; medians.
+          ratio = (with - without) / without. Target: <= 0.25.
+       b. the call alone: the report document from one run (``--ocr-report``) handed to
+          ``pytest_ocr.report.html.write`` in this process, REPS times; the median
+          divided by the median run without ``--ocr-html``. Subprocess noise of a few
+          percent can hide or inflate (a); (b) is the cost itself.
+    2. Size: the file, and the file without its thumbnails (the ``ocr-thumb-N`` data
+       blocks), which is what grows with the number of cases. Target: <= 15 MB
+       without thumbnails.
+    3. Thumbnail cost per distinct image (decode, scale into 1000x1000, JPEG encode),
+       for the benchmark's line image and for two page scans of the example suite:
+       what a suite of N distinct images adds to (1), N times over (two threads).
+    4. Opening (when Chromium is installed): headless Chromium loads the 5,000-case page
+       and a 10-case page of the same suite (``--dump-dom``); reported is the page's own
+       ``data-ocr-ms`` (milliseconds from navigation until the script drew the first
+       page of rows: HTML parse, JSON.parse, drawing) and the wall time of the whole
+       browser run (start-up and DOM serialisation included).
+
+Inputs (generated in a temporary directory): 5,000 hard links of one small real image
+(example_suite/data/lines/rapidocr_en_rec.jpg, 700x30), ground-truth texts of 50-300
+characters from a word list (fixed seed), a CSV of predictions with 1-4 random character
+edits each for the ``predictions`` engine, tags in five groups, threshold ``cer < 0.03``
+(about one item in seven fails, so failure paths are in the report too).
+
+Usage: python benchmarks/bench_html.py [--reps N]
+Always exits 0: this is a measurement, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from pytest_ocr.report import html
+
+REPO = Path(__file__).resolve().parent.parent
+IMAGE = REPO / "example_suite" / "data" / "lines" / "rapidocr_en_rec.jpg"
+PAGES = [REPO / "example_suite" / "data" / "pages" / "unlv_8087_054.tif",
+         REPO / "example_suite" / "data" / "pages" / "dinglehopper_462875_0008.jpg"]
+N_CASES = 5000
+TAGS = ("invoices", "letters", "forms", "receipts", "tables")
+TIME_TARGET = 0.25
+SIZE_TARGET_MB = 15.0
+PYTEST_OPTIONS = ["-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:hypothesispytest", "--ocr-no-cache"]
+THUMB_BLOCK = re.compile(rb'<script type="text/plain" id="ocr-thumb-\d+">[^<]*</script>')
+
+WORDS = (
+    "the of and to in is was for on that with as by at from this be are or an it not which have his "
+    "invoice total amount date number customer payment account order receipt tax price quantity "
+    "Rechnung Betrag Datum Kunde Zahlung Menge Preis Strasse Hamburg Berlin page chapter volume "
+    "history letter ground truth recognition character error rate line paragraph 2023 12.50 0041 "
+    "No. Ltd. GmbH Co. Street Road Avenue Tel: Fax: VAT: 19% EUR USD RM"
+).split()
+ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.,;:-"
+
+
+def make_text(rng: random.Random) -> str:
+    length = rng.randint(50, 300)
+    words: list[str] = []
+    while sum(len(w) + 1 for w in words) < length:
+        words.append(rng.choice(WORDS))
+    return " ".join(words)[:length].strip()
+
+
+def corrupt(text: str, rng: random.Random) -> str:
+    chars = list(text)
+    for _ in range(rng.randint(1, 4)):
+        i = rng.randrange(len(chars))
+        edit = rng.choice(("sub", "del", "ins"))
+        if edit == "sub":
+            chars[i] = rng.choice(ALPHABET)
+        elif edit == "del" and len(chars) > 1:
+            del chars[i]
+        else:
+            chars.insert(i, rng.choice(ALPHABET))
+    return "".join(chars)
+
+
+def generate(root: Path, n: int) -> Path:
+    """A suite of n cases in root/suite; returns that directory."""
+    rng = random.Random(20240501)
+    data = root / "data"
+    (data / "images").mkdir(parents=True)
+    (data / "gt").mkdir()
+    template = data / "template.jpg"
+    shutil.copyfile(IMAGE, template)
+    names = [f"img_{i:04d}.jpg" for i in range(n)]
+    with open(data / "predictions.csv", "w", encoding="utf-8", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["image", "text"])
+        for name in names:
+            try:
+                os.link(template, data / "images" / name)
+            except OSError:
+                shutil.copyfile(template, data / "images" / name)
+            reference = make_text(rng)
+            (data / "gt" / f"{name[:-4]}.gt.txt").write_text(reference, encoding="utf-8")
+            writer.writerow([name, corrupt(reference, rng)])
+    suite = root / "suite"
+    suite.mkdir()
+    (suite / "pytest.ini").write_text("[pytest]\n")
+    lines = ["engines:", "  preds: {type: predictions, path: ../data/predictions.csv}",
+             "defaults:", "  engine: preds", '  thresholds: {cer: "< 0.03"}', "cases:"]
+    for i, name in enumerate(names):
+        stem = name[:-4]
+        lines += [f"  - id: {stem}", f"    image: ../data/images/{name}", f"    tags: [{TAGS[i % len(TAGS)]}]",
+                  f"    expected: {{text_file: ../data/gt/{stem}.gt.txt}}"]
+    (suite / "suite.ocr.yaml").write_text("\n".join(lines) + "\n")
+    return suite
+
+
+def run_pytest(directory: Path, *extra: str) -> tuple[float, subprocess.CompletedProcess]:
+    argv = [sys.executable, "-m", "pytest", *PYTEST_OPTIONS, *extra, "."]
+    start = time.perf_counter()
+    proc = subprocess.run(argv, cwd=directory, capture_output=True, text=True)
+    return time.perf_counter() - start, proc
+
+
+def last_line(proc: subprocess.CompletedProcess) -> str:
+    lines = [line for line in proc.stdout.splitlines() if line.strip()]
+    return lines[-1] if lines else proc.stderr.strip()[-200:]
+
+
+def sizes(path: Path) -> tuple[float, float]:
+    """(file MB, MB without the thumbnail data blocks)."""
+    data = path.read_bytes()
+    thumbs = sum(len(m.group(0)) for m in THUMB_BLOCK.finditer(data))
+    return len(data) / 1e6, (len(data) - thumbs) / 1e6
+
+
+def thumbnail_ms(path: Path, reps: int = 5) -> float:
+    times = []
+    for _ in range(reps):
+        start = time.perf_counter()
+        html.thumbnail(path)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1000
+
+
+def open_page(page: Path, profile: Path, reps: int = 3) -> tuple[float, float] | None:
+    """(median ms to the first page drawn, by the page; median s of the browser run)."""
+    chromium = shutil.which("chromium")
+    if not chromium:
+        return None
+    drawn, wall = [], []
+    for rep in range(reps):
+        argv = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--no-first-run",
+                f"--user-data-dir={profile}-{page.parent.name}-{rep}", "--dump-dom", page.as_uri()]
+        start = time.perf_counter()
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+        wall.append(time.perf_counter() - start)
+        found = re.search(r'data-ocr-ms="(\d+)"', proc.stdout)
+        if not found:
+            print(f"  WARNING: {page} did not render: {proc.stderr[-500:]}")
+            return None
+        drawn.append(float(found.group(1)))
+    return statistics.median(drawn), statistics.median(wall)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=5, help="timed runs per side (default 5)")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="bench-html-") as tmp:
+        root = Path(tmp)
+        suite = generate(root, N_CASES)
+        sides = {"without": [], "with --ocr-html": ["--ocr-html", "report.html"]}
+        times: dict[str, list[float]] = {name: [] for name in sides}
+        print(f"{N_CASES} cases on the predictions engine; {args.reps} timed runs per side after one warm-up, "
+              f"interleaved; pytest {' '.join(PYTEST_OPTIONS)}")
+        for name, extra in sides.items():
+            elapsed, proc = run_pytest(suite, *extra)
+            print(f"  warm-up {name:16s} {elapsed:6.2f} s  rc={proc.returncode}  {last_line(proc)}")
+        for rep in range(args.reps):
+            for name in (list(sides) if rep % 2 == 0 else list(reversed(sides))):
+                elapsed, proc = run_pytest(suite, *sides[name])
+                if proc.returncode not in (0, 1):
+                    print(f"  WARNING: {name} run {rep} exited {proc.returncode}: {last_line(proc)}")
+                times[name].append(elapsed)
+        without = statistics.median(times["without"])
+        with_html = statistics.median(times["with --ocr-html"])
+        ratio = (with_html - without) / without
+
+        # The call alone, on the document of one run.
+        _, proc = run_pytest(suite, "--ocr-report", "report.json")
+        document = json.loads((suite / "report.json").read_text(encoding="utf-8"))
+        calls = []
+        for _ in range(args.reps):
+            start = time.perf_counter()
+            html.write(root / "direct.html", document, suite.resolve())
+            calls.append(time.perf_counter() - start)
+        call = statistics.median(calls)
+
+        print()
+        print(f"{'side':18s} {'median s':>9s} {'min s':>7s} {'max s':>7s}")
+        for name in sides:
+            print(f"{name:18s} {statistics.median(times[name]):9.2f} {min(times[name]):7.2f} {max(times[name]):7.2f}")
+        print(f"(a) whole runs: (with - without) / without = {ratio:.3f}  target <= {TIME_TARGET}  "
+              f"{'PASS' if ratio <= TIME_TARGET else 'MISS'}")
+        print(f"(b) html.write alone: median {call:.3f} s (min {min(calls):.3f}, max {max(calls):.3f}) over "
+              f"{args.reps} calls; / run without = {call / without:.3f}  target <= {TIME_TARGET}  "
+              f"{'PASS' if call / without <= TIME_TARGET else 'MISS'}")
+
+        total, no_thumbs = sizes(suite / "report.html")
+        print(f"size: {total:.2f} MB; without thumbnails {no_thumbs:.2f} MB ({no_thumbs * 1e6 / N_CASES:.0f} bytes "
+              f"per case)  target <= {SIZE_TARGET_MB} MB  {'PASS' if no_thumbs <= SIZE_TARGET_MB else 'MISS'}")
+        print(f"  (the {N_CASES} images are links to one file: one thumbnail, "
+              f"{(total - no_thumbs) * 1000:.1f} kB)")
+
+        print("thumbnail per distinct image (decode, scale, encode; median of 5):")
+        for path in (IMAGE, *PAGES):
+            from PIL import Image
+
+            with Image.open(path) as image:
+                shape = f"{image.size[0]}x{image.size[1]} {image.format} {image.mode}"
+            print(f"  {path.name:34s} {shape:24s} {thumbnail_ms(path):7.1f} ms")
+        print("  (a suite of N distinct images adds about N times this, spread over the cores)")
+
+        small = generate(root / "small", 10)
+        run_pytest(small, "--ocr-html", "report.html")
+        big = open_page(suite / "report.html", root / "profile")
+        tiny = open_page(small / "report.html", root / "profile")
+        if big is None or tiny is None:
+            print("opening: not measured (chromium not installed, or the page did not render)")
+        else:
+            print("opening in headless Chromium (median of 3): first page drawn after "
+                  f"{big[0]:.0f} ms with {N_CASES} cases, {tiny[0]:.0f} ms with 10; "
+                  f"whole browser run {big[1]:.2f} s and {tiny[1]:.2f} s")
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()
