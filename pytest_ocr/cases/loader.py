@@ -14,6 +14,7 @@ from ..metrics import METRICS, Normalization
 from ..metrics.fields import parse_matcher
 from ..metrics.structured import check_schema
 from ..thresholds import parse
+from . import datasets
 from . import document as doc
 from .document import Document, DocumentError, Problem
 from .model import Case, Defaults, Scope
@@ -173,11 +174,67 @@ def load_project_config(path: Path) -> Scope:
 
 
 def _entries(data: dict, path: Path) -> list[tuple[object, tuple]]:
-    """(raw case, key path) for each case in a suite or single-case file."""
+    """(raw case, key path) for each case written in a suite or single-case file."""
     if "cases" in data:
         cases = data["cases"] if isinstance(data["cases"], list) else []
         return [(case, ("cases", i)) for i, case in enumerate(cases)]
+    if "dataset" in data:
+        return []
     return [({"id": default_case_id(path), **data}, ())]
+
+
+DATASET = ("dataset",)
+
+
+def _dataset(data: dict, document: Document, problems: list[Problem]) -> datasets.Loaded | None:
+    """The suite's ``dataset:`` block read by its adapter; None without one, or when the
+    block itself is invalid (its schema problems are already listed)."""
+    block = data.get("dataset")
+    if not isinstance(block, dict) or any(p.keypath[:1] == DATASET for p in problems):
+        return None
+    where = DATASET
+    try:
+        loaded = datasets.load(block, document.path.parent)
+    except datasets.DatasetError as exc:
+        where = DATASET + ((exc.option,) if exc.option else ())
+        problems.append(Problem(document.line_of(where), where, exc.message))
+        return None
+    if not loaded.cases:
+        first = f"; first: {loaded.skipped[0]}" if loaded.skipped else ""
+        problems.append(Problem(document.line_of(where), where,
+                                f"the {block['type']} dataset gives no cases: {loaded.total} entries, "
+                                f"{len(loaded.skipped)} skipped{first}"))
+        return None
+    written = {raw.get("id"): i for raw, (_, i) in _entries(data, document.path) if isinstance(raw, dict)}
+    for raw in loaded.cases:
+        if raw["id"] in written:
+            where = ("cases", written[raw["id"]], "id")
+            problems.append(Problem(document.line_of(where), where,
+                                    f"case id {raw['id']!r} is also the id of a dataset case ({raw['source']})"))
+    declared = data.get("engines") if isinstance(data.get("engines"), dict) else {}
+    for name in sorted(set(loaded.engines) & set(declared)):
+        problems.append(Problem(document.line_of(("engines", name)), ("engines", name),
+                                f"engine {name!r} is also declared by the dataset (line {document.line_of(DATASET)})"))
+    return loaded
+
+
+def _dataset_summary(loaded: datasets.Loaded, block: dict, document: Document) -> dict:
+    return {"file": str(document.path), "line": document.line_of(DATASET), "type": block["type"],
+            "total": loaded.total, "cases": len(loaded.cases), "skipped": [s.to_dict() for s in loaded.skipped]}
+
+
+def _check_dataset_inputs(cases: list[Case], document: Document) -> list[Problem]:
+    """The metric-input check, once per kind of dataset case (text, fields, both):
+    one message, not one per image."""
+    kinds: dict[tuple, list[Case]] = {}
+    for case in cases:
+        kinds.setdefault((case.has_reference_text, case.has_fields), []).append(case)
+    problems = []
+    for similar in kinds.values():
+        more = f" (nor do {len(similar) - 1} more dataset cases like it)" if len(similar) > 1 else ""
+        problems += [Problem(p.line, p.keypath, p.message + more)
+                     for p in _check_inputs_for_metrics(similar[0], DATASET, document)]
+    return problems
 
 
 def load_cases(path: Path, project: Scope, relative_to: str | None = None) -> tuple[list[Case], Scope]:
@@ -215,6 +272,7 @@ def load_cases(path: Path, project: Scope, relative_to: str | None = None) -> tu
                 problems.append(Problem(line, keypath + ("id",),
                                         f"duplicate case id {case_id!r} (first on line {seen[case_id]})"))
             seen.setdefault(case_id, line)
+    dataset = _dataset(data, document, problems)
     _raise_if(path, problems)
 
     defaults = project.defaults.merged(data.get("defaults", {}))
@@ -222,8 +280,21 @@ def load_cases(path: Path, project: Scope, relative_to: str | None = None) -> tu
     cases = [_case(raw, keypath, defaults, document) for raw, keypath in entries]
     for case, (_, keypath) in zip(cases, entries):
         problems += _check_inputs_for_metrics(case, keypath, document)
+    engines = {**project.engines, **engine_specs(data.get("engines"), document)}
+    summary = None
+    if dataset is not None:
+        # Cases run on every engine the dataset declares, unless the suite's defaults name some.
+        named = isinstance(data.get("defaults"), dict) and "engine" in data["defaults"]
+        if dataset.engines and not named:
+            for raw in dataset.cases:
+                raw["engine"] = sorted(dataset.engines)
+        dataset_cases = [_case(raw, DATASET, defaults, document) for raw in dataset.cases]
+        problems += _check_dataset_inputs(dataset_cases, document)
+        cases += dataset_cases
+        engines.update(engine_specs(dataset.engines, document, DATASET))
+        summary = _dataset_summary(dataset, data["dataset"], document)
     _raise_if(path, problems)
-    scope = Scope(defaults, {**project.engines, **engine_specs(data.get("engines"), document)}, gates)
+    scope = Scope(defaults, engines, gates, summary)
     return sorted(cases, key=lambda c: c.id), scope
 
 
@@ -264,4 +335,6 @@ def _case(raw: dict, keypath: tuple, defaults: Defaults, document: Document) -> 
         task=raw.get("task"),
         tokens=merged.tokens,
         regression={m: Tolerance.parse(t) for m, t in merged.regression.items() if t is not None},
+        min_confidence=merged.min_confidence,
+        source=raw.get("source"),
     )

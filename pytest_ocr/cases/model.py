@@ -35,6 +35,10 @@ class Case:
     task: dict | None = None
     tokens: dict = field(default_factory=dict)  # {"encoding", "price_per_1k"}
     regression: dict = field(default_factory=dict)  # metric -> tolerance (with --ocr-baseline)
+    # An output whose engine confidence is below this is filtered: not evaluated, counted
+    # apart (a dataset's conf_threshold). None: never filtered.
+    min_confidence: float | None = None
+    source: str | None = None  # where a dataset's case comes from: "labels.txt:17", an image, a PAGE file
 
     @property
     def has_reference_text(self) -> bool:
@@ -50,7 +54,7 @@ class Case:
 
     @property
     def location(self) -> str:
-        return f"{self.file}:{self.line}"
+        return f"{self.file}:{self.line}" + (f" (from {self.source})" if self.source else "")
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,7 @@ class Defaults:
     extract: dict | None = None
     tokens: dict | None = None
     regression: dict | None = None
+    min_confidence: float | None = None
 
     def merged(self, block: dict) -> Defaults:
         """These defaults overridden by a ``defaults:`` block or a case: mappings key by
@@ -88,6 +93,7 @@ class Defaults:
             extract=_merge_extract(self.extract or {}, block.get("extract", {})),
             tokens={**(self.tokens or {}), **block.get("tokens", {})},
             regression={**(self.regression or {}), **block.get("regression", {})},
+            min_confidence=block.get("min_confidence", self.min_confidence),
         )
 
 
@@ -106,3 +112,6 @@ class Scope:
     defaults: Defaults
     engines: dict  # name -> EngineSpec
     gates: tuple = ()  # of gates.Gate
+    # A suite's ``dataset:`` block, read: {"file", "line", "type", "total", "cases",
+    # "skipped": [{"file", "line", "reason"}]}; total = cases + skipped. None without one.
+    dataset: dict | None = None

@@ -1,0 +1,579 @@
+"""Whole datasets as cases: a suite file's ``dataset:`` block, read by one adapter per layout.
+
+An adapter is a pure function of the block and the suite file's directory. It returns
+raw cases in the shape of a suite's ``cases:`` entries (``id``, ``image``, ``expected``,
+``group``; plus ``source``, the data file and line a case comes from, and
+``min_confidence``), the engines the dataset declares (``model-csv``: one
+``predictions`` engine per CSV file), and the entries it skipped, each with its file,
+line and reason. A skipped entry is not an error: datasets have holes (an image without
+ground truth, a malformed label line), and the run reports how many and why.
+
+Problems with the block itself (a label file or directory that does not exist) raise
+DatasetError naming the option, which the loader locates in the suite file.
+
+Layout XML (PAGE, ALTO, hOCR) is untrusted input: parsed with defusedxml, which refuses
+entity declarations instead of expanding them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from pathlib import Path
+from xml.etree.ElementTree import Element, ParseError
+
+import defusedxml
+from defusedxml import ElementTree as SafeET
+
+from . import document as doc
+
+TYPES = ("pairs", "paddle", "ground-truth-json", "model-csv", "page-xml", "alto", "hocr")
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".gif", ".webp", ".jp2",
+                  ".pbm", ".pgm", ".ppm", ".pnm")
+DEFAULT_IMAGES = [f"*{suffix}" for suffix in IMAGE_SUFFIXES]
+GT_SUFFIX = ".gt.txt"  # tesstrain's side-car ground truth: foo.png + foo.gt.txt
+
+# What an id may hold (the case-file schema's id pattern).
+_ID_CHARS = re.compile(r"[^A-Za-z0-9_.\-]+")
+_ID_START = re.compile(r"[A-Za-z0-9_]")
+_ENGINE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
+
+
+class DatasetError(Exception):
+    """The ``dataset:`` block cannot be used; ``option`` is the key to point at."""
+
+    def __init__(self, option: str | None, message: str):
+        super().__init__(message)
+        self.option = option
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """An entry of the dataset that became no case."""
+
+    file: str
+    line: int | None
+    reason: str
+
+    def to_dict(self) -> dict:
+        return {"file": self.file, "line": self.line, "reason": self.reason}
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.reason}" if self.line else f"{self.file}: {self.reason}"
+
+
+@dataclass
+class Loaded:
+    """What an adapter read: raw cases, engine declarations (name -> options, as in an
+    ``engines:`` block) and skipped entries. Every entry considered is one or the other."""
+
+    cases: list[dict] = field(default_factory=list)
+    engines: dict[str, dict] = field(default_factory=dict)
+    skipped: list[Skipped] = field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        return len(self.cases) + len(self.skipped)
+
+
+def load(config: dict, base: Path) -> Loaded:
+    """The cases of a (schema-valid) ``dataset:`` block, with unique valid ids, sorted;
+    paths relative to ``base``, the suite file's directory. Raises DatasetError."""
+    loaded = ADAPTERS[config["type"]](config, base)
+    for raw, case_id in zip(loaded.cases, unique_ids([(raw["id"], raw["source"]) for raw in loaded.cases])):
+        raw["id"] = case_id
+    loaded.cases.sort(key=lambda raw: raw["id"])
+    loaded.skipped.sort(key=lambda s: (s.file, s.line or 0))
+    return loaded
+
+
+def unique_ids(names: list[tuple[str, str]]) -> list[str]:
+    """Case ids for (name, source) pairs: the name (a relative path without its
+    extension) with ``/`` as ``.`` and other characters an id cannot hold as ``_``.
+    Names that clash get ``-`` and 8 hex digits of their source's SHA-1, so an id does
+    not depend on which other entries the dataset has."""
+    ids = [_sanitize(name) for name, _ in names]
+    clashing = {i for i, n in Counter(ids).items() if n > 1}
+    out = [f"{i}-{hashlib.sha1(source.encode()).hexdigest()[:8]}" if i in clashing else i
+           for i, (_, source) in zip(ids, names)]
+    seen: set[str] = set()
+    for index, case_id in enumerate(out):  # a hashed id equal to a plain one: vanishingly rare, still unique
+        n = 2
+        while out[index] in seen:
+            out[index] = f"{case_id}-{n}"
+            n += 1
+        seen.add(out[index])
+    return out
+
+
+def _sanitize(name: str) -> str:
+    parts = [p for p in name.replace("\\", "/").split("/") if p not in ("", ".", "..")]
+    text = _ID_CHARS.sub("_", ".".join(parts))
+    return text if text and _ID_START.match(text) else "_" + text
+
+
+def _name(relative: str) -> str:
+    """A relative path without its file extension: the basis of the case id."""
+    head, _, tail = relative.rpartition("/")
+    stem = tail.rsplit(".", 1)[0] if "." in tail.lstrip(".") else tail
+    return f"{head}/{stem}" if head else stem
+
+
+# -- shared helpers -------------------------------------------------------------------
+
+
+def _path(config: dict, option: str, base: Path) -> Path:
+    return Path(os.path.normpath(base / config[option]))
+
+
+def _directory(config: dict, option: str, base: Path) -> Path:
+    path = _path(config, option, base)
+    if not path.is_dir():
+        raise DatasetError(option, f"{'not a directory' if path.exists() else 'directory not found'}: {path}")
+    return path
+
+
+def _file(config: dict, option: str, base: Path) -> Path:
+    path = _path(config, option, base)
+    if not path.is_file():
+        raise DatasetError(option, f"{'not a file' if path.exists() else 'file not found'}: {path}")
+    return path
+
+
+def _matches(relative: str, patterns: list[str]) -> bool:
+    # Case-insensitive, and `*` also matches `/`: "*.png" finds PNGs at any depth.
+    relative = relative.lower()
+    return any(fnmatchcase(relative, pattern.lower()) for pattern in patterns)
+
+
+def _walk(root: Path, include: list[str], exclude: list[str]) -> Iterator[tuple[str, Path]]:
+    """(path relative to root, path) of the files under root matching include and not
+    exclude, in a stable order. Hidden files and directories (.ipynb_checkpoints, macOS's
+    ._ files) are not part of a dataset."""
+    for directory, subdirectories, files in os.walk(root):
+        subdirectories[:] = sorted(d for d in subdirectories if not d.startswith("."))
+        for name in sorted(f for f in files if not f.startswith(".")):
+            path = Path(directory, name)
+            relative = path.relative_to(root).as_posix()
+            if _matches(relative, include) and not _matches(relative, exclude):
+                yield relative, path
+
+
+def _is_image(path: Path) -> bool:
+    return path.suffix.lower() in IMAGE_SUFFIXES
+
+
+def _read_text(path: Path, option: str) -> str:
+    try:
+        return path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DatasetError(option, f"not UTF-8: {path} ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise DatasetError(option, f"cannot read {path}: {exc.strerror}") from None
+
+
+def _case(name: str, source: str, image: Path, **expected) -> dict:
+    return {"id": name, "source": source, "image": str(image), "expected": expected}
+
+
+# -- pairs: image + side-car .gt.txt ------------------------------------------------------
+
+
+def pairs(config: dict, base: Path) -> Loaded:
+    """Every image under ``path`` (``include``/``exclude`` globs) with its ``.gt.txt``."""
+    root = _directory(config, "path", base)
+    loaded = Loaded()
+    for relative, image in _walk(root, config.get("include", DEFAULT_IMAGES), config.get("exclude", [])):
+        truth = image.with_name(_name(image.name) + GT_SUFFIX)
+        if truth.is_file():
+            loaded.cases.append(_case(_name(relative), str(image), image, text_file=str(truth)))
+        else:
+            loaded.skipped.append(Skipped(str(image), None, f"no ground truth: {truth.name} not found next to it"))
+    return loaded
+
+
+# -- paddle: PaddleOCR label files ----------------------------------------------------
+
+
+def paddle(config: dict, base: Path) -> Loaded:
+    """``image_path<TAB>label`` lines. Blank lines are not entries; malformed lines,
+    missing images and repeated images are skipped; ``max_images`` stops after that many
+    cases. A label that is PaddleOCR's detection format (a JSON list of
+    ``{"transcription": ..., "points": ...}``) gives the legible transcriptions, one per line."""
+    label_file = _file(config, "label_file", base)
+    images = _directory(config, "images", base) if "images" in config else label_file.parent
+    limit = config.get("max_images")
+    minimum = config.get("conf_threshold")
+    loaded = Loaded()
+    first_line: dict[str, int] = {}
+    text = _read_text(label_file, "label_file")
+    for number, line in enumerate(text.split("\n"), start=1):
+        if limit is not None and len(loaded.cases) >= limit:
+            break
+        line = line.rstrip("\r")
+        if not line.strip():
+            continue
+
+        def skip(reason: str) -> None:
+            loaded.skipped.append(Skipped(str(label_file), number, reason))
+
+        if "\t" not in line:
+            skip("no tab between the image path and the label")
+            continue
+        path, label = line.split("\t", 1)
+        path = path.strip()
+        if not path:
+            skip("empty image path")
+            continue
+        label = _detection_label(label)
+        if not label.strip():
+            skip(f"empty label for {path}")
+            continue
+        key = Path(path).as_posix()
+        if key in first_line:
+            skip(f"{path} is already listed on line {first_line[key]}")
+            continue
+        first_line[key] = number
+        image = Path(os.path.normpath(images / path))
+        if not image.is_file():
+            skip(f"image not found: {image}")
+            continue
+        raw = _case(_name(key), f"{label_file}:{number}", image, text=label)
+        if minimum is not None:
+            raw["min_confidence"] = minimum
+        loaded.cases.append(raw)
+    return loaded
+
+
+def _detection_label(label: str) -> str:
+    if not label.lstrip().startswith("["):
+        return label
+    try:
+        boxes = json.loads(label)
+    except ValueError:
+        return label  # a recognition label that happens to start with "["
+    if not (isinstance(boxes, list) and boxes
+            and all(isinstance(b, dict) and isinstance(b.get("transcription"), str) for b in boxes)):
+        return label
+    # "###" marks an illegible box in PaddleOCR's datasets: not ground truth.
+    return "\n".join(b["transcription"] for b in boxes if b["transcription"] != "###")
+
+
+# -- ground-truth-json: datasets/NAME/{images/, ground_truth.json} ----------------------
+
+
+def ground_truth_json(config: dict, base: Path) -> Loaded:
+    """``ground_truth.json`` maps an image file name (under ``images/``) to
+    ``{"full_text": ..., "fields": {...}}``, either or both."""
+    root = _directory(config, "path", base)
+    truth_file, images = root / "ground_truth.json", root / "images"
+    if not truth_file.is_file():
+        raise DatasetError("path", f"no ground_truth.json in {root}")
+    if not images.is_dir():
+        raise DatasetError("path", f"no images/ directory in {root}")
+    try:
+        document = doc.load(truth_file)
+    except doc.DocumentError as exc:
+        raise DatasetError("path", "; ".join(f"{truth_file}:{p.line}: {p.message}" if p.line else
+                                             f"{truth_file}: {p.message}" for p in exc.problems)) from None
+    if not isinstance(document.data, dict):
+        raise DatasetError("path", f"{truth_file}: expected an object mapping image names to ground truth")
+    loaded = Loaded()
+    for name, entry in document.data.items():
+        line = document.line_of((name,))
+
+        def skip(reason: str) -> None:
+            loaded.skipped.append(Skipped(str(truth_file), line, reason))
+
+        if not isinstance(entry, dict):
+            skip(f"{name}: expected an object with full_text and/or fields")
+            continue
+        unknown = sorted(set(entry) - {"full_text", "fields"})
+        text, fields = entry.get("full_text"), entry.get("fields")
+        if unknown:
+            skip(f"{name}: unknown key {unknown[0]!r} (allowed: full_text, fields)")
+        elif text is not None and not isinstance(text, str):
+            skip(f"{name}: full_text must be a string")
+        elif fields is not None and not isinstance(fields, dict):
+            skip(f"{name}: fields must be an object")
+        elif text is None and not fields:
+            skip(f"{name}: no full_text and no fields")
+        elif not (images / name).is_file():
+            skip(f"image not found: {images / name}")
+        else:
+            expected = {"text": text} if text is not None else {}
+            if fields:
+                expected["fields"] = fields
+            loaded.cases.append(_case(_name(Path(name).as_posix()), f"{truth_file}:{line}", images / name,
+                                      **expected))
+    return loaded
+
+
+# -- model-csv: images/{batch_id}/{image_name} + one predictions CSV per model -----------
+
+
+def model_csv(config: dict, base: Path) -> Loaded:
+    """The benchmark's images in batch directories, ground truth as ``{stem}.gt.txt``
+    beside each image or ``{ground_truth}/{batch_id}/{stem}.txt``, and every ``*.csv`` in
+    ``models`` a ``predictions`` engine named after the file. A case's group is its batch."""
+    images = _directory(config, "images", base)
+    models = _directory(config, "models", base)
+    truth_root = _directory(config, "ground_truth", base) if "ground_truth" in config else None
+    loaded = Loaded()
+    for csv_file in sorted(p for p in models.iterdir() if p.suffix.lower() == ".csv" and p.is_file()):
+        if not _ENGINE_NAME.fullmatch(csv_file.stem):
+            raise DatasetError("models", f"{csv_file}: the file name (without .csv) is the engine name and may "
+                                         "only hold letters, digits, '_', '.' and '-'; rename the file")
+        loaded.engines[csv_file.stem] = {"type": "predictions", "path": os.path.relpath(csv_file, base)}
+    if not loaded.engines:
+        raise DatasetError("models", f"no .csv files in {models} (one per model: image_name,batch_id,inference)")
+    visible = (p for p in images.iterdir() if not p.name.startswith("."))
+    for entry in sorted(visible):
+        if entry.is_file() and _is_image(entry):
+            loaded.skipped.append(Skipped(str(entry), None, "not in a batch directory "
+                                                            "(expected images/{batch_id}/{image_name})"))
+        if not entry.is_dir():
+            continue
+        batch = entry.name
+        for image in sorted(p for p in entry.iterdir() if p.is_file() and _is_image(p) and p.name[0] != "."):
+            stem = _name(image.name)
+            truth = (truth_root / batch / f"{stem}.txt") if truth_root else image.with_name(stem + GT_SUFFIX)
+            if not truth.is_file():
+                loaded.skipped.append(Skipped(str(image), None, f"no ground truth: {truth} not found"))
+                continue
+            raw = _case(f"{batch}/{stem}", str(image), image, text_file=str(truth))
+            raw["group"] = _sanitize(batch)
+            loaded.cases.append(raw)
+    return loaded
+
+
+# -- layout XML: PAGE, ALTO, hOCR -------------------------------------------------------
+
+LAYOUT_SUFFIXES = (".page", ".alto", ".hocr", ".xml", ".html", ".xhtml")
+HOCR_LINES = {"ocr_line", "ocr_textfloat", "ocr_header", "ocr_caption"}
+_HOCR_IMAGE = re.compile(r'(?:^|;)\s*image\s+(?:"([^"]+)"|([^;\s]+))')  # title='image "scan.png"; bbox ...'
+
+
+class _Unusable(Exception):
+    """A layout file that gives no case: the reason, and its line when known."""
+
+    def __init__(self, reason: str, line: int | None = None):
+        super().__init__(reason)
+        self.reason = reason
+        self.line = line
+
+
+def _local(element: Element) -> str:
+    tag = element.tag
+    return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
+
+
+def _children(element: Element, name: str) -> list[Element]:
+    return [child for child in element if _local(child) == name]
+
+
+def _descendants(element: Element, name: str) -> list[Element]:
+    return [e for e in element.iter() if _local(e) == name]
+
+
+def _parse(path: Path) -> Element:
+    try:
+        return SafeET.parse(str(path)).getroot()
+    except ParseError as exc:
+        raise _Unusable(f"not well-formed XML: {exc}", exc.position[0]) from None
+    except defusedxml.DefusedXmlException as exc:
+        raise _Unusable(f"refused: {exc} (entity declarations and external references are not read)") from None
+    except OSError as exc:
+        raise _Unusable(f"cannot read: {exc.strerror}") from None
+
+
+def _blocks(regions: list[list[str]]) -> str:
+    """Lines joined with newlines, regions separated by a blank line; empty ones left out."""
+    blocks = ("\n".join(line for line in lines if line) for lines in regions)
+    return "\n\n".join(block for block in blocks if block)
+
+
+def _text_equiv(element: Element) -> str:
+    """The element's own TextEquiv/Unicode; of several, the one with the lowest index."""
+    equivs = _children(element, "TextEquiv")
+    if not equivs:
+        return ""
+
+    def index(equiv: Element) -> tuple:
+        value = equiv.get("index")
+        try:
+            return (0, int(value)) if value is not None else (1, 0)
+        except ValueError:
+            raise _Unusable(f"TextEquiv index {value!r} is not a number") from None
+
+    unicode = _children(min(equivs, key=index), "Unicode")
+    return (unicode[0].text or "").strip() if unicode else ""
+
+
+def _page_regions(page: Element) -> list[Element]:
+    """TextRegions in the ReadingOrder (groups ordered by index, unordered groups as
+    written), then those it does not name, in document order."""
+    regions = _descendants(page, "TextRegion")
+    by_id = {r.get("id"): r for r in regions}
+    ordered: list[Element] = []
+
+    def walk(group: Element) -> None:
+        if group.get("regionRef") in by_id:
+            ordered.append(by_id[group.get("regionRef")])
+        members = [c for c in group if _local(c) in ("RegionRef", "RegionRefIndexed") or "Group" in _local(c)]
+        if _local(group).startswith("Ordered"):
+            try:
+                members.sort(key=lambda c: int(c.get("index", "")))
+            except ValueError:
+                raise _Unusable(f"ReadingOrder group {group.get('id')!r}: an index is missing or not a number") \
+                    from None
+        for member in members:
+            if "Group" in _local(member):
+                walk(member)
+            elif member.get("regionRef") in by_id:
+                ordered.append(by_id[member.get("regionRef")])
+
+    for reading_order in _children(page, "ReadingOrder"):
+        for group in reading_order:
+            walk(group)
+    seen: set[int] = set()
+    unique = [r for r in ordered if not (id(r) in seen or seen.add(id(r)))]
+    return unique + [r for r in regions if id(r) not in seen]
+
+
+def _page(root: Element, level: str) -> tuple[str, str]:
+    if _local(root) != "PcGts":
+        raise _Unusable(f"not a PAGE document (root element {_local(root)!r}, expected PcGts)")
+    pages = _children(root, "Page")
+    if len(pages) != 1:
+        raise _Unusable(f"{len(pages)} Page elements; PAGE has exactly one")
+    regions = _page_regions(pages[0])
+    if level == "region":
+        text = _blocks([[_text_equiv(r)] for r in regions])
+    else:
+        text = _blocks([[_text_equiv(line) for line in _children(r, "TextLine")] for r in regions])
+    return text, pages[0].get("imageFilename", "")
+
+
+def _alto(root: Element, level: str) -> tuple[str, str]:
+    if _local(root) != "alto":
+        raise _Unusable(f"not an ALTO document (root element {_local(root)!r}, expected alto)")
+    pages = _descendants(root, "Page")
+    if len(pages) != 1:
+        raise _Unusable(f"{len(pages)} Page elements; one image per ALTO file is expected")
+    names = [e.text or "" for e in _descendants(root, "sourceImageInformation") for e in _children(e, "fileName")]
+
+    def line_text(line: Element) -> str:
+        words: list[str] = []
+        for child in line:
+            content = child.get("CONTENT", "")
+            if _local(child) == "String":
+                words.append(content)
+            elif _local(child) == "HYP" and words:  # the hyphen at the line's end belongs to the last word
+                words[-1] += content
+        return " ".join(w for w in words if w)
+
+    blocks = _descendants(pages[0], "TextBlock")
+    text = _blocks([[line_text(line) for line in _children(block, "TextLine")] for block in blocks])
+    return text, names[0].strip() if names else ""
+
+
+def _classes(element: Element) -> set[str]:
+    return set(element.get("class", "").split())
+
+
+def _hocr(root: Element, level: str) -> tuple[str, str]:
+    pages = [e for e in root.iter() if "ocr_page" in _classes(e)]
+    if len(pages) != 1:
+        raise _Unusable(f"{len(pages)} ocr_page elements; one page per hOCR file is expected" if pages
+                        else "not an hOCR document (no ocr_page element)")
+    page = pages[0]
+    regions = ([e for e in page.iter() if "ocr_par" in _classes(e)]
+               or [e for e in page.iter() if "ocr_carea" in _classes(e)] or [page])
+
+    def line_text(line: Element) -> str:
+        words = [e for e in line.iter() if "ocrx_word" in _classes(e)]
+        pieces = ["".join(w.itertext()).strip() for w in words] if words else "".join(line.itertext()).split()
+        return " ".join(p for p in pieces if p)
+
+    text = _blocks([[line_text(l) for l in r.iter() if _classes(l) & HOCR_LINES] for r in regions])
+    match = _HOCR_IMAGE.search(page.get("title", ""))
+    return text, (match.group(1) or match.group(2)) if match else ""
+
+
+LayoutReader = Callable[[Element, str], tuple[str, str]]
+_WHERE_IMAGE = {"page-xml": "Page/@imageFilename", "alto": "sourceImageInformation/fileName",
+                "hocr": "the ocr_page title's image"}
+
+
+def _layout_stems(name: str) -> list[str]:
+    """Stems an image beside a layout file may have: 'a.page.xml' -> ['a.page', 'a']."""
+    stem = _name(name)
+    stems = [stem]
+    while Path(stem).suffix.lower() in LAYOUT_SUFFIXES:
+        stem = stem[: -len(Path(stem).suffix)]
+        stems.append(stem)
+    return stems
+
+
+def _layout(reader: LayoutReader, default_include: list[str]) -> Callable[[dict, Path], Loaded]:
+    def adapter(config: dict, base: Path) -> Loaded:
+        root = _directory(config, "path", base)
+        image_dir = _directory(config, "image_dir", base) if "image_dir" in config else None
+        level = config.get("level", "line")
+        loaded = Loaded()
+        for relative, path in _walk(root, config.get("include", default_include), config.get("exclude", [])):
+            stems = _layout_stems(path.name)
+            try:
+                text, reference = reader(_parse(path), level)
+                if not text.strip():
+                    raise _Unusable(f"no text at level {level}" if config["type"] == "page-xml" else "no text")
+                image = _layout_image(path, relative, stems, reference, image_dir, config["type"])
+            except _Unusable as exc:
+                loaded.skipped.append(Skipped(str(path), exc.line, exc.reason))
+                continue
+            folder = relative.rpartition("/")[0]
+            loaded.cases.append(_case(f"{folder}/{stems[-1]}" if folder else stems[-1], str(path), image, text=text))
+        return loaded
+
+    return adapter
+
+
+def _layout_image(path: Path, relative: str, stems: list[str], reference: str, image_dir: Path | None,
+                  kind: str) -> Path:
+    """With image_dir: the image there (mirroring the layout file's folder) with the
+    layout file's stem; else the image the file names, relative to the file."""
+    if image_dir is not None:
+        folder = image_dir / relative.rpartition("/")[0]
+        for stem in stems:
+            for suffix in IMAGE_SUFFIXES:
+                for candidate in (folder / (stem + suffix), folder / (stem + suffix.upper())):
+                    if candidate.is_file():
+                        return candidate
+        raise _Unusable(f"no image named {stems[-1]}.* ({', '.join(IMAGE_SUFFIXES)}) in {folder}")
+    if not reference:
+        raise _Unusable(f"names no image ({_WHERE_IMAGE[kind]}); set image_dir")
+    image = Path(os.path.normpath(path.parent / reference))
+    if not image.is_file():
+        raise _Unusable(f"image not found: {image} (named by {_WHERE_IMAGE[kind]}); "
+                        "set image_dir to take the image with the same stem from a directory")
+    return image
+
+
+ADAPTERS: dict[str, Callable[[dict, Path], Loaded]] = {
+    "pairs": pairs,
+    "paddle": paddle,
+    "ground-truth-json": ground_truth_json,
+    "model-csv": model_csv,
+    "page-xml": _layout(_page, ["*.xml"]),
+    "alto": _layout(_alto, ["*.xml"]),
+    "hocr": _layout(_hocr, ["*.hocr"]),
+}
