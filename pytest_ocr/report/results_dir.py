@@ -1,0 +1,88 @@
+"""``--ocr-results-dir DIR``: the run stored as the benchmark layout of ocr-metrics-spec.md.
+
+    DIR/{run_id}/config.json    engines with fingerprints, pytest-ocr version, run info, case files
+    DIR/{run_id}/results.json   one record per image per engine (the JSON report's records)
+    DIR/{run_id}/summary.json   per-engine aggregates, gates, files that could not be loaded
+
+run_id is the run's start as a UTC timestamp and a short hash of the report, so names
+sort by time and two runs never share one. The files are written into a hidden
+temporary directory that is renamed into place: the run directory appears complete or
+not at all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+import shutil
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ..results import json_safe
+
+# Records lead with what a benchmark table shows; every other key of the report's record follows.
+LEADING = ("image", "engine", "reference", "prediction", "metrics", "outcome")
+
+
+def write(directory: Path, report: dict) -> Path:
+    """Write the run under ``directory`` (created if needed); returns the run directory."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    base = run_id(report)
+    target, n = directory / base, 2
+    while target.exists():  # the same report written twice: a second run directory
+        target, n = directory / f"{base}-{n}", n + 1
+    # mkdir, not mkdtemp: the run directory keeps the umask's permissions, not 0700.
+    temporary = directory / f".{target.name}.{secrets.token_hex(4)}.tmp"
+    temporary.mkdir()
+    try:
+        for name, document in _files(report, target.name).items():
+            _dump(temporary / name, document)
+        os.rename(temporary, target)  # fails, rather than merges, if another writer took the name meanwhile
+    except BaseException:
+        shutil.rmtree(temporary, ignore_errors=True)
+        raise
+    return target
+
+
+def run_id(report: dict) -> str:
+    """``20261122T135535.123456Z-1a2b3c4d``: when the run started (UTC; now if the
+    report does not say) and the first 8 hex digits of the report's SHA-256."""
+    started = report.get("run", {}).get("started_at")
+    try:
+        when = datetime.fromisoformat(started).astimezone(timezone.utc) if started else datetime.now(timezone.utc)
+    except ValueError:
+        when = datetime.now(timezone.utc)
+    digest = hashlib.sha256(json.dumps(json_safe(report), sort_keys=True, ensure_ascii=False, default=str)
+                            .encode()).hexdigest()[:8]
+    return f"{when:%Y%m%dT%H%M%S.%f}Z-{digest}"
+
+
+def _files(report: dict, run: str) -> dict[str, dict]:
+    results = report.get("results", [])
+    config = {
+        "run_id": run,
+        "tool": report.get("tool"),
+        "schema_version": report.get("schema_version"),
+        "run": report.get("run"),
+        "engines": report.get("engines", {}),
+        "case_files": sorted({r["file"] for r in results} | {f["file"] for f in report.get("invalid_files", [])}),
+    }
+    records = [{**{key: r[key] for key in LEADING if key in r}, **r} for r in results]
+    summary = {
+        "run_id": run,
+        "summary": report.get("summary", {}),
+        "gates": report.get("gates", []),
+        "invalid_files": report.get("invalid_files", []),
+    }
+    return {"config.json": config, "results.json": {"run_id": run, "results": records}, "summary.json": summary}
+
+
+def _dump(path: Path, document: dict) -> None:
+    text = json.dumps(json_safe(document), indent=2, ensure_ascii=False, allow_nan=False)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text + "\n")
+        f.flush()
+        os.fsync(f.fileno())
