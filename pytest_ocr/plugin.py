@@ -32,12 +32,13 @@ from .gates import parse_cli as parse_gate
 from .prefetch import Prefetcher
 from .report import github, json_report, terminal
 from .report.failure import failure_text
-from .results import CaseResult, json_safe, summarize
+from .results import CaseResult, dataset_summaries, json_safe, summarize
 from .runner import CaseInputError, check_inputs, evaluate, extract, filtered_reason, recognize
 
 DEFAULT_ENGINE = "tesseract"
 DEFAULT_PATTERNS = ["*.ocr.yaml", "*.ocr.yml", "*.ocr.json"]
 INVALID_FILE_ITEM = "invalid-case-file"
+SHOWN_SKIPPED = 20  # skipped dataset entries carried to the controller and shown, per file
 GATE_FILE = "ocr-gates"  # the pseudo file of the gates' test reports
 OCR_ITEM = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*\[[A-Za-z0-9_][A-Za-z0-9_.\-]*\]")  # case[engine]
 
@@ -64,6 +65,7 @@ class OcrSession:
         self.project = Scope(Defaults(), {})
         self.gates: dict[tuple, Gate] = {}  # every gate seen, by identity; suite gates arrive on reports
         self.gate_results: list[GateResult] = []
+        self.datasets: dict[str, dict] = {}  # dataset file -> what its dataset: block read (on reports)
         self.baseline: Baseline | None = None
         self.baseline_verb = config.getoption("ocr_baseline_write")
         self.baseline_written: dict[str, int] | None = None
@@ -134,6 +136,9 @@ class OcrSession:
             self.invalid_files[report.nodeid] = report.ocr_invalid
         for gate in getattr(report, "ocr_gates", None) or ():
             self.add_gate(Gate.from_dict(gate))
+        dataset = getattr(report, "ocr_dataset", None)
+        if dataset is not None:
+            self.datasets.setdefault(dataset["file"], dataset)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtestloop(self, session: pytest.Session):
@@ -161,7 +166,8 @@ class OcrSession:
         results = list(self.results.values())
         run = self.run_info()
         document = json_report.build(results, self.summaries(), run, list(self.invalid_files.values()),
-                                     [g.to_dict() for g in self.gate_results])
+                                     [g.to_dict() for g in self.gate_results],
+                                     dataset_summaries(list(self.datasets.values()), results))
         here = self.config.invocation_params.dir
         path = self.config.getoption("ocr_report")
         if path:
@@ -217,6 +223,7 @@ class OcrSession:
         thresholded = {c["metric"] for r in results for c in r.checks}
         lines = terminal.summary_lines(results, self.summaries(), verbosity, thresholded) if results else []
         lines += terminal.baseline_lines(results, self.baseline, verbosity) if self.baseline else []
+        lines += terminal.dataset_lines(dataset_summaries(list(self.datasets.values()), results))
         lines += terminal.gate_lines(self.gate_results)
         for line in lines:
             terminalreporter.write_line(line)
@@ -341,6 +348,12 @@ class CaseFile(pytest.File):
         except DocumentError as exc:
             yield InvalidCaseFile.from_parent(self, name=INVALID_FILE_ITEM, error=exc)
             return
+        dataset = None
+        if scope.dataset is not None:
+            skipped = scope.dataset["skipped"]
+            dataset = {**scope.dataset, "file": ocr.relative(Path(scope.dataset["file"])),
+                       "skipped_count": len(skipped),  # every item's reports carry this: only the first few
+                       "skipped": [{**s, "file": ocr.relative(Path(s["file"]))} for s in skipped[:SHOWN_SKIPPED]]}
         items = []
         for case in cases:
             for engine in ocr.engine_override or case.engines or (DEFAULT_ENGINE,):
@@ -349,7 +362,7 @@ class CaseFile(pytest.File):
                     spec = EngineSpec(name=engine, type=engine, base_dir=self.config.rootpath)
                 items.append(OcrItem.from_parent(self, name=f"{case.id}[{engine}]", case=case,
                                                  engine_name=engine, spec=spec, known=sorted(scope.engines),
-                                                 gates=scope.gates))
+                                                 gates=scope.gates, dataset=dataset))
         yield from sorted(items, key=lambda item: item.name)
 
 
@@ -380,10 +393,12 @@ class OcrItem(pytest.Item):
     an error); scoring and thresholds in the call (a miss there is a failure)."""
 
     def __init__(self, *, case: Case, engine_name: str, spec: EngineSpec | None, known: list[str],
-                 gates: tuple = (), **kwargs):
+                 gates: tuple = (), dataset: dict | None = None, **kwargs):
         super().__init__(**kwargs)
         self.case = case
-        self.gates = gates  # its file's aggregate gates: they travel to the controller on its reports
+        # its file's aggregate gates and dataset counts: they travel to the controller on its reports
+        self.gates = gates
+        self.dataset = dataset
         self.engine_name = engine_name
         self.spec = spec
         self.known = known
@@ -499,6 +514,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         return report
     if item.gates and (call.when == "call" or report.failed):
         report.ocr_gates = [g.to_dict() for g in item.gates]
+    if item.dataset is not None and (call.when == "call" or report.failed or report.skipped):
+        report.ocr_dataset = item.dataset
     if call.when == "setup" and report.failed:
         message = str(error) if isinstance(error, _CLEAN_ERRORS) else f"{type(error).__name__}: {error}"
         report.ocr = item.error_result(message).to_dict()
@@ -514,7 +531,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     return report
 
 
-_CARRIED = ("ocr", "ocr_invalid", "ocr_gates")
+_CARRIED = ("ocr", "ocr_invalid", "ocr_gates", "ocr_dataset")
 
 
 @pytest.hookimpl(wrapper=True)

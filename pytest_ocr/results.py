@@ -183,3 +183,37 @@ def worst(results: list[CaseResult], metric: str = "cer", count: int = 5) -> lis
     higher_is_worse = METRICS[metric].better == "lower"
     scored.sort(key=lambda r: (-r.metrics[metric] if higher_is_worse else r.metrics[metric], r.id))
     return scored[:count]
+
+
+def dataset_summaries(datasets: list[dict], results: list[CaseResult]) -> list[dict]:
+    """Per dataset file and engine, the dataset evaluator's accounting: total = evaluated
+    + filtered + skipped (entries the adapter could not use, and items that errored),
+    exact-match accuracy, normalised edit distance and its similarity (means over the
+    evaluated items), the evaluation's time and the mean inference time per image."""
+    summaries = []
+    for dataset in sorted(datasets, key=lambda d: d["file"]):
+        mine = [r for r in results if r.file == dataset["file"]]
+        for engine in sorted({r.engine for r in mine}):
+            rs = [r for r in mine if r.engine == engine]
+            evaluated = [r for r in rs if r.outcome in ("passed", "failed")]
+            filtered = sum(r.outcome == "filtered" for r in rs)
+            errors = sum(r.outcome == "error" for r in rs)
+            skipped = dataset["skipped_count"] + errors
+            inference = [r.inference_s for r in rs if r.inference_s is not None]
+            ned = aggregate_metric(evaluated, "ned").macro
+            summaries.append({
+                "file": dataset["file"],
+                "type": dataset["type"],
+                "engine": engine,
+                "total": len(evaluated) + filtered + skipped,
+                "evaluated": len(evaluated),
+                "filtered": filtered,
+                "skipped": skipped,
+                "skipped_entries": dataset["skipped"],
+                "accuracy": aggregate_metric(evaluated, "exact_match").macro,
+                "ned": ned,
+                "ned_similarity": None if ned is None else 1.0 - ned,
+                "evaluation_s": math.fsum(r.duration_s for r in rs),
+                "inference_mean_ms": 1000 * math.fsum(inference) / len(inference) if inference else None,
+            })
+    return summaries

@@ -125,7 +125,7 @@ def filtered_reason(case: Case, recognition: Recognition) -> str | None:
     """Why an output is left out of the evaluation (a dataset's ``conf_threshold``): the
     engine's confidence is below the case's minimum. An engine that reports no
     confidence is never filtered."""
-    minimum = getattr(case, "min_confidence", None)  # TEMP until the dataset adapters land
+    minimum = case.min_confidence
     if minimum is None or recognition.confidence is None or recognition.confidence >= minimum:
         return None
     return f"filtered: confidence {recognition.confidence:.4f} is below {minimum} (conf_threshold)"

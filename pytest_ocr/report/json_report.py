@@ -26,6 +26,7 @@ def report_schema() -> dict:
 def build(
     results: list[CaseResult], summaries: dict[str, Summary], run: dict, invalid_files: list[dict] = (),
     gates: list[dict] = (),
+    datasets: list[dict] = (),
 ) -> dict:
     """The report document: run metadata, engines with fingerprints, records, summary,
     aggregate gates, and the case files that could not be loaded."""
@@ -51,6 +52,7 @@ def build(
         "invalid_files": sorted(invalid_files, key=lambda f: f["file"]),
         "summary": {name: asdict(s) for name, s in summaries.items()},
         "gates": list(gates),
+        "datasets": list(datasets),
     })
 
 

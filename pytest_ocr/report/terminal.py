@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 from wcwidth import wcswidth
 
 from ..metrics import DEFAULT_METRICS, METRICS
@@ -23,6 +25,13 @@ def _rate(value: float | None) -> str:
 
 def _seconds(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f} s"
+
+
+def visible(text: str) -> str:
+    """Untrusted text for a terminal line: control and direction-changing characters
+    (Unicode Cc, Cf: e.g. RLO U+202E, ESC) become U+FFFD, so they cannot reorder or
+    restyle the rest of the line."""
+    return "".join("\ufffd" if unicodedata.category(c) in ("Cc", "Cf") else c for c in text)
 
 
 def width(text: str) -> int:
@@ -113,13 +122,13 @@ def summary_lines(
     if warned:
         lines.append(f"warnings ({len(warned)} items):")
         for r in warned[:WORST_CASES]:
-            lines += [f"  {r.id}: {w[:150]}" for w in r.warnings]
+            lines += [f"  {r.id}: {visible(w[:150])}" for w in r.warnings]
     errors = [r for r in results if r.outcome == "error"]
     if errors:
         lines.append(f"errors ({len(errors)}):")
         for r in errors[:WORST_CASES]:
             first_line = (r.error or "").strip().splitlines()[0] if r.error else ""
-            lines.append(f"  {r.id}: {first_line[:150]}")
+            lines.append(f"  {r.id}: {visible(first_line[:150])}")
     return lines
 
 
@@ -164,3 +173,23 @@ def gate_lines(gate_results) -> list[str]:
         return []
     failed = sum(not g.passed for g in gate_results)
     return [f"aggregate gates ({len(gate_results)}, {failed} failed):"] + [f"  {g.message}" for g in gate_results]
+
+
+def dataset_lines(summaries: list[dict]) -> list[str]:
+    """The dataset evaluator's view of each dataset file: the accounting and its metrics."""
+    if not summaries:
+        return []
+    rows = [(f"{d['file']} [{d['engine']}]",
+             [str(d["total"]), str(d["evaluated"]), str(d["filtered"]), str(d["skipped"]), _fmt(d["accuracy"]),
+              _fmt(d["ned"]), _fmt(d["ned_similarity"]), f"{d['evaluation_s']:.2f} s",
+              "-" if d["inference_mean_ms"] is None else f"{d['inference_mean_ms']:.1f} ms"])
+            for d in summaries]
+    header = ["total", "evaluated", "filtered", "skipped", "accuracy", "ned", "similarity", "time", "inference/img"]
+    lines = ["datasets (total = evaluated + filtered + skipped; accuracy = exact match):"]
+    lines += ["  " + line for line in table(header, rows, "dataset")]
+    files = {d["file"]: d["skipped_entries"] for d in summaries}  # the same for every engine of a file
+    for file, entries in files.items():
+        lines += [f"  skipped: {visible(e['file'])}:{e['line']}: {visible(e['reason'])}" for e in entries[:WORST_CASES]]
+        if len(entries) > WORST_CASES:
+            lines.append(f"  ... more skipped entries of {file} in the JSON report (datasets)")
+    return lines
