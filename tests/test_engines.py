@@ -551,3 +551,13 @@ def test_command_executable_relative_to_cwd_and_through_a_symlink(tmp_path):
     again = CommandEngine(spec("command", base_dir=tmp_path, argv=["bin/ocr", "{image}"], cwd="work"))
     assert again.fingerprint()["config"]["executable"] == hashlib.sha256(target.read_bytes()).hexdigest()[:16]
     assert again.fingerprint() != engine.fingerprint()
+
+
+def test_predictions_one_csv_per_model_tells_batches_apart(tmp_path):
+    content = "image_name,batch_id,inference\np1.png,batch-1,first\np1.png,batch-2,second\nonly.png,batch-2,x\n"
+    engine = predictions(tmp_path, "model.csv", content)
+    assert engine.recognize(tmp_path / "images" / "batch-1" / "p1.png").text == "first"
+    assert engine.recognize(tmp_path / "images" / "batch-2" / "p1.png").text == "second"
+    assert engine.recognize(Path("only.png")).text == "x"  # unique across batches: found by name alone
+    with pytest.raises(EngineError, match="no prediction for p1.png"):
+        engine.recognize(Path("p1.png"))  # in two batches: the name alone is ambiguous

@@ -69,7 +69,7 @@ def _explain(error: ValidationError, document: Document) -> list[Problem]:
     if kind == "additionalProperties" and isinstance(instance, dict):
         allowed = sorted(schema_here.get("properties", {}))
         if not keypath:
-            allowed_hint = allowed + ["cases", "defaults"]
+            allowed_hint = allowed + ["cases", "defaults", "dataset"]
         else:
             allowed_hint = allowed
         out = []

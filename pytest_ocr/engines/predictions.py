@@ -12,6 +12,7 @@ prediction is an error, never an empty text.
 from __future__ import annotations
 
 import csv
+from collections import Counter
 import hashlib
 import io
 import json
@@ -57,6 +58,7 @@ class PredictionsEngine:
         self.image_column = options["image_column"]
         self.text_column = options["text_column"]
         self._table: dict[str, str] | None = None
+        self._batched = False  # keys are batch_id/image_name
         self._digest = ""
         self._base = self.path
 
@@ -109,11 +111,17 @@ class PredictionsEngine:
                         f"predictions file {self.path} has no column {column!r} (columns: {', '.join(fields)}); "
                         "set the image_column and text_column options"
                     )
+            # The same image name may appear in two batches: then batch_id/image_name tells them apart.
+            batched = (image_column, text_column) == MODEL_CSV_COLUMNS and "batch_id" in fields
+            self._batched = batched
             for row in reader:
                 # A short row fills missing columns with None; a long one collects extras under None.
                 if None in row or None in row.values():
                     raise self._malformed(reader.line_num, f"expected {len(fields)} fields")
-                yield reader.line_num, row[image_column], row[text_column]
+                image = row[image_column]
+                if batched and row["batch_id"].strip() and image.strip():
+                    image = f"{row['batch_id'].strip()}/{image}"
+                yield reader.line_num, image, row[text_column]
         except csv.Error as exc:
             raise self._malformed(reader.line_num, str(exc)) from exc
 
@@ -148,13 +156,19 @@ class PredictionsEngine:
                 raise EngineError(f"duplicate prediction for {image!r} in {self.path} ({lines})")
             first_line[key] = line
             table[key] = text
+        if self._batched:
+            # An image name that occurs in one batch only is found by its name alone too.
+            names = Counter(key.rpartition("/")[2] for key in table)
+            table.update({name: text for key, text in list(table.items())
+                          if names[name := key.rpartition("/")[2]] == 1 and name not in table})
         return table
 
     def recognize(self, image: Path) -> Recognition:
         table = self._load()
         image = Path(image)
         relative = Path(os.path.relpath(image.absolute(), self._base)).as_posix()
-        candidates = (image.name, relative, image.stem)
+        # batch_id/image_name first: the "one CSV per model" layout images/{batch_id}/{image_name}
+        candidates = (f"{image.parent.name}/{image.name}", image.name, relative, image.stem)
         for key in candidates:
             if key in table:
                 return Recognition(text=table[key])
