@@ -12,11 +12,11 @@ prediction is an error, never an empty text.
 from __future__ import annotations
 
 import csv
-from collections import Counter
 import hashlib
 import io
 import json
 import os
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
