@@ -2,7 +2,7 @@
 
     DIR/{run_id}/config.json    engines with fingerprints, pytest-ocr version, run info, case files
     DIR/{run_id}/results.json   one record per image per engine (the JSON report's records)
-    DIR/{run_id}/summary.json   per-engine aggregates, gates, files that could not be loaded
+    DIR/{run_id}/summary.json   per-engine aggregates, gates, dataset accounting, files that could not be loaded
 
 run_id is the run's start as a UTC timestamp and a short hash of the report, so names
 sort by time and two runs never share one. The files are written into a hidden
@@ -75,6 +75,7 @@ def _files(report: dict, run: str) -> dict[str, dict]:
         "run_id": run,
         "summary": report.get("summary", {}),
         "gates": report.get("gates", []),
+        "datasets": report.get("datasets", []),
         "invalid_files": report.get("invalid_files", []),
     }
     return {"config.json": config, "results.json": {"run_id": run, "results": records}, "summary.json": summary}
