@@ -69,7 +69,7 @@ def test_the_run_directory_holds_the_reports_contents(suite):
 
     summary = read(run_dir / "summary.json")
     assert summary == {"run_id": run_dir.name, "summary": report["summary"], "gates": report["gates"],
-                       "invalid_files": report["invalid_files"]}
+                       "datasets": report["datasets"], "invalid_files": report["invalid_files"]}
     assert summary["summary"]["fake"]["groups"]["group:batch-1"]["cases"] == 3
 
 
