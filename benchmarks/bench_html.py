@@ -48,6 +48,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_plugin_overhead import corrupt, make_text  # the same generated texts
+
 from pytest_ocr.report import html
 
 REPO = Path(__file__).resolve().parent.parent
@@ -60,37 +62,6 @@ TIME_TARGET = 0.25
 SIZE_TARGET_MB = 15.0
 PYTEST_OPTIONS = ["-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:hypothesispytest", "--ocr-no-cache"]
 THUMB_BLOCK = re.compile(rb'<script type="text/plain" id="ocr-thumb-\d+">[^<]*</script>')
-
-WORDS = (
-    "the of and to in is was for on that with as by at from this be are or an it not which have his "
-    "invoice total amount date number customer payment account order receipt tax price quantity "
-    "Rechnung Betrag Datum Kunde Zahlung Menge Preis Strasse Hamburg Berlin page chapter volume "
-    "history letter ground truth recognition character error rate line paragraph 2023 12.50 0041 "
-    "No. Ltd. GmbH Co. Street Road Avenue Tel: Fax: VAT: 19% EUR USD RM"
-).split()
-ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.,;:-"
-
-
-def make_text(rng: random.Random) -> str:
-    length = rng.randint(50, 300)
-    words: list[str] = []
-    while sum(len(w) + 1 for w in words) < length:
-        words.append(rng.choice(WORDS))
-    return " ".join(words)[:length].strip()
-
-
-def corrupt(text: str, rng: random.Random) -> str:
-    chars = list(text)
-    for _ in range(rng.randint(1, 4)):
-        i = rng.randrange(len(chars))
-        edit = rng.choice(("sub", "del", "ins"))
-        if edit == "sub":
-            chars[i] = rng.choice(ALPHABET)
-        elif edit == "del" and len(chars) > 1:
-            del chars[i]
-        else:
-            chars.insert(i, rng.choice(ALPHABET))
-    return "".join(chars)
 
 
 def generate(root: Path, n: int) -> Path:
