@@ -165,21 +165,22 @@ class OcrSession:
             return
         results = list(self.results.values())
         run = self.run_info()
-        document = json_report.build(results, self.summaries(), run, list(self.invalid_files.values()),
-                                     [g.to_dict() for g in self.gate_results],
-                                     dataset_summaries(list(self.datasets.values()), results))
         here = self.config.invocation_params.dir
         path = self.config.getoption("ocr_report")
+        html_path = self.config.getoption("ocr_html")
+        results_dir = self.config.getoption("ocr_results_dir")
+        if path or html_path or results_dir:  # building it costs a pass over every result
+            document = json_report.build(results, self.summaries(), run, list(self.invalid_files.values()),
+                                         [g.to_dict() for g in self.gate_results],
+                                         dataset_summaries(list(self.datasets.values()), results))
         if path:
             json_report.write(here / path, document)
             self.report_path = here / path
-        html_path = self.config.getoption("ocr_html")
         if html_path and results:
             from .report import html  # only when asked: it loads Pillow for the thumbnails
 
             html.write(here / html_path, document, self._root)
             self.html_path = here / html_path
-        results_dir = self.config.getoption("ocr_results_dir")
         if results_dir and results:
             from .report import results_dir as layout
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -54,12 +55,21 @@ class CaseResult:
 
 def json_safe(value):
     """Replace NaN and infinities (which standard JSON cannot hold) with None."""
+    try:
+        # The usual case, nothing to replace, checked at C speed rather than by a walk in Python.
+        json.dumps(value, allow_nan=False)
+        return value
+    except (ValueError, TypeError):
+        return _replace_non_finite(value)
+
+
+def _replace_non_finite(value):
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, dict):
-        return {k: json_safe(v) for k, v in value.items()}
+        return {k: _replace_non_finite(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [json_safe(v) for v in value]
+        return [_replace_non_finite(v) for v in value]
     return value
 
 
