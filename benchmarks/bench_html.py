@@ -35,10 +35,7 @@ Always exits 0: this is a measurement, not a test.
 from __future__ import annotations
 
 import argparse
-import csv
 import json
-import os
-import random
 import re
 import shutil
 import statistics
@@ -48,7 +45,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_plugin_overhead import corrupt, make_text  # the same generated texts
+from bench_plugin_overhead import write_predictions_data  # the same generated data
 
 from pytest_ocr.report import html
 
@@ -66,24 +63,11 @@ THUMB_BLOCK = re.compile(rb'<script type="text/plain" id="ocr-thumb-\d+">[^<]*</
 
 def generate(root: Path, n: int) -> Path:
     """A suite of n cases in root/suite; returns that directory."""
-    rng = random.Random(20240501)
     data = root / "data"
-    (data / "images").mkdir(parents=True)
-    (data / "gt").mkdir()
+    data.mkdir()
     template = data / "template.jpg"
     shutil.copyfile(IMAGE, template)
-    names = [f"img_{i:04d}.jpg" for i in range(n)]
-    with open(data / "predictions.csv", "w", encoding="utf-8", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(["image", "text"])
-        for name in names:
-            try:
-                os.link(template, data / "images" / name)
-            except OSError:
-                shutil.copyfile(template, data / "images" / name)
-            reference = make_text(rng)
-            (data / "gt" / f"{name[:-4]}.gt.txt").write_text(reference, encoding="utf-8")
-            writer.writerow([name, corrupt(reference, rng)])
+    names = write_predictions_data(data, template, n)
     suite = root / "suite"
     suite.mkdir()
     (suite / "pytest.ini").write_text("[pytest]\n")

@@ -153,15 +153,13 @@ def suite_yaml(names: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def generate(root: Path) -> dict[str, Path]:
-    """Write the shared data and the three suites; return side name -> run directory."""
+def write_predictions_data(data: Path, template: Path, n: int) -> list[str]:
+    """n images (links to ``template``) in data/images, ground truth in data/gt and a
+    predictions.csv with each text slightly corrupted; returns the image names."""
     rng = random.Random(20240501)
-    data = root / "data"
     (data / "images").mkdir(parents=True)
     (data / "gt").mkdir()
-    template = data / "template.png"
-    template.write_bytes(minimal_png())
-    names = [f"img_{i:04d}.png" for i in range(N_CASES)]
+    names = [f"img_{i:04d}{template.suffix}" for i in range(n)]
     with open(data / "predictions.csv", "w", encoding="utf-8", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["image", "text"])
@@ -173,6 +171,16 @@ def generate(root: Path) -> dict[str, Path]:
             reference = make_text(rng)
             (data / "gt" / f"{name[:-4]}.gt.txt").write_text(reference, encoding="utf-8")
             writer.writerow([name, corrupt(reference, rng)])
+    return names
+
+
+def generate(root: Path) -> dict[str, Path]:
+    """Write the shared data and the three suites; return side name -> run directory."""
+    data = root / "data"
+    data.mkdir()
+    template = data / "template.png"
+    template.write_bytes(minimal_png())
+    names = write_predictions_data(data, template, N_CASES)
 
     sides = {"plain": root / "plain", "plugin 1x2000": root / "plugin1", "plugin 20x100": root / "plugin20"}
     for directory in sides.values():

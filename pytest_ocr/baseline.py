@@ -79,15 +79,15 @@ def _improved_only(old: dict, new: CaseResult) -> bool:
 
 def write(baseline: Baseline, results: list[CaseResult], verb: str, run: dict) -> dict[str, int]:
     """Write ``baseline.path`` with ``verb`` applied to this session's results; return
-    how many records were added, replaced and kept. Errored items are never written:
-    they measured nothing."""
+    how many records were added, replaced and kept. Errored and filtered items are
+    never written: they measured nothing."""
     if verb not in VERBS:
         raise ValueError(f"--ocr-baseline-write must be one of {', '.join(VERBS)}, not {verb!r}")
     records = dict(baseline.records)
     engines = dict(baseline.engines)
     counts = {"added": 0, "replaced": 0, "kept": 0}
     for result in sorted(results, key=lambda r: r.id):
-        if result.outcome == "error":
+        if result.outcome in ("error", "filtered"):
             continue
         old = records.get(result.id)
         if old is None:
@@ -98,17 +98,14 @@ def write(baseline: Baseline, results: list[CaseResult], verb: str, run: dict) -
             take, counted = False, "kept"
         counts[counted] += 1
         if take:
-            record = result.to_dict()
-            fingerprint = record.pop("fingerprint")
-            record["fingerprint_id"] = fingerprint_id(fingerprint) if fingerprint else None
+            record, fingerprint = json_report.record(result)
             record.pop("baseline", None)  # a baseline does not compare with itself
             records[result.id] = record
             if fingerprint:
                 engines[result.engine] = {**fingerprint, "fingerprint_id": record["fingerprint_id"]}
+    used = {r["engine"] for r in records.values()}
     kept = [CaseResult.from_dict(r) for r in records.values()]
-    document = json_report.build(kept, summarize(kept), run, [])
-    # build() takes fingerprints from results; the records already carry their ids
-    document["results"] = [records[k] for k in sorted(records)]
-    document["engines"] = {k: engines[k] for k in sorted(engines) if any(r["engine"] == k for r in records.values())}
+    document = json_report.document([records[k] for k in sorted(records)],
+                                    {k: engines[k] for k in sorted(engines) if k in used}, summarize(kept), run)
     json_report.write(baseline.path, document)
     return counts

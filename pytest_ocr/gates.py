@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from .metrics import METRICS
 from .results import CaseResult, aggregate_metric
-from .thresholds import ThresholdError, format_number
+from .thresholds import Threshold, ThresholdError, format_number
 from .thresholds import parse as parse_threshold
 
 KINDS = ("macro", "micro")
@@ -169,8 +169,7 @@ def judge(gate: Gate, engine: str, results: list[CaseResult]) -> GateResult:
                    f"(min_cases {gate.min_cases}); a gate does not pass on a selection this small{where}")
         return GateResult(name, False, message, None, len(members), gate.to_dict())
     value = getattr(aggregate_metric(members, gate.metric), gate.kind)
-    threshold = parse_threshold(gate.metric, f"{gate.op} {format_number(gate.bound)}")
-    passed = value is not None and threshold.check(value)
+    passed = value is not None and Threshold(gate.metric, gate.op, gate.bound).check(value)
     shown = "undefined" if value is None else format_number(value)
     message = (f"{gate.subject(engine)} = {shown} over {len(members)} case(s), "
                f"expected {gate.op} {format_number(gate.bound)}: {'ok' if passed else 'FAILED'}{where}")

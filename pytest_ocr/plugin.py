@@ -58,6 +58,7 @@ class OcrSession:
         self.html_path: Path | None = None
         self.results_run: Path | None = None
         self._summaries = None
+        self._dataset_summaries = None
         self.started = time.time()
         self._root = config.rootpath.resolve()
         option = config.getoption("ocr_engine")
@@ -172,7 +173,7 @@ class OcrSession:
         if path or html_path or results_dir:  # building it costs a pass over every result
             document = json_report.build(results, self.summaries(), run, list(self.invalid_files.values()),
                                          [g.to_dict() for g in self.gate_results],
-                                         dataset_summaries(list(self.datasets.values()), results))
+                                         self.dataset_summaries())
         if path:
             json_report.write(here / path, document)
             self.report_path = here / path
@@ -224,7 +225,7 @@ class OcrSession:
         thresholded = {c["metric"] for r in results for c in r.checks}
         lines = terminal.summary_lines(results, self.summaries(), verbosity, thresholded) if results else []
         lines += terminal.baseline_lines(results, self.baseline, verbosity) if self.baseline else []
-        lines += terminal.dataset_lines(dataset_summaries(list(self.datasets.values()), results))
+        lines += terminal.dataset_lines(self.dataset_summaries())
         lines += terminal.gate_lines(self.gate_results)
         for line in lines:
             terminalreporter.write_line(line)
@@ -251,6 +252,12 @@ class OcrSession:
         if self._summaries is None:
             self._summaries = summarize(list(self.results.values()))
         return self._summaries
+
+    def dataset_summaries(self) -> list[dict]:
+        """The accounting of each dataset file, computed once for the terminal and the report."""
+        if self._dataset_summaries is None:
+            self._dataset_summaries = dataset_summaries(list(self.datasets.values()), list(self.results.values()))
+        return self._dataset_summaries
 
     def upcoming(self, item: pytest.Item) -> list[pytest.Item]:
         """The items this process will run from ``item`` on, in order: the rest of the

@@ -148,3 +148,13 @@ def test_baseline_comparison_is_the_same_under_xdist(suite):
     keep = ("id", "outcome", "metrics", "baseline")
     assert [{k: r[k] for k in keep} for r in load_report(suite, "serial.json")["results"]] == \
         [{k: r[k] for k in keep} for r in load_report(suite, "parallel.json")["results"]]
+
+
+def test_the_controller_writes_the_baseline_under_xdist(suite):
+    write_suite(suite, {"a": 1, "b": 2, "c": 0, "d": 3})
+    run(suite, "--ocr-baseline", "serial.json", "--ocr-baseline-write", "create").assert_outcomes(passed=4)
+    run(suite, "-n", "2", "--ocr-baseline", "parallel.json", "--ocr-baseline-write", "create").assert_outcomes(passed=4)
+    keep = ("id", "outcome", "metrics", "prediction", "fingerprint_id")
+    serial, parallel = load_report(suite, "serial.json"), load_report(suite, "parallel.json")
+    assert [{k: r[k] for k in keep} for r in serial["results"]] == [{k: r[k] for k in keep} for r in parallel["results"]]
+    assert len(parallel["results"]) == 4 and serial["engines"] == parallel["engines"]

@@ -30,7 +30,8 @@ cases:
     # line 3 is the "good" case, 4 "bad", 5 "crash"; ":" and "," in values are escaped
     assert ("::error file=s.ocr.yaml,line=3,title=OCR failed%3A good on fake::"
             "cer: 0 -> 0.1 (+0.1; lower is better; tolerance 0): REGRESSED") in out
-    assert "::error file=s.ocr.yaml,line=4,title=OCR failed%3A bad on fake::cer = 0.2, expected < 0.1" in out
+    # the same message as the failure text: the one predicate that decided
+    assert "::error file=s.ocr.yaml,line=4,title=OCR failed%3A bad on fake::cer = 0.2, expected < 0.1: FAILED" in out
     crash = next(line for line in out if line.startswith("::error file=s.ocr.yaml,line=5,"))
     assert "engine crashed on crash.tif" in crash and "\n" not in crash
     gate = next(line for line in out if "title=OCR gate%3A fake%3A cer.macro < 0.01" in line)

@@ -330,7 +330,7 @@ def _case(raw: dict, keypath: tuple, defaults: Defaults, document: Document) -> 
         expected_fields_file=beside("fields_file"),
         schema=expected.get("schema"),
         schema_file=beside("schema_file"),
-        match=merged.match,
+        match={key: parse_matcher(spec) for key, spec in merged.match.items()},  # parsed once, checked above
         extract=merged.extract,
         task=raw.get("task"),
         tokens=merged.tokens,

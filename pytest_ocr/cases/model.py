@@ -30,7 +30,7 @@ class Case:
     expected_fields_file: Path | None = None
     schema: dict | bool | None = None
     schema_file: Path | None = None
-    match: dict = field(default_factory=dict)  # field key path -> matcher spec
+    match: dict = field(default_factory=dict)  # field key path -> Matcher
     extract: dict = field(default_factory=dict)  # {"fields": {name: regex}, "function": "module:function"}
     task: dict | None = None
     tokens: dict = field(default_factory=dict)  # {"encoding", "price_per_1k"}

@@ -46,6 +46,11 @@ def find_repetition(text: str, min_repeats: int = MIN_REPEATS, min_chars: int = 
     are not loops: receipts and tables of contents end in them legitimately."""
     text = text.rstrip()
     n = len(text)
+    # A loop with min_chars redundant characters repeats its last min_chars characters
+    # one period earlier; when they occur nowhere else (nearly every output), there is
+    # no loop, and the linear but pure-Python Z-array is not needed.
+    if min_chars > 0 and (n < min_chars or text.find(text[n - min_chars:]) == n - min_chars):
+        return None
     z = _z_array(text[::-1])
     best: tuple[int, int] | None = None  # (tail length, period)
     for period in range(1, n // min_repeats + 1):

@@ -4,7 +4,8 @@ the fields that did not match, the schema violations, the task's result, the tex
 from __future__ import annotations
 
 from ..cases.model import Case
-from ..thresholds import Check
+from ..thresholds import Check, ThresholdError
+from ..thresholds import parse as parse_threshold
 from .diff import aligned_diff
 
 SHOWN = 10  # schema errors, mismatched fields
@@ -70,3 +71,21 @@ def failure_text(
         lines.append("")
         lines += aligned_diff(reference, hypothesis, case.normalization)
     return "\n".join(lines)
+
+
+def check_message(check: dict) -> str:
+    """A recorded check (as a report stores it) as the line the failure printed."""
+    try:
+        threshold = parse_threshold(check["metric"], check["expression"])
+    except (ThresholdError, KeyError, TypeError):
+        return f"{check.get('metric')} {check.get('expression')}: FAILED"
+    return Check(threshold, check.get("value"), bool(check.get("passed"))).message()
+
+
+def failure_reasons(checks: list[dict] | None, baseline: dict | None) -> list[str]:
+    """Why a recorded item failed: its failing checks, then its regressions against the baseline."""
+    reasons = [check_message(c) for c in checks or [] if not c.get("passed")]
+    if isinstance(baseline, dict) and baseline.get("regressed"):
+        reasons += [d["message"] for d in baseline.get("deltas") or []
+                    if isinstance(d, dict) and d.get("verdict") == "regressed" and "message" in d]
+    return reasons

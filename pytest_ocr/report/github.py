@@ -12,6 +12,7 @@ from pathlib import Path
 from ..compare import compare
 from ..results import CaseResult, Summary
 from . import json_report
+from .failure import failure_reasons
 from .markdown import run_markdown
 
 MAX_ANNOTATIONS = 50  # GitHub shows at most 10 errors per step anyway; the summary lists the rest
@@ -33,10 +34,7 @@ def _command(file: str | None, line: int | None, title: str, message: str) -> st
 def _reason(result: CaseResult) -> str:
     if result.outcome == "error":
         return result.error or "error"
-    reasons = [f"{c['metric']} = {c['value']}, expected {c['expression']}" for c in result.checks if not c["passed"]]
-    if result.baseline and result.baseline["regressed"]:
-        reasons += [d["message"] for d in result.baseline["deltas"] if d["verdict"] == "regressed"]
-    return "\n".join(reasons) or result.outcome
+    return "\n".join(failure_reasons(result.checks, result.baseline)) or result.outcome
 
 
 def annotations(results: list[CaseResult], gate_results) -> list[str]:

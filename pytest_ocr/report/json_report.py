@@ -23,22 +23,37 @@ def report_schema() -> dict:
     return json.loads(resources.files(__package__).joinpath(SCHEMA_FILE).read_text(encoding="utf-8"))
 
 
+def record(result: CaseResult) -> tuple[dict, dict | None]:
+    """A result as the report stores it (its engine fingerprint replaced by the
+    fingerprint's id), and the fingerprint, which the report keeps once per engine."""
+    data = result.to_dict()
+    fingerprint = data.pop("fingerprint")
+    data["fingerprint_id"] = fingerprint_id(fingerprint) if fingerprint else None
+    return data, fingerprint
+
+
 def build(
     results: list[CaseResult], summaries: dict[str, Summary], run: dict, invalid_files: list[dict] = (),
     gates: list[dict] = (),
     datasets: list[dict] = (),
 ) -> dict:
     """The report document: run metadata, engines with fingerprints, records, summary,
-    aggregate gates, and the case files that could not be loaded."""
+    aggregate gates, dataset accounting, and the case files that could not be loaded."""
     engines: dict[str, dict] = {}
     records = []
     for r in sorted(results, key=lambda r: r.id):
-        record = r.to_dict()
-        fingerprint = record.pop("fingerprint")
-        record["fingerprint_id"] = fingerprint_id(fingerprint) if fingerprint else None
+        data, fingerprint = record(r)
         if fingerprint and r.engine not in engines:
-            engines[r.engine] = {**fingerprint, "fingerprint_id": record["fingerprint_id"]}
-        records.append(record)
+            engines[r.engine] = {**fingerprint, "fingerprint_id": data["fingerprint_id"]}
+        records.append(data)
+    return document(records, engines, summaries, run, invalid_files, gates, datasets)
+
+
+def document(
+    records: list[dict], engines: dict[str, dict], summaries: dict[str, Summary], run: dict,
+    invalid_files: list[dict] = (), gates: list[dict] = (), datasets: list[dict] = (),
+) -> dict:
+    """The report document from records already in the report's form."""
     return json_safe({
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "pytest-ocr", "version": __version__},

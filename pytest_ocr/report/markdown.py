@@ -12,8 +12,7 @@ import unicodedata
 
 from ..compare import CaseComparison, Comparison, EngineComparison, MetricDelta
 from ..metrics import METRICS
-from ..thresholds import Check, ThresholdError
-from ..thresholds import parse as parse_threshold
+from .failure import failure_reasons
 
 LIST_LIMIT = 20  # items shown per list
 CELL_CHARS = 200  # characters of untrusted text per cell or list item
@@ -189,21 +188,9 @@ def comparison_markdown(comparison: Comparison, limit: int = LIST_LIMIT) -> str:
 # -- one run ------------------------------------------------------------------------------
 
 
-def _check_message(check: dict) -> str:
-    try:
-        threshold = parse_threshold(check["metric"], check["expression"])
-    except (ThresholdError, KeyError, TypeError):
-        return f"{check.get('metric')} {check.get('expression')}: FAILED"
-    return Check(threshold, check.get("value"), bool(check.get("passed"))).message()
-
-
 def _failure_reason(record: dict) -> str:
     """Why an item failed: its failing checks, else its baseline regressions, else its message."""
-    reasons = [_check_message(c) for c in record.get("checks") or [] if not c.get("passed")]
-    baseline = record.get("baseline")
-    if isinstance(baseline, dict) and baseline.get("regressed"):
-        reasons += [d["message"] for d in baseline.get("deltas") or []
-                    if isinstance(d, dict) and d.get("verdict") == "regressed" and "message" in d]
+    reasons = failure_reasons(record.get("checks"), record.get("baseline"))
     if not reasons and (record.get("error") or "").strip():
         reasons = [_error_line(record)]
     return "; ".join(reasons) or "failed"
