@@ -10,7 +10,7 @@ serves an engine as an HTTP OCR worker (see pytest_ocr/serve.py).
 
     pytest-ocr compare BASE.json HEAD.json [--fail-on RULE ...] [--markdown | --json]
 
-compares two JSON reports and exits 1 when a rule is violated (see pytest_ocr/compare.py).
+compares two JSON reports and exits 1 when a rule is violated (see pytest_ocr/run/compare.py).
 """
 
 from __future__ import annotations
@@ -23,18 +23,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import __version__
-from .metrics.tokens import TokenizerUnavailable
+from .errors import OcrError
 from .metrics import CER_DENOMINATORS, DEFAULT_METRICS, METRICS, PROFILES, Normalization, score
-from .results import json_safe
-from .thresholds import format_number
+from .scoring.thresholds import format_number
+from .storable import json_safe
 
 if TYPE_CHECKING:
-    from .compare import Comparison
+    from .run.compare import Comparison
 
 TEXT_LIST_LIMIT = 20
 
 
-class CliError(Exception):
+class CliError(OcrError):
     pass
 
 
@@ -61,10 +61,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.unit:
         options["unit"] = args.unit
     normalization = Normalization.from_dict(options)
-    try:
-        results = score(_read(args.reference), _read(args.hypothesis), names, normalization, args.cer_denominator)
-    except TokenizerUnavailable as exc:
-        raise CliError(str(exc)) from None
+    results = score(_read(args.reference), _read(args.hypothesis), names, normalization, args.cer_denominator)
     if args.json:
         document = {
             name: {"value": r.value, "counts": r.counts, "details": r.details} for name, r in results.items()
@@ -81,15 +78,12 @@ def cmd_score(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     from . import serve  # the engines and the HTTP server are not needed for `score`
 
-    try:
-        return serve.run(args.engine, Path(args.config) if args.config else None, args.host, args.port, args.workers)
-    except serve.SetupError as exc:
-        raise CliError(str(exc)) from None
+    return serve.run(args.engine, Path(args.config) if args.config else None, args.host, args.port, args.workers)
 
 
 def _comparison_text(c: Comparison) -> list[str]:
     """A plain-text summary: per-engine deltas, fingerprints, outcome changes, regressed items, violations."""
-    from .compare import COUNTS
+    from .run.compare import COUNTS
 
     lines = []
     for e in c.engines:
@@ -116,18 +110,22 @@ def _comparison_text(c: Comparison) -> list[str]:
     if c.outcome_changes:
         lines.append(f"outcome changed ({len(c.outcome_changes)}):")
         for o in c.outcome_changes[:TEXT_LIST_LIMIT]:
-            lines.append(f"  {o.id}: {o.old} -> {o.new}" + (f": {o.error[:150]}" if o.error else ""))
+            lines.append(f"  {o.key}: {o.old} -> {o.new}" + (f": {o.error[:150]}" if o.error else ""))
         lines += _more(c.outcome_changes)
     regressed = c.regressed_cases()
     if regressed:
-        lines.append(f"regressed items ({len(regressed)}):")
+        lines.append(f"regressed items ({len(regressed)}; worse than a tolerance the item compares, or breaking a "
+                     f"rule):")
         for case in regressed[:TEXT_LIST_LIMIT]:
             worse = [d for d in case.deltas if d.direction == "worse"]
-            shown = "; ".join(f"{d.metric} {format_number(d.old)} -> {format_number(d.new)}" for d in worse)
-            lines.append(f"  {case.id}: {shown or case.old_outcome + ' -> ' + case.new_outcome}")
+            shown = "; ".join(f"{d.metric} {format_number(d.old)} -> {format_number(d.new)}" for d in worse
+                              if d.old is not None and d.new is not None)
+            lines.append(f"  {case.key}: {shown or case.old_outcome + ' -> ' + case.new_outcome}")
         lines += _more(regressed)
     for note in c.notes:
         lines.append(f"note: {note}")
+    for warning in c.warnings:
+        lines.append(f"warning: {warning}")
     if c.violations:
         lines.append(f"rule violations ({len(c.violations)}):")
         lines += [f"  [{v.rule}] {v.message}" for v in c.violations[:TEXT_LIST_LIMIT]] + _more(c.violations)
@@ -145,15 +143,17 @@ def _more(items: list) -> list[str]:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from . import compare  # reports and their schema are not needed for `score`
-    from .report.markdown import comparison_markdown
+    from .report.markdown import comparison_markdown  # reports and their schema are not needed for `score`
+    from .run import compare
+    from .run.record import RunRecord
+    from .run.stored import load_report
 
-    try:
-        rules = compare.parse_rules(args.fail_on)
-        base, head = compare.load_report(args.base), compare.load_report(args.head)
-    except (compare.RuleError, compare.ReportError) as exc:
-        raise CliError(str(exc)) from None
-    comparison = compare.compare(base, head, rules)
+    if not 0 <= args.min_match <= 1:
+        raise CliError(f"--min-match: expected a share from 0 to 1, not {args.min_match}")
+    rules = compare.parse_rules(args.fail_on)
+    base = RunRecord.from_document(load_report(args.base))
+    head = RunRecord.from_document(load_report(args.head))
+    comparison = compare.compare(base, head, rules, args.min_match)
     if args.json:
         print(json.dumps(comparison.to_dict(), indent=2, ensure_ascii=False, allow_nan=False))
     elif args.markdown:
@@ -197,6 +197,8 @@ def parser() -> argparse.ArgumentParser:
                    help="exit 1 when HEAD breaks this rule (repeatable): METRIC:TOLERANCE per item (cer:+0.005, "
                         "cer:+10%%), METRIC.macro:TOLERANCE or METRIC.micro:TOLERANCE per engine, or errors "
                         "(an item measured in BASE is an error in HEAD)")
+    c.add_argument("--min-match", type=float, default=0.5, metavar="SHARE",
+                   help="warn when fewer than this share of HEAD's items are in BASE (default 0.5)")
     output = c.add_mutually_exclusive_group()
     output.add_argument("--markdown", action="store_true", help="print Markdown for a PR comment or job summary")
     output.add_argument("--json", action="store_true", help="print the comparison as JSON")
@@ -208,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         return args.run(args)
-    except CliError as exc:
+    except OcrError as exc:
         print(f"pytest-ocr {args.command}: {exc}", file=sys.stderr)
         return 2
 

@@ -19,8 +19,10 @@ from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
+from .errors import OcrError
 
-class FunctionNotFound(Exception):
+
+class FunctionNotFound(OcrError):
     """The message says what could not be found and why."""
 
 

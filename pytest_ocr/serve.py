@@ -37,7 +37,8 @@ from urllib.parse import urlsplit
 from . import __version__
 from .engines import Engine, EngineError, EngineRegistry, EngineSpec, Recognition
 from .engines._http import image_mime
-from .results import json_safe
+from .errors import OcrError
+from .storable import json_safe
 
 MAX_BODY = 50 * 1024 * 1024
 SUFFIXES = {"image/png": ".png", "image/jpeg": ".jpg", "image/tiff": ".tif", "image/gif": ".gif",
@@ -47,7 +48,7 @@ EXPECTED_OCR = ('multipart/form-data with the image in file field "image", '
                 'or application/json {"image": "<base64 of the image>"}')
 
 
-class SetupError(Exception):
+class SetupError(OcrError):
     """The worker cannot start: unknown engine, bad configuration, port taken."""
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_ocr.cache import FORMAT, Cached, OutputCache, cacheable
+from pytest_ocr.engines.cache import FORMAT, Cached, OutputCache, cacheable
 from pytest_ocr.engines import EngineSpec, Recognition, fingerprint_id
 from pytest_ocr.engines.command import CommandEngine
 from pytest_ocr.engines.predictions import PredictionsEngine
@@ -309,7 +309,7 @@ WORKER = textwrap.dedent(
     """
     import json, sys
     from pathlib import Path
-    from pytest_ocr.cache import Cached, OutputCache
+    from pytest_ocr.engines.cache import Cached, OutputCache
     from pytest_ocr.engines import Recognition
 
     directory, me, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])

@@ -13,15 +13,10 @@ from pathlib import Path
 import pytest
 from conftest import DATA, INI, SIDECAR_ENGINE
 
-from pytest_ocr.compare import (
-    ReportError,
-    RuleError,
-    compare,
-    fingerprint_changes,
-    load_report,
-    parse_rule,
-    parse_rules,
-)
+from pytest_ocr.engines import fingerprint_changes
+from pytest_ocr.run.compare import RuleError, compare, parse_rule, parse_rules
+from pytest_ocr.run.record import RunRecord
+from pytest_ocr.run.stored import ReportError, load_report
 
 # A second engine whose version and options we change between the runs (its fingerprint),
 # reading the same side-car files as the `fake` engine. The version lives in another
@@ -132,14 +127,18 @@ def runs(tmp_path_factory) -> Path:
     return make_runs(tmp_path_factory.mktemp("runs"))
 
 
+def read(path: Path) -> RunRecord:
+    return RunRecord.from_document(load_report(path))
+
+
 @pytest.fixture(scope="module")
 def base(runs):
-    return load_report(runs / "base.json")
+    return read(runs / "base.json")
 
 
 @pytest.fixture(scope="module")
 def head(runs):
-    return load_report(runs / "head.json")
+    return read(runs / "head.json")
 
 
 def run_cli(*args, cwd=None):
@@ -154,8 +153,8 @@ def test_engine_aggregates_counts_and_directions(base, head):
     c = compare(base, head, [])
     assert [e.engine for e in c.engines] == ["fake", "fake2"]
     fake = c.engines[0]
-    assert fake.base == {"cases": 5, "passed": 4, "failed": 1, "errors": 0}
-    assert fake.head == {"cases": 6, "passed": 3, "failed": 1, "errors": 2}
+    assert fake.base == {"cases": 5, "passed": 4, "failed": 1, "errors": 0, "filtered": 0, "skipped": 0}
+    assert fake.head == {"cases": 6, "passed": 3, "failed": 1, "errors": 2, "filtered": 0, "skipped": 0}
     rows = {(d.metric, d.kind): d for d in fake.metrics}
     cer_macro, cer_micro = rows["cer", "macro"], rows["cer", "micro"]
     assert (cer_macro.old, cer_macro.new) == pytest.approx(CER_MACRO)
@@ -177,14 +176,14 @@ def test_items_new_removed_outcome_changes_and_case_deltas(base, head):
     c = compare(base, head, [])
     assert c.new_items == [ID("new-broken"), ID("new")]  # sorted: "-" before "["
     assert c.removed_items == [ID("removed")]
-    assert [case.id for case in c.cases] == [ID("better"), ID("crashes"), "s.ocr.yaml::other[fake2]", ID("same"),
+    assert [case.key for case in c.cases] == [ID("better"), ID("crashes"), "s.ocr.yaml::other[fake2]", ID("same"),
                                              ID("worse")]
-    changes = {(o.id, o.old, o.new) for o in c.outcome_changes}
+    changes = {(o.key, o.old, o.new) for o in c.outcome_changes}
     assert changes == {(ID("better"), "failed", "passed"), (ID("crashes"), "passed", "error"),
                        (ID("worse"), "passed", "failed")}
     crashed = next(o for o in c.outcome_changes if o.new == "error")
     assert "engine crashed on crashes.tif" in crashed.error
-    worse = next(case for case in c.cases if case.id == ID("worse"))
+    worse = next(case for case in c.cases if case.key == ID("worse"))
     deltas = {d.metric: d for d in worse.deltas}
     # no rules: every metric both records have, the default ones and the requested char_accuracy
     assert set(deltas) == {"cer", "char_accuracy", "ned", "exact_match", "wer"}
@@ -192,9 +191,9 @@ def test_items_new_removed_outcome_changes_and_case_deltas(base, head):
     assert deltas["cer"].change == pytest.approx(0.1)
     assert deltas["char_accuracy"].change == pytest.approx(-0.1) and deltas["char_accuracy"].direction == "worse"
     assert deltas["wer"].direction == "same"  # one wrong word of one, before and after
-    crashes = next(case for case in c.cases if case.id == ID("crashes"))
+    crashes = next(case for case in c.cases if case.key == ID("crashes"))
     assert crashes.deltas == []  # an error has no metrics
-    assert [case.id for case in c.regressed_cases()] == [ID("worse")]
+    assert [case.key for case in c.regressed_cases()] == [ID("worse")]
     assert not c.failed and c.violations == [] and c.notes == []
 
 
@@ -230,7 +229,7 @@ def test_fingerprint_change_of_one_engine(base, head):
 ])
 def test_each_rule_kind(base, head, rule, violated):
     c = compare(base, head, [parse_rule(rule)])
-    assert [v.id or v.engine for v in c.violations] == violated
+    assert [v.key or v.engine for v in c.violations] == violated
     assert c.failed == bool(violated)
     assert all(v.rule == str(parse_rule(rule)) for v in c.violations)
 
@@ -239,7 +238,7 @@ def test_violation_messages_say_values_direction_and_tolerance(base, head):
     c = compare(base, head, parse_rules(["cer:+0.05", "char_accuracy.macro:+0.01", "errors"]))
     messages = [v.message for v in c.violations]
     # the values exactly as the reports hold them (0.94 is a float mean: 0.9400000000000001)
-    old, new = (r["summary"]["fake"]["metrics"]["char_accuracy"]["macro"] for r in (base, head))
+    old, new = (r.summaries["fake"].metrics["char_accuracy"].macro for r in (base, head))
     assert (old, new) == pytest.approx((0.94, 0.925))
     assert messages[0] == (f"fake (macro): char_accuracy: {old!r} -> {new!r} ({new - old!r}; higher is better; "
                            f"tolerance 0.01): REGRESSED")
@@ -247,7 +246,7 @@ def test_violation_messages_say_values_direction_and_tolerance(base, head):
     assert messages[2] == f"{ID('worse')}: cer: 0.1 -> 0.2 (+0.1; lower is better; tolerance 0.05): REGRESSED"
     assert messages[1].startswith(f"{ID('crashes')}: passed -> error: sidecar_engine:read raised RuntimeError: "
                                   f"engine crashed on crashes.tif")
-    worse = next(case for case in c.cases if case.id == ID("worse"))
+    worse = next(case for case in c.cases if case.key == ID("worse"))
     assert worse.violated
     # with rules naming metrics, only those are compared per item
     assert {d.metric for d in worse.deltas} == {"cer", "char_accuracy"}
@@ -273,7 +272,7 @@ def test_to_dict_is_standard_json(base, head):
     c = compare(base, head, parse_rules(["cer:+0.05"]))
     document = json.loads(json.dumps(c.to_dict(), allow_nan=False))
     assert document["failed"] is True and document["rules"] == ["cer:+0.05"]
-    worse = next(case for case in document["cases"] if case["id"] == ID("worse"))
+    worse = next(case for case in document["cases"] if case["key"] == ID("worse"))
     assert worse["regressed"] is True and worse["violated"] is True
     assert document["fingerprints"] == [{"engine": "fake2",
                                          "changes": ["version: 1.0 -> 1.1", "config.kwargs.variant: a -> b"]}]
@@ -363,22 +362,22 @@ def test_load_report_errors_name_the_file_and_the_problem(runs, tmp_path):
         load_report(tmp_path / "list.json")
     report = json.loads((runs / "base.json").read_text(encoding="utf-8"))
     broken = json.loads(json.dumps(report))
-    broken["results"][2]["outcome"] = "skipped"
+    broken["results"][2]["outcome"] = "bogus"
     (tmp_path / "schema.json").write_text(json.dumps(broken), encoding="utf-8")
     with pytest.raises(ReportError) as info:
         load_report(tmp_path / "schema.json")
     assert str(info.value) == (f"{tmp_path / 'schema.json'}: not a valid pytest-ocr report: at /results/2/outcome: "
-                               f"'skipped' is not one of ['passed', 'failed', 'error', 'filtered']")
+                               f"'bogus' is not one of ['passed', 'failed', 'error', 'filtered', 'skipped', 'invalid']")
     (tmp_path / "nan.json").write_text(json.dumps(report).replace('"duration_s": ', '"duration_s": NaN, "x": ', 1),
                                        encoding="utf-8")
     with pytest.raises(ReportError, match=r"nan\.json: not JSON: NaN is not standard JSON"):
         load_report(tmp_path / "nan.json")
-    (tmp_path / "v2.json").write_text(json.dumps({**report, "schema_version": 2}), encoding="utf-8")
-    with pytest.raises(ReportError, match=r"v2\.json: report schema version 2; this pytest-ocr reads version 1"):
-        load_report(tmp_path / "v2.json")
+    (tmp_path / "v3.json").write_text(json.dumps({**report, "schema_version": 3}), encoding="utf-8")
+    with pytest.raises(ReportError, match=r"v3\.json: report schema version 3; this pytest-ocr reads versions 1, 2"):
+        load_report(tmp_path / "v3.json")
     duplicated = {**report, "results": report["results"] + report["results"][:1]}
     (tmp_path / "dup.json").write_text(json.dumps(duplicated), encoding="utf-8")
-    with pytest.raises(ReportError, match=rf"at /results/{len(report['results'])}/id: duplicate id"):
+    with pytest.raises(ReportError, match=rf"at /results/{len(report['results'])}/key: duplicate key"):
         load_report(tmp_path / "dup.json")
     assert issubclass(ReportError, ValueError)
 
@@ -423,7 +422,7 @@ def test_cli_text_output(runs):
     assert result.returncode == 1
     lines = result.stdout.splitlines()
     assert lines[0] == "pytest-ocr compare: base.json -> head.json"
-    assert "fake: cases 5 -> 6, passed 4 -> 3, failed 1, errors 0 -> 2" in lines
+    assert "fake: cases 5 -> 6, passed 4 -> 3, failed 1, errors 0 -> 2, filtered 0, skipped 0" in lines
     cer_macro = next(line for line in lines if line.strip().startswith("cer macro"))
     assert cer_macro.split() == ["cer", "macro", "0.0600", "->", "0.0750", "+0.015", "worse"]
     exact = next(line for line in lines if line.strip().startswith("exact_match macro"))

@@ -52,14 +52,17 @@ def check(pytester, *args):
     result = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "--ocr-report", "r.json", *args)
     result.assert_outcomes(passed=3, skipped=1)
     out = result.stdout.str()
-    assert "datasets (total = evaluated + filtered + skipped; accuracy = exact match):" in out
+    assert "datasets (total = evaluated + filtered + skipped; accuracy = exact match; wall time" in out
     assert "skipped: labels.txt:4: " in out and "skipped: labels.txt:5: " in out
-    (summary,) = json.loads((pytester.path / "r.json").read_text())["datasets"]
+    report = json.loads((pytester.path / "r.json").read_text())
+    (summary,) = report["datasets"]
     assert {k: summary[k] for k in ("file", "engine", "total", "evaluated", "filtered", "skipped")} == {
         "file": "rec.ocr.yaml", "engine": "conf", "total": 6, "evaluated": 3, "filtered": 1, "skipped": 2}
     assert summary["accuracy"] == 2 / 3  # a and c exact, b not
     assert summary["ned"] == (0 + 1 / 5 + 0) / 3 and summary["ned_similarity"] == 1 - (1 / 5) / 3
-    assert summary["inference_mean_ms"] > 0 and summary["evaluation_s"] > 0
+    assert summary["inference_mean_ms"] > 0 and 0 < summary["item_time_s"]
+    # wall clock from the first item's start to the last one's end: never longer than the run
+    assert 0 < summary["wall_s"] <= report["run"]["duration_s"]
     assert [e["line"] for e in summary["skipped_entries"]] == [4, 5]
     records = {r["case"]: r for r in json.loads((pytester.path / "r.json").read_text())["results"]}
     filtered = next(r for r in records.values() if r["outcome"] == "filtered")

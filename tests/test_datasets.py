@@ -102,10 +102,11 @@ def test_pairs_take_every_image_with_its_gt_txt_recursively(tmp_path):
     assert all(c.file == suite and c.line == 1 for c in cases)  # the dataset: key
     assert cases[1].location == f"{suite}:1 (from {tmp_path / 'lines/latin/en.JPG'})"
     # An image without ground truth is skipped, not an error; excluded files are not entries.
-    assert scope.dataset == {
+    assert scope.dataset.to_dict() == {
         "file": str(suite), "line": 1, "type": "pairs", "total": 3, "cases": 2,
         "skipped": [{"file": str(tmp_path / "lines/greek.jpg"), "line": None,
                      "reason": "no ground truth: greek.gt.txt not found next to it"}],
+        "skipped_count": 1,
     }
 
 
@@ -114,7 +115,7 @@ def test_pairs_include_globs_choose_the_images(tmp_path):
     suite = write(tmp_path / "s.ocr.yaml", "dataset: {type: pairs, path: lines, include: ['*.png']}\n")
     cases, scope = load(suite)
     assert [c.id for c in cases] == ["drafts.cyr", "homer"]
-    assert (scope.dataset["total"], scope.dataset["skipped"]) == (2, [])
+    assert (scope.dataset.to_dict()["total"], scope.dataset.to_dict()["skipped"]) == (2, [])
 
 
 # -- paddle -----------------------------------------------------------------------------
@@ -163,7 +164,7 @@ def test_paddle_counts_cases_and_skipped_lines_and_ignores_blank_ones(tmp_path):
                                                "img.zh": f"{label_file}:9", "img.cyr": f"{label_file}:11"}
     assert cases[0].image == tmp_path / "data/img/cyr.png"
     assert all(c.min_confidence is None for c in cases)  # no conf_threshold: nothing is filtered
-    skipped = [(s["file"], s["line"], s["reason"]) for s in scope.dataset["skipped"]]
+    skipped = [(s["file"], s["line"], s["reason"]) for s in scope.dataset.to_dict()["skipped"]]
     assert skipped == [
         (str(label_file), 3, "no tab between the image path and the label"),
         (str(label_file), 4, "empty image path"),
@@ -172,7 +173,7 @@ def test_paddle_counts_cases_and_skipped_lines_and_ignores_blank_ones(tmp_path):
         (str(label_file), 8, "./img/en.jpg is already listed on line 1"),
     ]
     # 9 non-blank lines = 4 cases + 5 skipped.
-    assert (scope.dataset["total"], scope.dataset["cases"], len(skipped)) == (9, 4, 5)
+    assert (scope.dataset.to_dict()["total"], scope.dataset.to_dict()["cases"], len(skipped)) == (9, 4, 5)
 
 
 def test_paddle_reads_crlf_and_a_bom_like_plain_lines(tmp_path):
@@ -180,7 +181,7 @@ def test_paddle_reads_crlf_and_a_bom_like_plain_lines(tmp_path):
     suite = write(tmp_path / "s.ocr.yaml", "dataset: {type: paddle, label_file: data/labels.txt}\n")
     cases, scope = load(suite)
     assert cases[2].id == "img.en" and cases[2].expected_text == line("lines/rapidocr_en_rec.gt.txt")
-    assert (scope.dataset["total"], scope.dataset["cases"]) == (9, 4)
+    assert (scope.dataset.to_dict()["total"], scope.dataset.to_dict()["cases"]) == (9, 4)
 
 
 def test_paddle_max_images_stops_after_n_cases_and_conf_threshold_sets_min_confidence(tmp_path):
@@ -191,8 +192,8 @@ def test_paddle_max_images_stops_after_n_cases_and_conf_threshold_sets_min_confi
     assert [c.id for c in cases] == ["img.el", "img.en"]  # lines 1 and 7
     assert [c.min_confidence for c in cases] == [0.8, 0.8]
     # Lines 1-7 were read: 6 non-blank, 2 cases and 4 skipped; lines 8-11 were not considered.
-    assert [s["line"] for s in scope.dataset["skipped"]] == [3, 4, 5, 6]
-    assert (scope.dataset["total"], scope.dataset["cases"]) == (6, 2)
+    assert [s["line"] for s in scope.dataset.to_dict()["skipped"]] == [3, 4, 5, 6]
+    assert (scope.dataset.to_dict()["total"], scope.dataset.to_dict()["cases"]) == (6, 2)
 
 
 def test_paddle_images_option_is_the_base_of_the_paths(tmp_path):
@@ -237,12 +238,12 @@ def test_ground_truth_json_gives_text_and_fields_and_skips_what_it_cannot_use(tm
     assert aws.expected_text is None and aws.image == dataset / "images/scans/aws.png"
     assert aws.expected_fields == json.loads(truth("invoices/invoice2data_AmazonWebServices.keys.json"))
     gt_file = str(dataset / "ground_truth.json")
-    assert [(s["file"], s["line"], s["reason"]) for s in scope.dataset["skipped"]] == [
+    assert [(s["file"], s["line"], s["reason"]) for s in scope.dataset.to_dict()["skipped"]] == [
         (gt_file, 4, f"image not found: {dataset / 'images/gone.png'}"),
         (gt_file, 5, "note.png: expected an object with full_text and/or fields"),
         (gt_file, 6, "sroie_359_copy.jpg: full_text must be a string"),
     ]
-    assert (scope.dataset["total"], scope.dataset["cases"]) == (5, 2)
+    assert (scope.dataset.to_dict()["total"], scope.dataset.to_dict()["cases"]) == (5, 2)
 
 
 def test_ground_truth_json_problems_are_located_at_the_dataset(tmp_path):
@@ -311,13 +312,13 @@ def test_model_csv_every_csv_is_an_engine_and_batches_are_groups(tmp_path):
     assert (spec.type, spec.options) == ("predictions", {"path": "benchmark/models/perfect.csv"})
     assert spec.base_dir == tmp_path  # the path is relative to the suite file, as if written in its engines: block
     assert spec.source == f"{suite}:1"
-    assert sorted((s["file"], s["reason"]) for s in scope.dataset["skipped"]) == [
+    assert sorted((s["file"], s["reason"]) for s in scope.dataset.to_dict()["skipped"]) == [
         (str(tmp_path / "benchmark/images/batch-2/no-truth.png"),
          f"no ground truth: {tmp_path / 'benchmark/images/batch-2/no-truth.gt.txt'} not found"),
         (str(tmp_path / "benchmark/images/loose.jpg"),
          "not in a batch directory (expected images/{batch_id}/{image_name})"),
     ]
-    assert (scope.dataset["total"], scope.dataset["cases"]) == (5, 3)
+    assert (scope.dataset.to_dict()["total"], scope.dataset.to_dict()["cases"]) == (5, 3)
 
 
 def test_model_csv_engines_named_in_the_suite_defaults_win_and_ground_truth_may_be_a_tree(tmp_path):
@@ -368,7 +369,7 @@ def test_page_xml_text_in_reading_order_regions_separated_by_a_blank_line(tmp_pa
     lines = page_lines()
     # Region r1 holds the first line (the page header), region r2 the rest.
     assert cases[0].expected_text == lines[0] + "\n\n" + "\n".join(lines[1:])
-    assert scope.dataset["skipped"] == []
+    assert scope.dataset.to_dict()["skipped"] == []
 
 
 def test_page_xml_follows_the_reading_order_not_the_document_order(tmp_path):
@@ -414,14 +415,14 @@ def test_page_xml_unusable_files_are_skipped_with_file_line_and_reason(tmp_path)
         'imageFilename="462875_0008.jpg"', 'imageFilename="../scans/0008.jpg"'))
     cases, scope = load(write(tmp_path / "s.ocr.yaml", "dataset: {type: page-xml, path: gt}\n"))
     assert [c.id for c in cases] == ["good"]
-    skipped = {Path(s["file"]).name: (s["line"], s["reason"]) for s in scope.dataset["skipped"]}
+    skipped = {Path(s["file"]).name: (s["line"], s["reason"]) for s in scope.dataset.to_dict()["skipped"]}
     assert skipped["0008.page.xml"] == (None, f"image not found: {tmp_path / 'gt/462875_0008.jpg'} (named by "
                                               "Page/@imageFilename); set image_dir to take the image with the "
                                               "same stem from a directory")
     assert skipped["bomb.xml"][1].startswith("refused: EntitiesForbidden")
     assert skipped["broken.xml"][0] == 3 and skipped["broken.xml"][1].startswith("not well-formed XML: mismatched tag")
     assert skipped["mets.xml"] == (None, "not a PAGE document (root element 'mets', expected PcGts)")
-    assert (scope.dataset["total"], scope.dataset["cases"]) == (5, 1)
+    assert (scope.dataset.to_dict()["total"], scope.dataset.to_dict()["cases"]) == (5, 1)
 
 
 def test_a_dataset_that_gives_no_cases_is_a_located_problem(tmp_path):
@@ -462,7 +463,7 @@ def test_alto_and_hocr_give_the_text_tesseract_wrote_with_the_image_the_file_nam
         # Tesseract's text renderer ends every line with a newline; the readers join lines.
         assert case.expected_text == (tesseract_output / f"{case.id}.txt").read_text(encoding="utf-8").rstrip("\n")
         assert case.image == tmp_path / f"{case.id}.tif"
-    assert scope.dataset["skipped"] == []
+    assert scope.dataset.to_dict()["skipped"] == []
 
 
 # -- the dataset block's schema --------------------------------------------------------------

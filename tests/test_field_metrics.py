@@ -214,7 +214,7 @@ def test_default_matcher_is_casefold():
 @pytest.mark.parametrize(
     "spec, message",
     [
-        ("numerc", "unknown matcher 'numerc' (did you mean 'numeric'?); known: exact, casefold, numeric, date, fuzzy"),
+        ("numerc", "unknown matcher 'numerc'; did you mean 'numeric'?; known: exact, casefold, numeric, date, fuzzy"),
         ({"type": "numeric", "decmal": ","}, "unknown option(s) decmal for matcher 'numeric'; known: decimal"),
         ({"type": "exact", "max_cer": 0.1}, "unknown option(s) max_cer for matcher 'exact'; known: none"),
         ({"type": "numeric", "decimal": ";"}, "matcher 'numeric': decimal must be \".\" or \",\", not ';'"),

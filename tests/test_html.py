@@ -6,6 +6,7 @@ and screenshots)."""
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import io
 import json
@@ -21,6 +22,8 @@ import pytest
 from PIL import Image
 
 from pytest_ocr.report import html as html_report
+from pytest_ocr.run.aggregate import summarize
+from pytest_ocr.run.record import RunRecord
 
 pytest_plugins = ["pytester"]
 
@@ -360,32 +363,6 @@ def test_summary_and_charts_show_the_reports_values(made):
                 assert f"{engine} {key}: cer {group['metrics']['cer']['macro']:.4f}" in titles
 
 
-def test_write_is_atomic_and_a_failure_keeps_the_previous_page(made, tmp_path):
-    page, report, suite = made
-    target = tmp_path / "r.html"
-    target.write_text("previous", encoding="utf-8")
-    broken = json.loads(json.dumps(report))
-    broken["results"][0]["metrics"]["cer"] = float("nan")  # standard JSON cannot hold it
-    with pytest.raises(ValueError):
-        html_report.write(target, broken, suite.path)
-    assert target.read_text(encoding="utf-8") == "previous"
-    assert [p.name for p in tmp_path.iterdir()] == ["r.html"]
-    html_report.write(target, report, suite.path)
-    assert Tree(target.read_text(encoding="utf-8")).root.find("script", id="ocr-data")
-
-
-def test_a_lone_surrogate_in_engine_output_is_written_as_a_json_escape(made, tmp_path):
-    # A Python engine can return a str that UTF-8 cannot hold; the page is still written.
-    _, report, suite = made
-    odd = json.loads(json.dumps(report))
-    odd["results"][0]["prediction"] = "abc\ud800"
-    target = tmp_path / "odd.html"
-    html_report.write(target, odd, suite.path)
-    raw = target.read_bytes()
-    assert b'"prediction":"abc\\ud800"' in raw
-    assert embedded(Tree(raw.decode("utf-8")))["cases"][0]["prediction"] == "abc\ud800"
-
-
 def test_the_script_inserts_data_as_text_only():
     script = (ASSETS / "report.js").read_text(encoding="utf-8")
     for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "Function(",
@@ -542,13 +519,15 @@ def test_a_filtered_item_renders_with_its_reason(made, tmp_path):
     # The report's fourth outcome (confidence below a dataset's conf_threshold), in the shape the
     # plugin records it: no metrics, the reason in `error`, counted per engine in the summary.
     _, report, suite = made
-    document = json.loads(json.dumps(report))
-    record = next(r for r in document["results"] if r["id"] == "hostile.ocr.yaml::page[beta]")
+    run = RunRecord.from_document(report)
     reason = "filtered: confidence 0.4000 is below 0.5 (conf_threshold)"
-    record.update(outcome="filtered", error=reason, confidence=0.4, metrics={}, details={}, checks=[])
-    document["summary"]["beta"]["filtered"] = 1
+    run.results = [dataclasses.replace(r, outcome="filtered", error=reason, confidence=0.4, metrics={}, details={},
+                                       checks=[]) if r.id == "hostile.ocr.yaml::page[beta]" else r
+                   for r in run.results]
+    run.summaries = summarize(run.results)
+    record = {"id": "hostile.ocr.yaml::page[beta]"}
     target = tmp_path / "filtered.html"
-    html_report.write(target, document, suite.path)
+    target.write_text(html_report.render(run, suite.path), encoding="utf-8")
     tree = Tree(target.read_text(encoding="utf-8"))
     rows = {r.find_all("th")[0].text(): [td.text() for td in r.find_all("td")]
             for r in tree.root.find("table", cls="summary").find("tbody").find_all("tr")}

@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 from conftest import INI, requires_tesseract
 
-from pytest_ocr.report.json_report import report_schema
+from pytest_ocr.run.stored import report_schema
 
 pytest_plugins = ["pytester"]
 
@@ -372,12 +372,14 @@ cases:
     assert results["blank-noise"]["details"]["cer"]["empty_reference"] is True
 
 
-def test_report_lists_invalid_files(suite):
+def test_report_holds_invalid_files_as_results(suite):
     suite.write("bad.ocr.yaml", "image: 3\n")
     run(suite, "--ocr-report", "report.json")
     report = load_report(suite)
-    assert report["invalid_files"][0]["file"] == "bad.ocr.yaml"
-    assert "missing required key 'expected'" in report["invalid_files"][0]["error"]
+    [invalid] = report["results"]
+    assert (invalid["key"], invalid["file"], invalid["line"], invalid["outcome"], invalid["engine"]) == (
+        "bad.ocr.yaml::invalid-case-file", "bad.ocr.yaml", 1, "invalid", None)
+    assert "missing required key 'expected'" in invalid["error"]
 
 
 # -- project configuration and extension points -----------------------------------------------
@@ -437,14 +439,13 @@ def test_xdist_gives_the_same_report_as_a_serial_run(suite):
     result.assert_outcomes(passed=3, errors=2)
     result.stdout.fnmatch_lines(["*OCR summary*", "cases *4"])
     serial, parallel = load_report(suite, "serial.json"), load_report(suite, "parallel.json")
-    volatile = ("duration_s", "inference_s")
+    volatile = ("duration_s", "inference_s", "started")
     strip = lambda records: [{k: v for k, v in r.items() if k not in volatile} for r in records]  # noqa: E731
     assert strip(parallel["results"]) == strip(serial["results"])
     def timeless(summary: dict) -> dict:  # engine times differ from run to run
         return {k: timeless(v) if isinstance(v, dict) else v for k, v in summary.items() if k != "performance"}
 
     assert timeless(parallel["summary"]) == timeless(serial["summary"])
-    assert parallel["invalid_files"] == serial["invalid_files"]
     assert parallel["engines"] == serial["engines"]
     assert parallel["run"]["workers"] == 2
 

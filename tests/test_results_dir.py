@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from pytest_ocr.report import results_dir
+from pytest_ocr.run.record import RunInfo, RunRecord, build
+from pytest_ocr.run.result import make_result
 
 pytest_plugins = ["pytester"]
 
@@ -55,7 +57,7 @@ def test_the_run_directory_holds_the_reports_contents(suite):
     assert sorted(p.name for p in run_dir.iterdir()) == ["config.json", "results.json", "summary.json"]
 
     config = read(run_dir / "config.json")
-    assert config == {"run_id": run_dir.name, "tool": report["tool"], "schema_version": 1, "run": report["run"],
+    assert config == {"run_id": run_dir.name, "tool": report["tool"], "schema_version": 2, "run": report["run"],
                       "engines": report["engines"], "case_files": ["broken.ocr.yaml", "s.ocr.yaml"]}
     assert config["engines"]["fake"]["type"] == "python" and config["engines"]["fake"]["fingerprint_id"]
 
@@ -63,13 +65,15 @@ def test_the_run_directory_holds_the_reports_contents(suite):
     assert results["run_id"] == run_dir.name
     assert results["results"] == report["results"]  # the same records, image and engine first
     assert [list(r)[:6] for r in results["results"]] == [
-        ["image", "engine", "reference", "prediction", "metrics", "outcome"]] * 3
+        ["image", "engine", "reference", "prediction", "metrics", "outcome"]] * 4
     assert [(r["image"], r["engine"], r["outcome"]) for r in results["results"]] == [
-        ("alpha.tif", "fake", "passed"), ("bravo.tif", "fake", "passed"), ("charlie.tif", "fake", "failed")]
+        (None, None, "invalid"), ("alpha.tif", "fake", "passed"), ("bravo.tif", "fake", "passed"),
+        ("charlie.tif", "fake", "failed")]
 
     summary = read(run_dir / "summary.json")
     assert summary == {"run_id": run_dir.name, "summary": report["summary"], "gates": report["gates"],
-                       "datasets": report["datasets"], "invalid_files": report["invalid_files"]}
+                       "datasets": report["datasets"], "baseline": None,
+                       "invalid_files": [{"file": "broken.ocr.yaml", "error": report["results"][0]["error"]}]}
     assert summary["summary"]["fake"]["groups"]["group:batch-1"]["cases"] == 3
 
 
@@ -89,38 +93,35 @@ def test_two_runs_give_two_directories_in_the_order_they_ran(suite):
     assert read(second / "config.json")["run"] == read(suite.path / "second.json")["run"]
 
 
-def report(started_at: str = "2026-11-22T13:55:35.123456+00:00", **extra) -> dict:
-    return {
-        "schema_version": 1, "tool": {"name": "pytest-ocr", "version": "0"}, "run": {"started_at": started_at},
-        "engines": {"e": {"type": "python", "version": None, "config": {}, "fingerprint_id": "abc"}},
-        "results": [{"id": "s.ocr.yaml::a[e]", "case": "a", "file": "s.ocr.yaml", "line": 1, "engine": "e",
-                     "image": "a.png", "reference": "x", "prediction": "y", "metrics": {"cer": 1.0},
-                     "outcome": "failed", **extra}],
-        "invalid_files": [], "summary": {"e": {"cases": 1}}, "gates": [],
-    }
+def record(started_at: float = 1763819735.123456, **values) -> RunRecord:
+    result = make_result(**{"key": "s.ocr.yaml::a[e]", "id": "s.ocr.yaml::a[e]", "case": "a", "file": "s.ocr.yaml",
+                            "line": 1, "engine": "e", "image": "a.png", "reference": "x", "prediction": "y",
+                            "metrics": {"cer": 1.0}, "outcome": "failed",
+                            "fingerprint": {"type": "python", "version": None, "config": {}}, **values})
+    return build([result], RunInfo.of(started_at, started_at + 1, 0))
 
 
 def test_the_same_report_written_twice_is_two_run_directories(tmp_path):
-    first = results_dir.write(tmp_path, report())
-    second = results_dir.write(tmp_path, report())
+    first = Path(results_dir.write(tmp_path, record()))
+    second = Path(results_dir.write(tmp_path, record()))
     assert second.name == first.name + "-2"
     assert read(second / "config.json")["run_id"] == second.name
     assert read(first / "results.json")["results"] == read(second / "results.json")["results"]
 
 
 def test_nothing_half_written_when_writing_fails(tmp_path):
-    kept = results_dir.write(tmp_path, report())
+    kept = Path(results_dir.write(tmp_path, record()))
     # results.json cannot be serialised: config.json was already written when it fails.
+    broken = record(started_at=1763856000.0)
+    broken.results[0].fields = {"not JSON": {1, 2}}
     with pytest.raises(TypeError):
-        results_dir.write(tmp_path, report(started_at="2026-11-23T00:00:00+00:00", raw={1, 2}))
+        results_dir.write(tmp_path, broken)
     assert runs(tmp_path) == [kept]  # no new run directory, no temporary one left behind
     assert sorted(p.name for p in kept.iterdir()) == ["config.json", "results.json", "summary.json"]
 
 
 def test_undefined_values_are_null_not_nan(tmp_path):
-    document = report()
-    document["results"][0]["metrics"] = {"cer": float("nan"), "wer": float("inf")}
-    document["summary"]["e"]["cer"] = {"macro": float("nan")}
-    run_dir = results_dir.write(tmp_path / "new" / "dir", document)
+    run = record(metrics={"cer": float("nan"), "wer": float("inf")})
+    run_dir = Path(results_dir.write(tmp_path / "new" / "dir", run))
     assert read(run_dir / "results.json")["results"][0]["metrics"] == {"cer": None, "wer": None}
-    assert read(run_dir / "summary.json")["summary"]["e"]["cer"] == {"macro": None}
+    assert read(run_dir / "summary.json")["summary"]["e"]["metrics"]["cer"]["macro"] is None

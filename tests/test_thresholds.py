@@ -14,8 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_ocr import metrics, thresholds
-from pytest_ocr.thresholds import Threshold, ThresholdError
+from pytest_ocr import metrics
+from pytest_ocr.scoring import thresholds
+from pytest_ocr.scoring.thresholds import Threshold, ThresholdError
 
 PROPERTY = settings(max_examples=200, derandomize=True, deadline=None, database=None)
 

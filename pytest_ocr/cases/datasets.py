@@ -31,6 +31,7 @@ from xml.etree.ElementTree import Element, ParseError
 import defusedxml
 from defusedxml import ElementTree as SafeET
 
+from ..errors import OcrError
 from . import document as doc
 
 TYPES = ("pairs", "paddle", "ground-truth-json", "model-csv", "page-xml", "alto", "hocr")
@@ -46,13 +47,12 @@ _ID_START = re.compile(r"[A-Za-z0-9_]")
 _ENGINE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
 
 
-class DatasetError(Exception):
+class DatasetError(OcrError):
     """The ``dataset:`` block cannot be used; ``option`` is the key to point at."""
 
     def __init__(self, option: str | None, message: str):
         super().__init__(message)
         self.option = option
-        self.message = message
 
 
 @dataclass(frozen=True)

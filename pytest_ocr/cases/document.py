@@ -13,6 +13,8 @@ from typing import Any
 
 import yaml
 
+from ..errors import OcrError
+
 KeyPath = tuple  # of str (mapping keys) and int (sequence indexes)
 
 # libyaml's C parser when PyYAML was built with it (6x faster on large suites); both
@@ -36,13 +38,16 @@ class Problem:
         return format_keypath(self.keypath) or "(top level)"
 
 
-class DocumentError(Exception):
+class DocumentError(OcrError):
     """A file that cannot be used; carries every problem found, not just the first."""
 
     def __init__(self, path: Path, problems: list[Problem]):
         self.path = path
         self.problems = problems
         super().__init__(self.render())
+
+    def __str__(self) -> str:
+        return self.message
 
     def render(self) -> str:
         n = len(self.problems)

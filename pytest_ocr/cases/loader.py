@@ -2,22 +2,23 @@
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from ..engines import EngineSpec
-from ..gates import Gate, parse_block
-from ..regression import Tolerance, ToleranceError
+from ..errors import did_you_mean
 from ..metrics import METRICS, Normalization
 from ..metrics.fields import parse_matcher
 from ..metrics.structured import check_schema
-from ..thresholds import parse
+from ..scoring.thresholds import parse
+from ..scoring.tolerance import Tolerance, ToleranceError
 from . import datasets
 from . import document as doc
 from .document import Document, DocumentError, Problem
-from .model import Case, Defaults, Scope
+from .gates import Gate, parse_block
+from .model import SHOWN_SKIPPED, Case, DatasetInfo, Defaults, Scope
 from .schema import validate
 
 CASE_SUFFIXES = (".ocr.yaml", ".ocr.yml", ".ocr.json")
@@ -58,10 +59,8 @@ def _check_metric_names(block: object, keypath: tuple, document: Document) -> li
         named += [(m, keypath + ("metrics", i)) for i, m in enumerate(block["metrics"]) if isinstance(m, str)]
     for metric, where in named:
         if metric not in METRICS:
-            guess = difflib.get_close_matches(metric, METRICS, n=1)
-            hint = f"; did you mean {guess[0]!r}?" if guess else ""
-            problems.append(Problem(document.line_of(where), where,
-                                    f"unknown metric {metric!r}{hint} (known: {', '.join(sorted(METRICS))})"))
+            problems.append(Problem(document.line_of(where), where, f"unknown metric {metric!r}"
+                                    f"{did_you_mean(metric, METRICS)} (known: {', '.join(sorted(METRICS))})"))
     return problems
 
 
@@ -106,9 +105,7 @@ def _check_structured(block: object, keypath: tuple, document: Document) -> list
 def _check_inputs_for_metrics(case: Case, keypath: tuple, document: Document) -> list[Problem]:
     """Every metric a case asks for (by threshold or ``metrics:``) has the inputs it needs,
     and its task has an expected result."""
-    inputs = {"output"} | {name for name, present in (("text", case.has_reference_text), ("fields", case.has_fields),
-                                                        ("schema", case.has_schema), ("task", case.task is not None))
-                           if present}
+    inputs = {"output"} | case.inputs
     what = {"text": "expected.text or expected.text_file", "fields": "expected.fields or expected.fields_file",
             "schema": "expected.schema or expected.schema_file", "task": "a task: block"}
     problems = []
@@ -132,9 +129,8 @@ def _check_regression(block: object, keypath: tuple, document: Document) -> list
     for metric, tolerance in regression.items() if isinstance(regression, dict) else ():
         where = keypath + ("regression", metric)
         if metric not in METRICS:
-            guess = difflib.get_close_matches(metric, METRICS, n=1)
-            hint = f"; did you mean {guess[0]!r}?" if guess else ""
-            problems.append(Problem(document.line_of(where), where, f"unknown metric {metric!r}{hint}"))
+            problems.append(Problem(document.line_of(where), where,
+                                    f"unknown metric {metric!r}{did_you_mean(metric, METRICS)}"))
         elif tolerance is not None:
             try:
                 Tolerance.parse(tolerance)
@@ -218,9 +214,11 @@ def _dataset(data: dict, document: Document, problems: list[Problem]) -> dataset
     return loaded
 
 
-def _dataset_summary(loaded: datasets.Loaded, block: dict, document: Document) -> dict:
-    return {"file": str(document.path), "line": document.line_of(DATASET), "type": block["type"],
-            "total": loaded.total, "cases": len(loaded.cases), "skipped": [s.to_dict() for s in loaded.skipped]}
+def _dataset_info(loaded: datasets.Loaded, block: dict, document: Document, name: Callable[[Path], str]
+                  ) -> DatasetInfo:
+    skipped = tuple(datasets.Skipped(name(Path(s.file)), s.line, s.reason) for s in loaded.skipped[:SHOWN_SKIPPED])
+    return DatasetInfo(name(document.path), document.line_of(DATASET) or 1, block["type"], loaded.total,
+                       len(loaded.cases), skipped, len(loaded.skipped))
 
 
 def _check_dataset_inputs(cases: list[Case], document: Document) -> list[Problem]:
@@ -237,12 +235,12 @@ def _check_dataset_inputs(cases: list[Case], document: Document) -> list[Problem
     return problems
 
 
-def load_cases(path: Path, project: Scope, relative_to: str | None = None) -> tuple[list[Case], Scope]:
+def load_cases(path: Path, project: Scope, name: Callable[[Path], str] = str) -> tuple[list[Case], Scope]:
     """All cases of one file, sorted by id, and the scope (engines) they resolve in.
 
     Raises DocumentError listing every problem in the file: schema violations and
-    unknown metrics and duplicate ids, all at once. ``relative_to`` is the file as
-    results name it, which the file's own gates are limited to.
+    unknown metrics and duplicate ids, all at once. ``name`` gives a path (absolute,
+    resolved) as results name it: the file's own gates cover the results of that file.
     """
     path = path.resolve()
     document = doc.load(path)
@@ -256,7 +254,7 @@ def load_cases(path: Path, project: Scope, relative_to: str | None = None) -> tu
     problems += _check_metric_names(data.get("defaults"), ("defaults",), document)
     problems += _check_structured(data.get("defaults"), ("defaults",), document)
     problems += _check_regression(data.get("defaults"), ("defaults",), document)
-    gates, gate_problems = _gates(data, document, relative_to)
+    gates, gate_problems = _gates(data, document, name(path))
     problems += gate_problems
     seen: dict[str, int] = {}
     for raw, keypath in _entries(data, path):
@@ -292,7 +290,7 @@ def load_cases(path: Path, project: Scope, relative_to: str | None = None) -> tu
         problems += _check_dataset_inputs(dataset_cases, document)
         cases += dataset_cases
         engines.update(engine_specs(dataset.engines, document, DATASET))
-        summary = _dataset_summary(dataset, data["dataset"], document)
+        summary = _dataset_info(dataset, data["dataset"], document, name)
     _raise_if(path, problems)
     scope = Scope(defaults, engines, gates, summary)
     return sorted(cases, key=lambda c: c.id), scope

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from ..engines import EngineSpec
 from ..metrics import Normalization
-from ..thresholds import Threshold
+from ..scoring.thresholds import Threshold
+from .datasets import Skipped
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,13 @@ class Case:
     @property
     def has_schema(self) -> bool:
         return self.schema is not None or self.schema_file is not None
+
+    @property
+    def inputs(self) -> set[str]:
+        """What the case gives besides the output (the metric registry's ``needs``)."""
+        present = (("text", self.has_reference_text), ("fields", self.has_fields), ("schema", self.has_schema),
+                   ("task", self.task is not None))
+        return {name for name, has in present if has}
 
     @property
     def location(self) -> str:
@@ -104,6 +112,30 @@ def _merge_extract(inherited: dict, block: dict) -> dict:
     return merged
 
 
+SHOWN_SKIPPED = 20  # skipped dataset entries kept (they travel on every item's reports) and shown, per file
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    """A suite's ``dataset:`` block as its adapter read it: total = cases + skipped."""
+
+    file: str  # the suite file
+    line: int
+    type: str
+    total: int
+    cases: int
+    skipped: tuple[Skipped, ...]  # the first few entries that became no case
+    skipped_count: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "type": self.type, "total": self.total, "cases": self.cases,
+                "skipped": [s.to_dict() for s in self.skipped], "skipped_count": self.skipped_count}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> DatasetInfo:
+        return cls(**{**data, "skipped": tuple(Skipped(**s) for s in data["skipped"])})
+
+
 @dataclass(frozen=True)
 class Scope:
     """What a case file inherits: defaults and engine declarations by name; and the
@@ -112,6 +144,4 @@ class Scope:
     defaults: Defaults
     engines: dict  # name -> EngineSpec
     gates: tuple = ()  # of gates.Gate
-    # A suite's ``dataset:`` block, read: {"file", "line", "type", "total", "cases",
-    # "skipped": [{"file", "line", "reason"}]}; total = cases + skipped. None without one.
-    dataset: dict | None = None
+    dataset: DatasetInfo | None = None  # its ``dataset:`` block, read

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 from functools import cache
 from importlib import resources
 
 from jsonschema import Draft202012Validator, ValidationError
 
+from ..errors import did_you_mean
 from .document import Document, Problem
 
 SCHEMA_FILE = "case-file.schema.json"
@@ -74,8 +74,7 @@ def _explain(error: ValidationError, document: Document) -> list[Problem]:
             allowed_hint = allowed
         out = []
         for key in sorted(set(instance) - set(allowed)):
-            guess = difflib.get_close_matches(key, allowed_hint, n=1)
-            hint = f"; did you mean {guess[0]!r}?" if guess else ""
+            hint = did_you_mean(key, allowed_hint)
             out.append(Problem(document.line_of(keypath + (key,)), keypath + (key,),
                                f"unknown key {key!r}{hint} (allowed here: {', '.join(allowed)})"))
         return out

@@ -1,6 +1,6 @@
 """OCR engines: the Engine interface, built-in engines and their registry."""
 
-from .base import Engine, EngineError, EngineSpec, Recognition, fingerprint_id
+from .base import Engine, EngineError, EngineSpec, Recognition, fingerprint_changes, fingerprint_id
 from .registry import ENTRY_POINT_GROUP, EngineRegistry
 
 __all__ = [
@@ -10,5 +10,6 @@ __all__ = [
     "EngineRegistry",
     "EngineSpec",
     "Recognition",
+    "fingerprint_changes",
     "fingerprint_id",
 ]

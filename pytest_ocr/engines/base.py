@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from ..errors import OcrError
 
-class EngineError(Exception):
+
+class EngineError(OcrError):
     """An engine could not produce output for an image.
 
     The message is shown to the user as is, so it says what failed and what to do
@@ -78,7 +81,48 @@ class Engine(Protocol):
         ...
 
 
-def fingerprint_id(fingerprint: dict) -> str:
+def fingerprint_id(fingerprint: Mapping[str, Any]) -> str:
     """A short stable hash of a fingerprint, for reports and cache keys."""
     payload = json.dumps(fingerprint, sort_keys=True, default=str)
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
+SHOWN_VALUE_CHARS = 80
+
+
+def _leaves(value: object, prefix: str = "") -> dict[str, object]:
+    """Key path -> value; nested mappings are walked, anything else (lists too) is a leaf.
+    An empty mapping is a leaf, so ``kwargs: {}`` differs from no ``kwargs``."""
+    if isinstance(value, dict) and value:
+        found: dict[str, object] = {}
+        for key, item in value.items():
+            found.update(_leaves(item, f"{prefix}.{key}" if prefix else str(key)))
+        return found
+    return {prefix: value}
+
+
+def _show(value: object) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    return text if len(text) <= SHOWN_VALUE_CHARS else text[:SHOWN_VALUE_CHARS - 3] + "..."
+
+
+def fingerprint_changes(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> list[str]:
+    """What changed between two engine fingerprints, one short line per key path:
+    ``version: tesseract 5.3.0 -> tesseract 5.4.1``, ``config.lang: eng -> deu``,
+    ``config.psm: added (6)``, ``config.oem: removed (was 1)``; [] when equal.
+    ``fingerprint_id`` is ignored: it is a hash of the rest."""
+    if old is None and new is None:
+        return []
+    if old is None or new is None:
+        return ["no fingerprint before" if old is None else "no fingerprint now"]
+    old_leaves = _leaves({k: v for k, v in old.items() if k != "fingerprint_id"})
+    new_leaves = _leaves({k: v for k, v in new.items() if k != "fingerprint_id"})
+    lines = []
+    for path in [*old_leaves, *(p for p in new_leaves if p not in old_leaves)]:
+        if path not in new_leaves:
+            lines.append(f"{path}: removed (was {_show(old_leaves[path])})")
+        elif path not in old_leaves:
+            lines.append(f"{path}: added ({_show(new_leaves[path])})")
+        elif old_leaves[path] != new_leaves[path]:
+            lines.append(f"{path}: {_show(old_leaves[path])} -> {_show(new_leaves[path])}")
+    return lines

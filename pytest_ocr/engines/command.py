@@ -14,9 +14,9 @@ import signal
 import subprocess
 from pathlib import Path
 
-from ..cache import file_sha256
 from . import _options
 from .base import EngineError, EngineSpec, Recognition
+from .cache import file_sha256
 
 SCHEMA = {
     "argv": (list[str], _options.REQUIRED),

@@ -12,10 +12,10 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from ..cache import file_sha256
 from ..imports import FunctionNotFound, load_function
 from . import _options
 from .base import EngineError, EngineSpec, Recognition
+from .cache import file_sha256
 
 SCHEMA = {"function": (str, _options.REQUIRED), "kwargs": (dict[str, Any], {})}
 

@@ -14,7 +14,6 @@ both 0. Completeness with nothing required is 1.0.
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 import re
 import unicodedata
 from collections.abc import Iterator, Mapping
@@ -24,6 +23,8 @@ from fractions import Fraction
 from typing import ClassVar
 
 from rapidfuzz.distance import Levenshtein
+
+from ..errors import did_you_mean
 
 # -- key paths ---------------------------------------------------------------------------
 
@@ -244,9 +245,7 @@ def parse_matcher(spec) -> Matcher:
     else:
         raise ValueError(f"a matcher is a name or a mapping with 'type', not {type(spec).__name__} {spec!r}")
     if not isinstance(name, str) or name not in MATCHERS:
-        guess = difflib.get_close_matches(str(name), MATCHERS, n=1)
-        hint = f" (did you mean {guess[0]!r}?)" if guess else ""
-        raise ValueError(f"unknown matcher {name!r}{hint}; known: {', '.join(MATCHERS)}")
+        raise ValueError(f"unknown matcher {name!r}{did_you_mean(name, MATCHERS)}; known: {', '.join(MATCHERS)}")
     cls = MATCHERS[name]
     unknown = sorted(set(options) - set(cls.options), key=str)
     if unknown:

@@ -196,8 +196,17 @@ class MetricInfo:
     # "schema", "task" or "output" (the engine output alone); "a|b" is either.
     needs: str = "text"
 
+    def worse_by(self, old: float, new: float) -> float:
+        """How much worse ``new`` is than ``old`` in this metric's direction (negative: better).
+        The one place a metric's direction is applied."""
+        return new - old if self.better == "lower" else old - new
+
     def improved(self, old: float, new: float) -> bool:
-        return new < old if self.better == "lower" else new > old
+        return self.worse_by(old, new) < 0
+
+    def worst_first(self, value: float) -> float:
+        """A sort key that puts the worst values first."""
+        return -value if self.better == "lower" else value
 
     def accepts(self, inputs: Collection[str]) -> bool:
         """Whether a case with these inputs (e.g. {"text", "output", "fields"}) can compute it."""
@@ -607,6 +616,22 @@ METRICS: dict[str, MetricInfo] = {
 }
 
 DEFAULT_METRICS = ("cer", "wer", "ned", "exact_match")
+FIELD_METRICS = ("field_precision", "field_recall", "field_f1")
+# What every case with such an input gets, whether or not it asks.
+DEFAULTS_BY_INPUT = {
+    "text": DEFAULT_METRICS,
+    "fields": FIELD_METRICS,
+    "schema": ("json_valid", "schema_valid", "field_completeness"),
+    "task": ("task_success", "task_quality"),
+}
+
+
+def metrics_for(inputs: Collection[str], requested: Iterable[str] = ()) -> list[str]:
+    """The metrics a case with these inputs (``text``, ``fields``, ``schema``, ``task``)
+    computes: the defaults of each input it has, then those it asks for by name, in order,
+    once each. The one place that decides which metrics apply to a case."""
+    names = [name for given in DEFAULTS_BY_INPUT if given in inputs for name in DEFAULTS_BY_INPUT[given]]
+    return list(dict.fromkeys([*names, *requested]))
 
 
 def pooled(name: str, counts: dict[str, float]) -> float:

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 
 import tiktoken
 
+from ..errors import OcrError
+
 DEFAULT_ENCODING = "cl100k_base"
 DEFAULT_PRICE_PER_1K = 0.01  # USD per 1000 input tokens, the spec's example price
 
@@ -54,7 +56,7 @@ _STANDARD_FILES: dict[str, tuple[tuple[str, str], ...]] = {
 }  # fmt: skip
 
 
-class TokenizerUnavailable(ValueError):
+class TokenizerUnavailable(OcrError, ValueError):
     """The encoding cannot be loaded without a download."""
 
 

@@ -23,7 +23,6 @@ import io
 import json
 import os
 import re
-import tempfile
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
@@ -31,8 +30,11 @@ from pathlib import Path
 
 from rapidfuzz.distance import Levenshtein
 
-from ..cache import file_sha256
-from ..metrics import METRICS
+from ..engines.cache import file_sha256
+from ..metrics import FIELD_METRICS, METRICS
+from ..run.aggregate import metric_order
+from ..run.record import RunRecord
+from . import json_report
 
 THUMBNAIL_BOX = (1000, 1000)  # at most this wide and tall: enough to see the layout, never the original
 JPEG_QUALITY = 75
@@ -44,7 +46,6 @@ CASE_KEYS = ("id", "case", "file", "line", "engine", "image", "tags", "group", "
              "prediction", "confidence", "metrics", "thresholds", "checks", "error", "duration_s",
              "inference_s", "cached", "fields", "fields_source", "warnings", "baseline")
 DIFF_KINDS = {"equal": 0, "replace": 1, "delete": 2, "insert": 3}
-FIELD_METRICS = ("field_f1", "field_precision", "field_recall")
 CER_BINS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)  # upper edges; CER 0 and CER above 1 get bins of their own
 MAX_SCATTER_PAIRS = 3
 MAX_GROUPS = 40
@@ -78,23 +79,6 @@ def embed_json(value) -> str:
     """JSON that is inert inside a <script type="application/json"> element."""
     text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     return _JSON_UNSAFE.sub(lambda m: _JSON_ESCAPES[m.group()], text)
-
-
-def write(path: Path, document: dict, root: Path) -> None:
-    """Write atomically: readers never see a half-written page, and a failure leaves
-    any previous one in place. Image paths in records are relative to ``root``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # A lone surrogate from an engine cannot be UTF-8; backslashreplace turns it into
-    # a JSON escape inside the embedded data and into inert text elsewhere.
-    data = render(document, root).encode("utf-8", "backslashreplace")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
 
 
 # -- per-case data --------------------------------------------------------------------------
@@ -366,16 +350,12 @@ def group_bars(summary: dict, engines: list[str], metric: str) -> str:
 # -- static sections ------------------------------------------------------------------------
 
 
-def _metric_order(name: str) -> tuple:
-    return (list(METRICS).index(name) if name in METRICS else len(METRICS), name)
-
-
 def _summary_table(summary: dict, engines: list[str]) -> str:
     head = "".join(f'<th scope="col"><span class="swatch s{i % len(COLOURS)}"></span>{esc(e)}</th>'
                    for i, e in enumerate(engines))
     rows = []
-    counted = ("cases", "passed", "failed", "errors") + (("filtered",) if any(summary[e].get("filtered")
-                                                                              for e in engines) else ())
+    counted = ("cases", "passed", "failed", "errors") + tuple(f for f in ("filtered", "skipped")
+                                                              if any(summary[e].get(f) for e in engines))
     for field in counted:
         cells = "".join(f'<td class="num">{esc(summary[e].get(field, 0))}</td>' for e in engines)
         rows.append(f'<tr class="{field}"><th scope="row">{field}</th>{cells}</tr>')
@@ -385,7 +365,7 @@ def _summary_table(summary: dict, engines: list[str]) -> str:
         if any(v is not None for v in values):
             cells = "".join(f'<td class="num">{_num(v, digits)}</td>' for v in values)
             rows.append(f'<tr><th scope="row">{label}</th>{cells}</tr>')
-    metrics = sorted({m for e in engines for m in (summary[e].get("metrics") or {})}, key=_metric_order)
+    metrics = sorted({m for e in engines for m in (summary[e].get("metrics") or {})}, key=metric_order)
     for metric in metrics:
         better = METRICS[metric].better if metric in METRICS else None
         hint = f' <span class="hint">({better} is better)</span>' if better else ""
@@ -409,7 +389,9 @@ def _summary_table(summary: dict, engines: list[str]) -> str:
 def _run_section(document: dict) -> str:
     run = document.get("run") or {}
     tool = document.get("tool") or {}
-    items = [("started", run.get("started_at")), ("finished", run.get("finished_at")),
+    items = [("status", f'{run.get("status")}' + (f', {run.get("not_run")} not run: {run.get("interruption")}'
+                                                   if run.get("status") == "interrupted" else "")),
+             ("started", run.get("started_at")), ("finished", run.get("finished_at")),
              ("duration", f'{run["duration_s"]:.1f} s' if isinstance(run.get("duration_s"), (int, float)) else None),
              ("workers", run.get("workers")), ("pytest", run.get("pytest")), ("python", run.get("python")),
              ("platform", run.get("platform")), (tool.get("name", "pytest-ocr"), tool.get("version"))]
@@ -459,7 +441,7 @@ def _charts(records: list[dict], summary: dict, engines: list[str]) -> str:
         if len(pairs) > MAX_SCATTER_PAIRS:
             parts.append(f'<p class="note">First {MAX_SCATTER_PAIRS} of {len(pairs)} engine pairs.</p>')
     metrics = {m for e in engines for m in (summary[e].get("metrics") or {})}
-    metric = "cer" if "cer" in metrics else min(metrics, key=_metric_order, default=None)
+    metric = "cer" if "cer" in metrics else min(metrics, key=metric_order, default=None)
     if metric:
         parts += [f"<h3>{esc(metric)} by tag and group</h3>", group_bars(summary, engines, metric)]
     return '<section class="charts">' + "".join(parts) + "</section>"
@@ -468,8 +450,11 @@ def _charts(records: list[dict], summary: dict, engines: list[str]) -> str:
 # -- the page -------------------------------------------------------------------------------
 
 
-def render(document: dict, root: Path) -> str:
-    records = document.get("results") or []
+def render(record: RunRecord, root: Path) -> str:
+    """The page of a run; image paths in results are relative to ``root`` (the project directory)."""
+    document = json_report.document(record)
+    invalid = [r for r in document["results"] if r["outcome"] == "invalid"]
+    records = [r for r in document["results"] if r["outcome"] != "invalid"]
     summary = document.get("summary") or {}
     engines = list(summary) or sorted({r["engine"] for r in records})
     summary = {e: summary.get(e, {}) for e in engines}
@@ -478,7 +463,7 @@ def render(document: dict, root: Path) -> str:
     urls, per_image = thumbnails([root / image for image in images])
     thumb_of = dict(zip(images, per_image))
     cases = [case_data(r, *thumb_of.get(r.get("image"), (None, "no image"))) for r in records]
-    metrics = sorted({m for r in records for m in (r.get("metrics") or {})}, key=_metric_order)
+    metrics = sorted({m for r in records for m in (r.get("metrics") or {})}, key=metric_order)
     payload = {
         "engines": engines,
         "metrics": metrics,
@@ -490,7 +475,7 @@ def render(document: dict, root: Path) -> str:
     script, style = _asset("report.js"), _asset("report.css")
     csp = (f"default-src 'none'; img-src data:; style-src 'sha256-{_sha256(style)}'; "
            f"script-src 'sha256-{_sha256(script)}'; base-uri 'none'; form-action 'none'")
-    counts = {k: sum(r.get("outcome") == k for r in records) for k in ("passed", "failed", "error", "filtered")}
+    counts = record.counts()
     run = document.get("run") or {}
     title = f"pytest-ocr report: {len(records)} items, {run.get('started_at', '')}"
     thumbs = "".join(f'<script type="text/plain" id="{THUMB_ID}{i}">{url}</script>' for i, url in enumerate(urls))
@@ -504,6 +489,11 @@ def render(document: dict, root: Path) -> str:
         f'<span class="outcome failed">{counts["failed"]} failed</span> '
         f'<span class="outcome error">{_plural(counts["error"], "error")}</span>',
         f' <span class="outcome filtered">{counts["filtered"]} filtered</span>' if counts["filtered"] else "",
+        f' <span class="outcome skipped">{counts["skipped"]} skipped</span>' if counts["skipped"] else "",
+        f' <span class="outcome error">{_plural(counts["invalid"], "invalid case file")}</span>'
+        if counts["invalid"] else "",
+        f' <span class="outcome error">run {esc(record.run.status)}: {record.run.not_run} not run</span>'
+        if record.run.status != "complete" else "",
         "</p>",
         '<nav><a href="#view=overview" id="tab-overview">Overview</a>'
         f'<a href="#view=cases" id="tab-cases">Cases ({len(records)})</a></nav></header>',
@@ -513,7 +503,7 @@ def render(document: dict, root: Path) -> str:
         _charts(records, summary, engines),
         '<h3>Top character confusions</h3><div id="engine-confusions" class="heatmaps">'
         '<p class="note">Drawn by the page script.</p></div>',
-        _invalid_section(document.get("invalid_files") or []),
+        _invalid_section(invalid),
         "<h2>Run</h2>", _run_section(document), _engines_section(document.get("engines") or {}),
         "</section>",
         '<section id="cases"><h2>Cases</h2><div id="case-controls"></div><div id="case-list">'

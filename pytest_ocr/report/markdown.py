@@ -9,15 +9,16 @@ were left out, and the whole text is cut below GitHub's 1 MiB step-summary limit
 from __future__ import annotations
 
 import unicodedata
+from pathlib import Path
 
-from ..compare import CaseComparison, Comparison, EngineComparison, MetricDelta
-from ..metrics import METRICS
-from .failure import failure_reasons
+from ..run.baseline import BaselineView
+from ..run.compare import CaseComparison, Comparison, EngineComparison, MetricDelta
+from ..run.record import RunRecord
+from ..run.result import CaseResult
 
 LIST_LIMIT = 20  # items shown per list
 CELL_CHARS = 200  # characters of untrusted text per cell or list item
 MAX_BYTES = 512 * 1024  # GitHub refuses step summaries over 1 MiB; leave room for other steps
-HEADLINE_METRICS = ("cer", "wer")
 
 # Backslash escapes stop Markdown syntax (emphasis, links, code, tables, strikethrough,
 # math, headings); entities stop HTML. A zero-width space after @ keeps OCR text from
@@ -114,16 +115,18 @@ def _regressed_table(comparison: Comparison, limit: int) -> list[str]:
     if not regressed:
         return []
     shown, more = _capped(regressed, limit)
-    rows = [[escape(c.id), escape(f"{c.file}:{c.line}"), _case_changes(c),
+    rows = [[escape(c.key), escape(f"{c.file}:{c.line}"), _case_changes(c),
              escape(c.new_outcome if c.old_outcome == c.new_outcome else f"{c.old_outcome} → {c.new_outcome}"),
              "yes" if c.violated else ""] for c in shown]
-    lines = [f"**Regressed items ({len(regressed)})**", ""]
+    lines = [f"**Regressed items ({len(regressed)})**: worse than a tolerance the item compares, or breaking a "
+             f"rule", ""]
     lines += _table(["item", "where", "got worse", "outcome", "rule broken"], rows)
     return lines + ([more] if more else []) + [""]
 
 
 def _comparison_sections(comparison: Comparison, limit: int, heading: str) -> list[str]:
-    lines: list[str] = []
+    lines: list[str] = [f"**Warning:** {escape(w, 2 * CELL_CHARS)}" for w in comparison.warnings]
+    lines += [""] if lines else []
     if comparison.violations:
         lines += [f"**Rule violations ({len(comparison.violations)})**", ""]
         shown, more = _capped(comparison.violations, limit)
@@ -147,7 +150,7 @@ def _comparison_sections(comparison: Comparison, limit: int, heading: str) -> li
         shown, more = _capped(comparison.outcome_changes, limit)
         for o in shown:
             reason = f": {escape(o.error)}" if o.error else ""
-            lines.append(f"- {escape(o.id)}: {escape(o.old)} → {escape(o.new)}{reason}")
+            lines.append(f"- {escape(o.key)}: {escape(o.old)} → {escape(o.new)}{reason}")
         lines += ([more] if more else []) + [""]
     lines += [f"**Items:** {len(comparison.new_items)} new, {len(comparison.removed_items)} removed "
               f"(not compared), {len(comparison.cases)} in both.", ""]
@@ -188,81 +191,115 @@ def comparison_markdown(comparison: Comparison, limit: int = LIST_LIMIT) -> str:
 # -- one run ------------------------------------------------------------------------------
 
 
-def _failure_reason(record: dict) -> str:
-    """Why an item failed: its failing checks, else its baseline regressions, else its message."""
-    reasons = failure_reasons(record.get("checks"), record.get("baseline"))
-    if not reasons and (record.get("error") or "").strip():
-        reasons = [_error_line(record)]
-    return "; ".join(reasons) or "failed"
-
-
-def _error_line(record: dict) -> str:
-    text = (record.get("error") or "").strip()
-    return text.splitlines()[0] if text else "no message"
-
-
-def shown_metrics(report: dict) -> list[str]:
-    """CER and WER, and every metric some item has a threshold on, that some engine measured."""
-    measured = {m for s in report["summary"].values() for m in s["metrics"]}
-    thresholded = {m for r in report["results"] for m in r.get("thresholds") or {}}
-    return [m for m in METRICS if m in measured and (m in HEADLINE_METRICS or m in thresholded)]
-
-
-def _engines_table(report: dict) -> list[str]:
-    summaries = report["summary"]
+def _engines_table(record: RunRecord) -> list[str]:
+    summaries = record.summaries
     engines = list(summaries)
-    rows = [[name] + [str(summaries[e][name]) for e in engines] for name in ("cases", "passed", "failed", "errors")]
-    for metric in shown_metrics(report):
+    counted = ["cases", "passed", "failed", "errors"] + [c for c in ("filtered", "skipped")
+                                                         if any(getattr(s, c) for s in summaries.values())]
+    rows = [[name] + [str(getattr(summaries[e], name)) for e in engines] for name in counted]
+    for metric in record.shown_metrics():
         for kind in ("macro", "micro"):
-            rows.append([f"{metric} {kind}"] + [_value((summaries[e]["metrics"].get(metric) or {}).get(kind))
+            rows.append([f"{metric} {kind}"] + [_value(getattr(summaries[e].metrics.get(metric), kind, None))
                                                 for e in engines])
     return _table(["engine"] + [escape(e) for e in engines], rows)
 
 
-def _items_table(title: str, records: list[dict], third: str, reason, limit: int) -> list[str]:
-    if not records:
+def _items_table(title: str, results: list[CaseResult], third: str, limit: int) -> list[str]:
+    if not results:
         return []
-    shown, more = _capped(records, limit)
-    rows = [[escape(r["id"]), escape(f"{r['file']}:{r['line']}"), escape(reason(r), 2 * CELL_CHARS)] for r in shown]
-    lines = [f"#### {title} ({len(records)})", ""] + _table(["item", "where", third], rows)
+    shown, more = _capped(results, limit)
+    rows = [[escape(r.id), escape(f"{r.file}:{r.line}"), escape("; ".join(r.reasons()), 2 * CELL_CHARS)]
+            for r in shown]
+    lines = [f"#### {title} ({len(results)})", ""] + _table(["item", "where", third], rows)
     return lines + ([more] if more else []) + [""]
 
 
-def run_markdown(report: dict, comparison: Comparison | None = None, gates: list[dict] = (),
-                 annotations_limit: int = LIST_LIMIT) -> str:
-    """The job summary of one run (a report document): engines side by side, deltas
-    against the baseline when ``comparison`` is given, aggregate gates ({"name",
-    "passed", "message"}; by default the report's own), failed and errored items,
-    items with warnings.
-    ``annotations_limit`` caps each list (the rest is counted, not shown)."""
-    limit = annotations_limit
-    records = report["results"]
-    counts = {o: sum(r["outcome"] == o for r in records) for o in ("passed", "failed", "error")}
-    lines = ["### OCR results", "",
-             f"{len(records)} items: {counts['passed']} passed, {counts['failed']} failed, "
-             f"{counts['error']} error{'s' if counts['error'] != 1 else ''}.", ""]
-    if report.get("invalid_files"):
-        n = len(report["invalid_files"])
-        lines += [f"**{n} case file{'s' if n != 1 else ''} could not be loaded:** "
-                  + ", ".join(escape(f["file"]) for f in report["invalid_files"][:limit])
-                  + (f" … and {n - limit} more" if n > limit else ""), ""]
-    if report["summary"]:
-        lines += _engines_table(report)
-        lines += ["", "macro = mean over items; micro = pooled over items (total errors / total length)", ""]
-    if comparison is not None:
-        lines += ["#### Compared with the baseline", "", _verdict(comparison), ""]
-        lines += _comparison_sections(comparison, limit, "#####")
-    gates = list(gates) or report.get("gates") or []  # a report of a run with gates records them
-    if gates:
-        failed = sum(not g["passed"] for g in gates)
-        lines += [f"#### Aggregate gates ({len(gates) - failed} passed, {failed} failed)", ""]
-        shown, more = _capped(sorted(gates, key=lambda g: g["passed"]), limit)  # failures first
-        rows = [[escape(g["name"]), "✅ passed" if g["passed"] else "❌ failed", escape(g.get("message") or "")]
-                for g in shown]
-        lines += _table(["gate", "result", "detail"], rows) + ([more] if more else []) + [""]
-    lines += _items_table("Failed", [r for r in records if r["outcome"] == "failed"], "why", _failure_reason, limit)
-    lines += _items_table("Errors", [r for r in records if r["outcome"] == "error"], "error", _error_line, limit)
-    warned = [r for r in records if r.get("warnings")]
-    lines += _items_table("Warnings", warned, "warning", lambda r: "; ".join(r["warnings"]), limit)
-    return _bounded(lines)
+def _baseline_sections(view: BaselineView, limit: int) -> list[str]:
+    lines = ["#### Compared with the baseline", "",
+             f"{view.matched} of {view.current} items found their record in `{escape(Path(view.path).name)}` "
+             f"({view.records} records).", ""]
+    lines += [f"**Warning:** {escape(w, 2 * CELL_CHARS)}" for w in view.warnings()]
+    rows = [[escape(e.engine), str(e.compared), str(e.new), str(len(e.regressed))] for e in view.engines]
+    lines += _table(["engine", "compared", "new", "regressed"], rows) + [""]
+    moves = [(e.engine, m) for e in view.engines for m in e.moves]
+    if moves:
+        lines += _table(["engine", "metric", "items", "baseline mean", "mean now", "delta"],
+                        [[escape(engine), m.metric, str(m.n), _value(m.old), _value(m.new),
+                          "same" if m.verdict == "same" else f"{_signed(m.new - m.old)} {m.verdict}"]
+                         for engine, m in moves]) + [""]
+    regressed = view.regressed
+    lines += _items_table("Regressed items", sorted(regressed, key=lambda r: -(r.baseline.worst if r.baseline
+                                                                               else 0.0)),
+                          "got worse than its tolerance", limit)
+    for e in view.engines:
+        if e.config_changes:
+            lines += [f"**{escape(e.engine)}'s configuration changed** (results may differ for that reason alone):",
+                      ""] + [f"- {escape(c)}" for c in e.config_changes[:limit]] + [""]
+    return lines
 
+
+def _gates_table(record: RunRecord, limit: int) -> list[str]:
+    gates = record.gates
+    if not gates:
+        return []
+    failed = len(record.failed_gates)
+    lines = [f"#### Aggregate gates ({len(gates) - failed} passed, {failed} failed)", ""]
+    shown, more = _capped(sorted(gates, key=lambda g: g.passed), limit)  # failures first
+    rows = [[escape(g.name), "✅ passed" if g.passed else "❌ failed", escape(g.message)] for g in shown]
+    return lines + _table(["gate", "result", "detail"], rows) + ([more] if more else []) + [""]
+
+
+def _gated_by(record: RunRecord) -> str:
+    """What could fail this run, and what did."""
+    parts = []
+    thresholded = sum(bool(r.thresholds) for r in record.results)
+    if thresholded:
+        parts.append(f"thresholds on {thresholded} item{'s' if thresholded != 1 else ''}")
+    if record.baseline is not None:
+        parts.append("the baseline's tolerances")
+    gates = [g for g in record.gates if g.gate is not None]
+    if gates:
+        parts.append(f"{len(gates)} aggregate gate{'s' if len(gates) != 1 else ''}")
+    if not parts:
+        return "Nothing gated this run: no thresholds, baseline or gates."
+    counts = record.counts()
+    failed = [f"{n} {what}" for n, what in ((counts["failed"], "failed"), (counts["error"], "errors"),
+                                            (counts["invalid"], "invalid case files"),
+                                            (len(record.failed_gates), "failed gates")) if n]
+    verdict = f"**Failed**: {', '.join(failed)}." if failed else "**Passed.**"
+    return f"Gated by {', '.join(parts)}. {verdict}"
+
+
+def run_markdown(record: RunRecord, limit: int = LIST_LIMIT) -> str:
+    """The job summary of one run: how it ended, engines side by side, the baseline
+    comparison, aggregate gates, case files that could not be loaded, failed and errored
+    items, items with warnings. ``limit`` caps each list (the rest is counted)."""
+    counts = record.counts()
+    total = len(record.results)
+    shown = [f"{counts[o]} {label}" for o, label in (("passed", "passed"), ("failed", "failed"),
+                                                      ("error", "errors" if counts["error"] != 1 else "error"),
+                                                      ("filtered", "filtered"), ("skipped", "skipped"),
+                                                      ("invalid", "invalid case files"))
+             if counts[o] or o in ("passed", "failed", "error")]
+    lines = ["### OCR results", "", f"{total} items: {', '.join(shown)}.", "", _gated_by(record), ""]
+    if record.run.status != "complete":
+        lines += [f"**Run {record.run.status}**: {record.run.not_run} OCR items did not run "
+                  f"({escape(record.run.interruption or '')}).", ""]
+    if record.summaries:
+        lines += _engines_table(record)
+        lines += ["", "macro = mean over items; micro = pooled over items (total errors / total length)", ""]
+    if record.baseline is not None:
+        lines += _baseline_sections(record.baseline, limit)
+    lines += _gates_table(record, limit)
+    lines += _items_table("Case files that could not be loaded", record.with_outcome("invalid"), "error", limit)
+    lines += _items_table("Failed", record.with_outcome("failed"), "why", limit)
+    lines += _items_table("Errors", record.with_outcome("error"), "error", limit)
+    warned = [r for r in record.results if r.warnings]
+    if warned:
+        rows, more = _capped(warned, limit)
+        lines += [f"#### Warnings ({len(warned)})", ""]
+        lines += _table(["item", "where", "warning"], [[escape(r.id), escape(f"{r.file}:{r.line}"),
+                                                        escape("; ".join(r.warnings), 2 * CELL_CHARS)]
+                                                       for r in rows])
+        lines += ([more] if more else []) + [""]
+    return _bounded(lines)

@@ -19,15 +19,20 @@ import secrets
 import shutil
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
-from ..results import json_safe
+from ..files import write_atomic
+from ..run.record import RunRecord
+from ..storable import json_safe
+from . import json_report
 
 # Records lead with what a benchmark table shows; every other key of the report's record follows.
 LEADING = ("image", "engine", "reference", "prediction", "metrics", "outcome")
 
 
-def write(directory: Path, report: dict) -> Path:
+def write(directory: Path, record: RunRecord) -> str:
     """Write the run under ``directory`` (created if needed); returns the run directory."""
+    report = json_report.document(record)
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     base = run_id(report)
@@ -39,15 +44,15 @@ def write(directory: Path, report: dict) -> Path:
     temporary.mkdir()
     try:
         for name, document in _files(report, target.name).items():
-            _dump(temporary / name, document)
+            write_atomic(temporary / name, json_report.dumps(document))
         os.rename(temporary, target)  # fails, rather than merges, if another writer took the name meanwhile
     except BaseException:
         shutil.rmtree(temporary, ignore_errors=True)
         raise
-    return target
+    return str(target)
 
 
-def run_id(report: dict) -> str:
+def run_id(report: dict[str, Any]) -> str:
     """``20261122T135535.123456Z-1a2b3c4d``: when the run started (UTC; now if the
     report does not say) and the first 8 hex digits of the report's SHA-256."""
     started = report.get("run", {}).get("started_at")
@@ -60,7 +65,7 @@ def run_id(report: dict) -> str:
     return f"{when:%Y%m%dT%H%M%S.%f}Z-{digest}"
 
 
-def _files(report: dict, run: str) -> dict[str, dict]:
+def _files(report: dict[str, Any], run: str) -> dict[str, dict[str, Any]]:
     results = report.get("results", [])
     config = {
         "run_id": run,
@@ -68,7 +73,7 @@ def _files(report: dict, run: str) -> dict[str, dict]:
         "schema_version": report.get("schema_version"),
         "run": report.get("run"),
         "engines": report.get("engines", {}),
-        "case_files": sorted({r["file"] for r in results} | {f["file"] for f in report.get("invalid_files", [])}),
+        "case_files": sorted({r["file"] for r in results}),
     }
     records = [{**{key: r[key] for key in LEADING if key in r}, **r} for r in results]
     summary = {
@@ -76,14 +81,7 @@ def _files(report: dict, run: str) -> dict[str, dict]:
         "summary": report.get("summary", {}),
         "gates": report.get("gates", []),
         "datasets": report.get("datasets", []),
-        "invalid_files": report.get("invalid_files", []),
+        "baseline": report.get("baseline"),
+        "invalid_files": [{"file": r["file"], "error": r["error"]} for r in results if r["outcome"] == "invalid"],
     }
     return {"config.json": config, "results.json": {"run_id": run, "results": records}, "summary.json": summary}
-
-
-def _dump(path: Path, document: dict) -> None:
-    text = json.dumps(json_safe(document), indent=2, ensure_ascii=False, allow_nan=False)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text + "\n")
-        f.flush()
-        os.fsync(f.fileno())

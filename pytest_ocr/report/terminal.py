@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import unicodedata
+from typing import Any
 
 from wcwidth import wcswidth
 
-from ..metrics import DEFAULT_METRICS, METRICS
 from ..metrics.edit import DELETE, INSERT
-from ..results import CaseResult, Summary, worst
+from ..run.aggregate import DatasetSummary, worst
+from ..run.baseline import BaselineView
+from ..run.gates import GateResult
+from ..run.record import RunRecord
+from ..storable import json_safe
 
-HEADLINE_METRICS = ("cer", "wer")
 WORST_CASES = 5
 SHOWN_CONFUSIONS = 8
 
@@ -59,30 +63,43 @@ def table(header: list[str], rows: list[tuple[str, list[str]]], label: str) -> l
     return lines
 
 
-def shown_metrics(summaries: dict[str, Summary], thresholded: set[str]) -> list[str]:
-    """CER and WER, plus every metric a case asked for or has a threshold on."""
-    computed = {m for s in summaries.values() for m in s.metrics}
-    return [m for m in METRICS if m in computed and (m in HEADLINE_METRICS or m in thresholded
-                                                      or m not in DEFAULT_METRICS)]
-
-
 def _show_char(text: str) -> str:
     return text if text in (DELETE, INSERT) else repr(text)
 
 
-def summary_lines(
-    results: list[CaseResult], summaries: dict[str, Summary], verbosity: int, thresholded: set[str]
-) -> list[str]:
+def summary(record: RunRecord, verbosity: int, shape: str = "table") -> list[str]:
+    """The OCR section of the terminal summary: ``table`` (engines side by side, then the
+    baseline, datasets, gates and how the run ended) or ``json`` (summary and gates)."""
+    if shape == "json":
+        document = {"summary": {name: s.to_dict() for name, s in record.summaries.items()},
+                    "gates": [g.to_dict() for g in record.gates]}
+        return json.dumps(json_safe(document), indent=2, ensure_ascii=False, allow_nan=False).splitlines()
+    lines = engine_lines(record, verbosity) if record.summaries else []
+    lines += invalid_lines(record)
+    lines += baseline_lines(record.baseline, verbosity) if record.baseline else []
+    lines += dataset_lines(record.datasets)
+    lines += gate_lines(record.gates)
+    cached = sum(r.cached for r in record.results)
+    if cached:
+        lines.append(f"OCR outputs from the cache: {cached} of {len(record.results)} (not timed; "
+                     f"--ocr-refresh runs the engines again)")
+    if record.run.status != "complete":
+        lines.append(f"run {record.run.status}: {record.run.not_run} OCR item(s) did not run "
+                     f"({visible(record.run.interruption or '')})")
+    return lines
+
+
+def engine_lines(record: RunRecord, verbosity: int) -> list[str]:
     """Engines side by side, then (unless -q) per-tag/group CER, top confusions,
     the worst cases and the first errors."""
+    summaries = record.summaries
     engines = list(summaries)
-    metrics = shown_metrics(summaries, thresholded)
     rows: list[tuple[str, list[str]]] = [
         (field, [str(getattr(summaries[e], field)) for e in engines])
-        for field in ("cases", "passed", "failed", "errors", "filtered")
-        if field != "filtered" or any(s.filtered for s in summaries.values())
+        for field in ("cases", "passed", "failed", "errors", "filtered", "skipped")
+        if field not in ("filtered", "skipped") or any(getattr(s, field) for s in summaries.values())
     ]
-    for metric in metrics:
+    for metric in record.shown_metrics():
         for kind in ("macro", "micro"):
             cells = [_fmt(getattr(summaries[e].metrics.get(metric), kind, None)) for e in engines]
             rows.append((f"{metric} {kind}", cells))
@@ -92,11 +109,12 @@ def summary_lines(
                 ci = getattr(summaries[e].metrics.get("cer"), "ci95", None)
                 cells.append(f"{ci[0]:.4f}-{ci[1]:.4f}" if ci else "-")
             rows.append(("cer macro 95% CI", cells))
-    rows.append(("pages/s", [_rate(summaries[e].performance.get("pages_per_s")) for e in engines]))
-    rows.append(("time/page mean", [_seconds(summaries[e].performance.get("mean_s")) for e in engines]))
-    rows.append(("time/page p95", [_seconds(summaries[e].performance.get("p95_s")) for e in engines]))
+    rows.append(("pages/s", [_rate(summaries[e].performance.pages_per_s) for e in engines]))
+    rows.append(("time/page mean", [_seconds(summaries[e].performance.mean_s) for e in engines]))
+    rows.append(("time/page p95", [_seconds(summaries[e].performance.p95_s) for e in engines]))
     lines = table(engines, rows, "engine")
-    lines.append("macro = mean over cases; micro = pooled over cases (total errors / total length)")
+    lines.append("macro = mean over cases; micro = pooled over cases (total errors / total length); "
+                 "pages/s and time/page: engine time, summed over workers")
     if verbosity < 0:
         return lines
 
@@ -105,16 +123,18 @@ def summary_lines(
         groups = {k: g for k, g in summaries[engine].groups.items() if g.cases < summaries[engine].cases}
         if groups:
             lines.append(f"by tag and group ({engine}):")
-            rows = [(key, [str(g.cases), _fmt(getattr(g.metrics.get("cer"), "macro", None)),
-                           _fmt(getattr(g.metrics.get("cer"), "micro", None))]) for key, g in groups.items()]
-            lines += ["  " + line for line in table(["cases", "cer macro", "cer micro"], rows, "")]
+            group_rows = [(key, [str(g.cases), _fmt(getattr(g.metrics.get("cer"), "macro", None)),
+                                 _fmt(getattr(g.metrics.get("cer"), "micro", None))]) for key, g in groups.items()]
+            lines += ["  " + line for line in table(["cases", "cer macro", "cer micro"], group_rows, "")]
     for engine in engines:
         confusions = summaries[engine].top_confusions[:SHOWN_CONFUSIONS]
         if confusions:
             shown = ", ".join(f"{_show_char(r)}→{_show_char(h)} ×{n}" for r, h, n in confusions)
             lines.append(f"top confusions ({engine}): {shown}")
+    results = record.results
     for engine in engines:
-        bad = [r for r in worst([r for r in results if r.engine == engine], "cer", WORST_CASES) if r.metrics["cer"] > 0]
+        bad = [r for r in worst([r for r in results if r.engine == engine], "cer", WORST_CASES)
+               if (r.metrics["cer"] or 0) > 0]
         if bad:
             lines.append(f"worst cases by cer ({engine}):")
             lines += [f"  {_fmt(r.metrics['cer'])}  {r.id}  [{r.outcome}]" for r in bad]
@@ -123,73 +143,67 @@ def summary_lines(
         lines.append(f"warnings ({len(warned)} items):")
         for r in warned[:WORST_CASES]:
             lines += [f"  {r.id}: {visible(w[:150])}" for w in r.warnings]
-    errors = [r for r in results if r.outcome == "error"]
+    errors = record.with_outcome("error")
     if errors:
         lines.append(f"errors ({len(errors)}):")
         for r in errors[:WORST_CASES]:
-            first_line = (r.error or "").strip().splitlines()[0] if r.error else ""
-            lines.append(f"  {r.id}: {visible(first_line[:150])}")
+            lines.append(f"  {r.id}: {visible(r.reasons()[0][:150])}")
     return lines
 
 
-def baseline_lines(results: list[CaseResult], baseline, verbosity: int) -> list[str]:
-    """Per engine: how the compared metrics moved against the baseline (means over the
-    cases both runs have), what is new, what regressed, and a changed engine configuration."""
-    lines = [f"vs baseline {baseline.path}:"]
-    for engine in sorted({r.engine for r in results}):
-        mine = [r for r in results if r.engine == engine and r.baseline]
-        compared = [r for r in mine if r.baseline["status"] == "compared"]
-        regressed = [r for r in compared if r.baseline["regressed"]]
-        new = len(mine) - len(compared)
-        lines.append(f"  {engine}: {len(compared)} compared, {new} new, {len(regressed)} regressed")
-        by_metric: dict[str, list[dict]] = {}
-        for r in compared:
-            for d in r.baseline["deltas"]:
-                by_metric.setdefault(d["metric"], []).append(d)
-        for metric, found in by_metric.items():
-            old = sum(d["old"] for d in found) / len(found)
-            new_mean = sum(d["new"] for d in found) / len(found)
-            change = new_mean - old
-            better = (change < 0) == (METRICS[metric].better == "lower")
-            verdict = "same" if change == 0 else ("better" if better else "worse")
-            lines.append(f"    {metric} mean over {len(found)}: {_fmt(old)} -> {_fmt(new_mean)} "
-                         f"({change:+.4f}, {verdict})")
-        fingerprint = next((r.fingerprint for r in mine if r.fingerprint), None)
-        changes = baseline.changed_engine(engine, fingerprint)
-        if changes:
-            lines.append(f"    warning: the baseline was recorded with another {engine} configuration: "
-                         + "; ".join(changes))
-        if verbosity >= 0:
-            for r in regressed[:WORST_CASES]:
-                worse = [d["message"] for d in r.baseline["deltas"] if d["verdict"] == "regressed"]
-                lines.append(f"    regressed: {r.id}: {'; '.join(worse)}")
-            if len(regressed) > WORST_CASES:
-                lines.append(f"    ... and {len(regressed) - WORST_CASES} more regressed cases")
-    return lines
-
-
-def gate_lines(gate_results) -> list[str]:
-    if not gate_results:
+def invalid_lines(record: RunRecord) -> list[str]:
+    invalid = record.with_outcome("invalid")
+    if not invalid:
         return []
-    failed = sum(not g.passed for g in gate_results)
-    return [f"aggregate gates ({len(gate_results)}, {failed} failed):"] + [f"  {g.message}" for g in gate_results]
+    return [f"case files that could not be loaded ({len(invalid)}):"] + [f"  {visible(r.file)}" for r in invalid]
 
 
-def dataset_lines(summaries: list[dict]) -> list[str]:
+def baseline_lines(view: BaselineView, verbosity: int) -> list[str]:
+    """Per engine: how the compared metrics moved against the baseline (means over the
+    items compared on them), what is new, what regressed (worst first), and a changed
+    engine configuration; and how many items found their record at all."""
+    lines = [f"vs baseline {visible(view.path)}: {view.matched} of {view.current} items found their record"]
+    lines += [f"  warning: {visible(w)}" for w in view.warnings()]
+    for e in view.engines:
+        lines.append(f"  {e.engine}: {e.compared} compared, {e.new} new, {len(e.regressed)} regressed")
+        for m in e.moves:
+            lines.append(f"    {m.metric} mean over {m.n}: {_fmt(m.old)} -> {_fmt(m.new)} "
+                         f"({m.new - m.old:+.4f}, {m.verdict})")
+        if e.config_changes:
+            lines.append(f"    warning: the baseline was recorded with another {e.engine} configuration: "
+                         + "; ".join(visible(c) for c in e.config_changes))
+        if verbosity >= 0:
+            for r in e.regressed[:WORST_CASES]:
+                lines.append(f"    regressed: {r.id}: {'; '.join(r.reasons())}")
+            if len(e.regressed) > WORST_CASES:
+                lines.append(f"    ... and {len(e.regressed) - WORST_CASES} more regressed cases")
+    return lines
+
+
+def gate_lines(gates: list[GateResult]) -> list[str]:
+    if not gates:
+        return []
+    failed = sum(not g.passed for g in gates)
+    return [f"aggregate gates ({len(gates)}, {failed} failed):"] + [f"  {g.message}" for g in gates]
+
+
+def dataset_lines(summaries: list[DatasetSummary]) -> list[str]:
     """The dataset evaluator's view of each dataset file: the accounting and its metrics."""
     if not summaries:
         return []
-    rows = [(f"{d['file']} [{d['engine']}]",
-             [str(d["total"]), str(d["evaluated"]), str(d["filtered"]), str(d["skipped"]), _fmt(d["accuracy"]),
-              _fmt(d["ned"]), _fmt(d["ned_similarity"]), f"{d['evaluation_s']:.2f} s",
-              "-" if d["inference_mean_ms"] is None else f"{d['inference_mean_ms']:.1f} ms"])
+    rows = [(f"{d.file} [{d.engine}]",
+             [str(d.total), str(d.evaluated), str(d.filtered), str(d.skipped), _fmt(d.accuracy),
+              _fmt(d.ned), _fmt(d.ned_similarity), f"{d.wall_s:.2f} s",
+              "-" if d.inference_mean_ms is None else f"{d.inference_mean_ms:.1f} ms"])
             for d in summaries]
-    header = ["total", "evaluated", "filtered", "skipped", "accuracy", "ned", "similarity", "time", "inference/img"]
-    lines = ["datasets (total = evaluated + filtered + skipped; accuracy = exact match):"]
-    lines += ["  " + line for line in table(header, rows, "dataset")]
-    files = {d["file"]: d["skipped_entries"] for d in summaries}  # the same for every engine of a file
+    header = ["total", "evaluated", "filtered", "skipped", "accuracy", "ned", "similarity", "wall time",
+              "inference/img"]
+    lines = ["datasets (total = evaluated + filtered + skipped; accuracy = exact match; wall time = first item's "
+             "start to last item's end):"]
+    lines += ["  " + line for line in table(header, [(visible(n), c) for n, c in rows], "dataset")]
+    files: dict[str, list[dict[str, Any]]] = {d.file: d.skipped_entries for d in summaries}
     for file, entries in files.items():
         lines += [f"  skipped: {visible(e['file'])}:{e['line']}: {visible(e['reason'])}" for e in entries[:WORST_CASES]]
         if len(entries) > WORST_CASES:
-            lines.append(f"  ... more skipped entries of {file} in the JSON report (datasets)")
+            lines.append(f"  ... more skipped entries of {visible(file)} in the JSON report (datasets)")
     return lines

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..errors import OcrError
+
 # File signatures of the formats OCR engines commonly read, by extension.
 _SIGNATURES = {
     ".png": (b"\x89PNG\r\n\x1a\n",),
@@ -18,7 +20,7 @@ _SIGNATURES = {
 }
 
 
-class ImageError(Exception):
+class ImageError(OcrError):
     pass
 
 

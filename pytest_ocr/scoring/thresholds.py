@@ -9,14 +9,18 @@ from __future__ import annotations
 import math
 import operator
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
+
+from ..errors import OcrError
 
 OPERATORS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq}
 
 _EXPRESSION = re.compile(r"^\s*(<=|>=|==|<|>)\s*([-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?)\s*$")
 
 
-class ThresholdError(ValueError):
+class ThresholdError(OcrError, ValueError):
     pass
 
 
@@ -76,8 +80,16 @@ class Check:
         verdict = "ok" if self.passed else "FAILED"
         return f"{t.metric} = {format_number(self.value)}, expected {t.expression}: {verdict}"
 
+    def to_dict(self) -> dict[str, Any]:
+        return {"metric": self.threshold.metric, "expression": self.threshold.expression, "value": self.value,
+                "passed": self.passed}
 
-def judge(thresholds: list[Threshold], values: dict[str, float]) -> list[Check]:
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Check:
+        return cls(parse(data["metric"], data["expression"]), data["value"], data["passed"])
+
+
+def judge(thresholds: Iterable[Threshold], values: Mapping[str, float | None]) -> list[Check]:
     """Judge each threshold against the computed values; a missing value fails."""
     checks = []
     for t in thresholds:

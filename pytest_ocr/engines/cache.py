@@ -10,25 +10,23 @@ with ``cacheable = False`` (see ``cacheable``).
 One JSON file per entry, ``<directory>/<first 2 hex chars>/<key>.json``. Entries are data
 (no pickle), so a cache may be shared between machines; anyone who can write to the
 directory can still change the results it gives. Writes go to a temporary file in the
-same directory and are renamed into place, so concurrent writers (pytest-xdist workers)
-never leave, and readers never see, half an entry. Anything unreadable (corrupt,
+same directory and are renamed into place (``files.write_atomic``), so concurrent writers
+(pytest-xdist workers) never leave, and readers never see, half an entry. Anything unreadable (corrupt,
 truncated, another format version) is a miss and is overwritten by the next put.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import hashlib
 import json
 import math
-import os
 import re
-import uuid
 from pathlib import Path
 from typing import Any
 
-from .engines.base import Recognition, fingerprint_id
+from ..files import write_atomic
+from .base import Recognition, fingerprint_id
 
 FORMAT = "pytest-ocr-cache/1"  # bump when the entry layout changes: old entries become misses
 CHUNK = 1 << 20
@@ -131,16 +129,10 @@ class OutputCache:
             return False
         if _parse(json.loads(data), key) != Cached(recognition, seconds):
             return False
-        temporary = path.with_name(f".{key}.{uuid.uuid4().hex}.tmp")  # never read as an entry
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with open(temporary, "xb") as file:
-                file.write(data)
-            os.replace(temporary, path)  # atomic: readers see the old entry or the new one
+            write_atomic(path, data)
         except OSError as exc:
             if self.write_error is None:
                 self.write_error = f"cannot write to the OCR output cache {self.directory}: {exc}"
-            with contextlib.suppress(OSError):
-                temporary.unlink(missing_ok=True)
             return False
         return True

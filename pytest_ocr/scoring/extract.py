@@ -16,12 +16,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .imports import FunctionNotFound, load_function
-from .metrics.fields import flatten
-from .metrics.structured import parse_json_output
+from ..errors import OcrError
+from ..imports import FunctionNotFound, load_function
+from ..metrics.fields import flatten
+from ..metrics.structured import parse_json_output
 
 
-class ExtractionError(Exception):
+class ExtractionError(OcrError):
     """A user's extractor could not run; the message says which and why."""
 
 

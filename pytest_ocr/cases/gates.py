@@ -1,4 +1,4 @@
-"""Aggregate gates: thresholds on a run's macro or micro averages, judged after every
+"""Aggregate gates as declared (an ``aggregate:`` block, ``--ocr-gate``): thresholds on a run's macro or micro averages, judged after every
 item ran, per engine (``cer.micro: "< 0.03"``), optionally within an engine, a tag or a
 group (``tag:receipts``).
 
@@ -10,12 +10,13 @@ must not pass a gate by having nothing to measure.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Any
 
-from .metrics import METRICS
-from .results import CaseResult, aggregate_metric
-from .thresholds import Threshold, ThresholdError, format_number
-from .thresholds import parse as parse_threshold
+from ..errors import OcrError, did_you_mean
+from ..metrics import METRICS
+from ..scoring.thresholds import ThresholdError, format_number
+from ..scoring.thresholds import parse as parse_threshold
 
 KINDS = ("macro", "micro")
 SCOPE_KINDS = ("engine", "tag", "group")
@@ -23,7 +24,7 @@ _SCOPE = re.compile(r"^(engine|tag|group):([A-Za-z0-9_][A-Za-z0-9_.\-]*)$")
 _CLI = re.compile(r"^\s*((?:(?:engine|tag|group):\S+\s+)*)([a-z0-9_]+)\.([a-z]+)\s*(.+)$")
 
 
-class GateError(ValueError):
+class GateError(OcrError, ValueError):
     """A gate that cannot be parsed; ``keypath`` locates it in its block."""
 
     def __init__(self, message: str, keypath: tuple = ()):
@@ -55,13 +56,13 @@ class Gate:
         """The gate's name as a test: ``tesseract: tag:receipts cer.micro < 0.1``."""
         return f"{self.subject(engine)} {self.op} {format_number(self.bound)}"
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"metric": self.metric, "kind": self.kind, "op": self.op, "bound": self.bound,
                 "scope": [list(s) for s in self.scope], "min_cases": self.min_cases, "source": self.source,
                 "file": self.file}
 
     @classmethod
-    def from_dict(cls, data: dict) -> Gate:
+    def from_dict(cls, data: dict[str, Any]) -> Gate:
         return cls(**{**data, "scope": tuple(tuple(s) for s in data["scope"])})
 
 
@@ -70,7 +71,8 @@ def _gate(name: str, expression: object, scope: tuple, min_cases: int, keypath: 
     if not dot or kind not in KINDS:
         raise GateError(f"a gate is METRIC.macro or METRIC.micro (e.g. cer.micro), not {name!r}", keypath)
     if metric not in METRICS:
-        raise GateError(f"unknown metric {metric!r} in gate {name!r} (known: {', '.join(sorted(METRICS))})", keypath)
+        raise GateError(f"unknown metric {metric!r} in gate {name!r}{did_you_mean(metric, METRICS)} "
+                        f"(known: {', '.join(sorted(METRICS))})", keypath)
     try:
         threshold = parse_threshold(name, expression)
     except ThresholdError as exc:
@@ -135,62 +137,3 @@ def parse_cli(text: str) -> Gate:
     return Gate(**{**gate.__dict__, "source": "--ocr-gate"})
 
 
-@dataclass
-class GateResult:
-    name: str
-    passed: bool
-    message: str
-    value: float | None
-    cases: int
-    gate: dict = field(default_factory=dict)
-
-    def to_dict(self) -> dict:
-        return {"name": self.name, "passed": self.passed, "message": self.message, "value": self.value,
-                "cases": self.cases, "gate": self.gate}
-
-
-def _members(results: list[CaseResult], scope: tuple) -> list[CaseResult]:
-    for kind, name in scope:
-        if kind == "tag":
-            results = [r for r in results if name in r.tags]
-        elif kind == "group":
-            results = [r for r in results if r.group == name]
-    return results
-
-
-def judge(gate: Gate, engine: str, results: list[CaseResult]) -> GateResult:
-    """One gate on one engine's results (already limited to the gate's file): the
-    verdict and its message from the same comparison."""
-    members = [r for r in _members(results, gate.scope) if r.metrics.get(gate.metric) is not None]
-    name = gate.label(engine)
-    where = f" (declared at {gate.source})" if gate.source else ""
-    if len(members) < gate.min_cases:
-        message = (f"{gate.subject(engine)}: FAILED: only {len(members)} case(s) with {gate.metric} "
-                   f"(min_cases {gate.min_cases}); a gate does not pass on a selection this small{where}")
-        return GateResult(name, False, message, None, len(members), gate.to_dict())
-    value = getattr(aggregate_metric(members, gate.metric), gate.kind)
-    passed = value is not None and Threshold(gate.metric, gate.op, gate.bound).check(value)
-    shown = "undefined" if value is None else format_number(value)
-    message = (f"{gate.subject(engine)} = {shown} over {len(members)} case(s), "
-               f"expected {gate.op} {format_number(gate.bound)}: {'ok' if passed else 'FAILED'}{where}")
-    return GateResult(name, passed, message, value, len(members), gate.to_dict())
-
-
-def evaluate(gates: list[Gate], results: list[CaseResult]) -> list[GateResult]:
-    """Every gate on every engine it concerns. A gate scoped to an engine is judged for
-    that engine even when none of its items ran (and then fails on min_cases); an
-    unscoped one for each engine that ran items of the gate's file (all files for
-    project and command-line gates)."""
-    outcomes = []
-    for gate in gates:
-        pool = [r for r in results if gate.file is None or r.file == gate.file]
-        engines = [name for kind, name in gate.scope if kind == "engine"] or sorted({r.engine for r in pool})
-        if not engines:
-            outcomes.append(GateResult(gate.label("(no engine)"), False,
-                                       f"{gate.subject('(no engine)')}: FAILED: no OCR item ran"
-                                       f"{f' (declared at {gate.source})' if gate.source else ''}", None, 0,
-                                       gate.to_dict()))
-            continue
-        for engine in engines:
-            outcomes.append(judge(gate, engine, [r for r in pool if r.engine == engine]))
-    return outcomes

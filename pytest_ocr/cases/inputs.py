@@ -1,0 +1,75 @@
+"""What a case compares an output against, read when its item runs (so one bad file
+fails one item, not the collection): the image checked, the ground truth, fields and
+schema files read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..errors import OcrError
+from ..metrics.structured import check_schema
+from .document import SafeLoader
+from .images import ImageError, check_image
+from .model import Case
+
+
+class CaseInputError(OcrError):
+    """The case's own inputs (image, ground truth file) are unusable."""
+
+
+@dataclass(frozen=True)
+class Inputs:
+    reference: str | None
+    fields: dict[str, Any] | None
+    schema: dict[str, Any] | bool | None
+
+
+def _read(path: Path, what: str, case: Case) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CaseInputError(f"{what} not found: {path} (case {case.id} at {case.location})") from None
+    except UnicodeDecodeError as exc:
+        raise CaseInputError(
+            f"{what} is not UTF-8: {path} ({exc.reason} at byte {exc.start}); "
+            f"re-encode it as UTF-8 (case {case.id} at {case.location})"
+        ) from None
+
+
+def _read_data(path: Path, what: str, case: Case) -> object:
+    """A JSON or YAML file (YAML is a superset of JSON; safe loader only)."""
+    text = _read(path, what, case)
+    try:
+        return yaml.load(text, Loader=SafeLoader)
+    except yaml.YAMLError as exc:
+        raise CaseInputError(f"{what} is not valid JSON or YAML: {path}: {exc} (case {case.id} at {case.location})") \
+            from None
+
+
+def read_inputs(case: Case) -> Inputs:
+    """Check the image and read what the output is compared against; raises CaseInputError."""
+    try:
+        check_image(case.image)
+    except ImageError as exc:
+        raise CaseInputError(f"{exc} (case {case.id} at {case.location})") from None
+    reference = case.expected_text
+    if case.expected_text_file is not None:
+        reference = _read(case.expected_text_file, "ground truth file", case)
+    fields = case.expected_fields
+    if case.expected_fields_file is not None:
+        fields = _read_data(case.expected_fields_file, "fields file", case)  # type: ignore[assignment]
+        if not isinstance(fields, dict) or not fields:
+            raise CaseInputError(f"fields file {case.expected_fields_file} must hold a non-empty mapping of "
+                                 f"field names to values (case {case.id} at {case.location})")
+    schema = case.schema
+    if case.schema_file is not None:
+        schema = _read_data(case.schema_file, "schema file", case)  # type: ignore[assignment]
+        problems = check_schema(schema) if isinstance(schema, (dict, bool)) else ["not a mapping"]
+        if problems:
+            raise CaseInputError(f"schema file {case.schema_file} is not a valid JSON Schema: {problems[0]} "
+                                 f"(case {case.id} at {case.location})")
+    return Inputs(reference, fields, schema)

@@ -1,0 +1,32 @@
+"""Errors a user can cause, and the help their messages give.
+
+Every such error is an ``OcrError``: pytest-ocr shows it as its message alone (one
+located line, or a located list for a case file), never as a traceback. A traceback
+means a bug in pytest-ocr or in the user's own code (an engine function that raised).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+class OcrError(Exception):
+    """Something wrong with the user's input, configuration or environment.
+
+    ``location`` says where (``file:line``, an option name, a URL) when the raiser
+    knows; the message is complete without it, and ``str()`` puts it first."""
+
+    def __init__(self, message: str, location: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.location = location
+
+    def __str__(self) -> str:
+        return f"{self.location}: {self.message}" if self.location else self.message
+
+
+def did_you_mean(name: object, choices: Iterable[str]) -> str:
+    """``"; did you mean 'cer'?"`` for the closest choice, or ``""`` when none is close."""
+    guess = difflib.get_close_matches(str(name), list(choices), n=1)
+    return f"; did you mean {guess[0]!r}?" if guess else ""

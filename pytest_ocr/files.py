@@ -1,0 +1,95 @@
+"""Writing files safely: the one atomic writer, the check that an output path is usable
+before any OCR runs, and the lock that serialises writers of one file.
+
+Every file pytest-ocr writes (reports, the baseline, the HTML page, the results
+directory's files, cache entries) goes through ``write_atomic``: a temporary file in
+the same directory, fsync, rename. A reader sees the old file or the new one, never
+half of one, and a failed write leaves the old file in place. Files are created with
+the mode the umask gives (``os.open`` with 0o666), as any other tool's would be, so a
+CI artifact uploader running as another user can read them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+
+from .errors import OcrError
+
+try:  # POSIX; elsewhere writers of one baseline are not serialised
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+
+class OutputPathError(OcrError):
+    """An output path that cannot be written; ``location`` is the option that named it."""
+
+
+def write_atomic(path: Path, data: str | bytes) -> None:
+    """Write ``data`` (text is UTF-8) to ``path`` atomically; creates the parent directory."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(payload)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def check_output_file(path: Path, option: str) -> None:
+    """Raise OutputPathError unless a file can be written at ``path``: not a directory,
+    its directory exists (or can be made) and takes a new file."""
+    path = Path(path)
+    if path.is_dir():
+        raise OutputPathError(f"{path} is a directory; give a file name", option)
+    _check_directory(path.parent, option)
+
+
+def check_output_directory(path: Path, option: str) -> None:
+    """Raise OutputPathError unless ``path`` is (or can be made) a directory that takes new files."""
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise OutputPathError(f"{path} exists and is not a directory", option)
+    _check_directory(path, option)
+
+
+def _check_directory(directory: Path, option: str) -> None:
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputPathError(f"cannot create directory {directory}: {exc.strerror or exc}", option) from None
+    probe = directory / f".pytest-ocr-probe-{secrets.token_hex(6)}"
+    try:  # os.access does not see read-only mounts or ACLs: try it
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        os.unlink(probe)
+    except OSError as exc:
+        raise OutputPathError(f"cannot write in {directory}: {exc.strerror or exc}", option) from None
+
+
+@contextlib.contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock for writing ``path`` (a hidden ``.NAME.lock`` beside it):
+    two runs updating one baseline take turns, and each re-reads what the other wrote."""
+    path = Path(path)
+    if fcntl is None:  # pragma: no cover - Windows
+        yield
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path.with_name(f".{path.name}.lock"), os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock

@@ -1,0 +1,87 @@
+"""pytest-ocr's pytest hooks, each a few lines: options, collection, results carried on
+test reports. The work is done by the executor (running items, on every process that
+runs them) and the collector (results, gates and outputs, on the controller only)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..errors import OcrError
+from . import hookspecs
+from .collector import CARRIED, Collector
+from .executor import Executor
+from .items import EXECUTOR, CaseFile, OcrItem, is_case_file
+from .options import Settings, add_options
+
+PROJECT_DIR = "ocr_project_dir"  # what the controller tells its pytest-xdist workers
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    add_options(parser)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    workerinput = getattr(config, "workerinput", None)
+    project = Path(workerinput[PROJECT_DIR]) if workerinput and PROJECT_DIR in workerinput else None
+    settings = Settings.from_config(config, project)
+    executor = Executor(config, settings)
+    config.stash[EXECUTOR] = executor
+    config.pluginmanager.register(executor, "pytest-ocr-executor")
+    if workerinput is None:  # the controller: the only process, or pytest-xdist's
+        config.pluginmanager.register(Collector(config, settings), "pytest-ocr-collector")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """pytest-xdist: every worker names items relative to the controller's project directory."""
+    node.workerinput[PROJECT_DIR] = str(node.config.stash[EXECUTOR].settings.project_dir)
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:
+    if is_case_file(file_path, parent.config):
+        return CaseFile.from_parent(parent, path=file_path)  # type: ignore[no-any-return]
+    return None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    error = call.excinfo.value if call.excinfo else None
+    if call.when == "setup" and isinstance(error, OcrError):
+        report.longrepr = str(error)  # pytest formats setup errors without asking the item
+    result = item.config.stash[EXECUTOR].report_result(item, call, report)
+    if result is not None:
+        report.ocr = result.to_dict()
+    if isinstance(item, OcrItem) and (call.when == "call" or report.failed or report.skipped):
+        if item.gates:
+            report.ocr_gates = [g.to_dict() for g in item.gates]
+        if item.dataset is not None:
+            report.ocr_dataset = item.dataset.to_dict()
+    return report
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_report_to_serializable(report: Any) -> Any:
+    data = yield
+    if data is not None:
+        for key in CARRIED:
+            if getattr(report, key, None) is not None:
+                data[key] = getattr(report, key)
+    return data
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_report_from_serializable(data: Any) -> Any:
+    report = yield
+    if report is not None:
+        for key in CARRIED:
+            if key in data:
+                setattr(report, key, data[key])
+    return report

@@ -1,0 +1,229 @@
+"""The controller's side of a run (the only process, or pytest-xdist's controller):
+results collected from the items' test reports, aggregate gates judged and reported as
+tests, the run record built once, and every requested output written from it, also
+when the run was interrupted. Registered only on the process that needs it.
+
+Only public pytest and pytest-xdist hooks: an item whose worker died is named by
+``pytest_handlecrashitem``, its location by the ``pytest_runtest_logstart`` the worker
+sent before it died.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..cases.gates import Gate
+from ..cases.model import DatasetInfo
+from ..files import write_atomic
+from ..report import github, json_report, terminal
+from ..report.baseline_file import write as write_baseline
+from ..report.junit import gate_properties
+from ..run import baseline as run_baseline
+from ..run.gates import GateResult
+from ..run.gates import evaluate as evaluate_gates
+from ..run.identity import item_key, relative, split_name
+from ..run.record import RunInfo, RunRecord, build
+from ..run.result import INVALID_FILE_ITEM, CaseResult, make_result
+from .items import EXECUTOR, InvalidCaseFile, OcrItem, is_case_file
+from .options import Settings
+
+GATE_FILE = "ocr-gates"  # the pseudo file of the gates' test reports
+CARRIED = ("ocr", "ocr_gates", "ocr_dataset")  # what an item's report carries to the controller
+
+
+class Collector:
+    def __init__(self, config: pytest.Config, settings: Settings) -> None:
+        self.config = config
+        self.settings = settings
+        self.started = time.time()
+        self.results: dict[str, CaseResult] = {}  # by key
+        self.gates: dict[tuple[Any, ...], Gate] = {}
+        for gate in settings.gates:
+            self._add_gate(gate)
+        self.datasets: dict[str, DatasetInfo] = {}
+        self.expected: set[str] = set()  # node ids of the OCR items collected
+        self.locations: dict[str, tuple[str, int | None]] = {}  # node id -> (file, line) of items started
+        self.gate_results: list[GateResult] = []
+        self.interruption: str | None = None
+        self.worker_errors: list[str] = []
+        self.record: RunRecord | None = None
+        self.notes: list[str] = []  # what was written where, and what could not be
+
+    def _add_gate(self, gate: Gate) -> None:
+        self.gates.setdefault((gate.file, gate.source, gate.expression, gate.scope), gate)
+
+    def _is_ocr_item(self, nodeid: str) -> bool:
+        path, _, name = nodeid.partition("::")
+        return is_case_file(Path(path), self.config) and (name == INVALID_FILE_ITEM or split_name(name) is not None)
+
+    # -- what was collected and started ----------------------------------------------
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self.expected = {item.nodeid for item in session.items if isinstance(item, (OcrItem, InvalidCaseFile))}
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        if not self.expected:
+            self.expected = {nodeid for nodeid in ids if self._is_ocr_item(nodeid)}
+
+    def pytest_runtest_logstart(self, nodeid: str, location: tuple[str, int | None, str]) -> None:
+        if nodeid in self.expected:
+            self.locations[nodeid] = (location[0], location[1])
+
+    # -- results arriving ------------------------------------------------------------
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport, sched: Any) -> None:
+        if crashitem in self.expected:
+            report.ocr = self._crashed(crashitem, str(report.longrepr or "the worker crashed")).to_dict()
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        if error:
+            self.worker_errors.append(f"{getattr(node.gateway, 'id', 'worker')}: {str(error).strip()[:200]}")
+
+    def _crashed(self, nodeid: str, message: str) -> CaseResult:
+        """What is known of an item whose worker died while running it."""
+        path, _, name = nodeid.partition("::")
+        file, line = self.locations.get(nodeid, (path, None))
+        case, engine = split_name(name) or (name, "")
+        file = relative((self.config.rootpath / file).resolve(), self.settings.project_dir)
+        return make_result(key=item_key(file, case, engine), id=nodeid, case=case, file=file,
+                           line=(line or 0) + 1, engine=engine, image=None, outcome="error",
+                           error=f"no result: {message.strip().splitlines()[-1]}")
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        data = getattr(report, "ocr", None)
+        if data is not None:
+            result = CaseResult.from_dict(data)
+            self.results[result.key] = result
+        for gate in getattr(report, "ocr_gates", None) or ():
+            self._add_gate(Gate.from_dict(gate))
+        dataset = getattr(report, "ocr_dataset", None)
+        if dataset is not None and dataset["file"] not in self.datasets:
+            self.datasets[dataset["file"]] = DatasetInfo.from_dict(dataset)
+
+    # -- after the items: gates as tests ---------------------------------------------
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> Iterator[None]:
+        # The pytest-cov way: judge aggregates after every item ran, on the controller,
+        # and report each gate as a test of its own, so the exit status, the terminal,
+        # JUnit XML and every other plugin agree on it.
+        outcome = yield
+        if session.config.option.collectonly:
+            return outcome
+        results = list(self.results.values())
+        self.gate_results = evaluate_gates(self.gates.values(), results) if self.gates else []
+        baseline = self._baseline_view()
+        check = run_baseline.match_check(baseline) if baseline is not None else None
+        if check is not None:
+            self.gate_results.append(check)
+        session.testscollected += len(self.gate_results)  # they are tests: progress counts them
+        hook = self.config.hook
+        for result in self.gate_results:
+            report = gate_report(result)
+            hook.pytest_runtest_logstart(nodeid=report.nodeid, location=report.location)
+            hook.pytest_runtest_logreport(report=report)
+            hook.pytest_runtest_logfinish(nodeid=report.nodeid, location=report.location)
+        return outcome
+
+    def _baseline_view(self) -> run_baseline.BaselineView | None:
+        settings = self.settings
+        if settings.baseline is None:
+            return None
+        return run_baseline.view(settings.baseline, list(self.results.values()), settings.baseline_verb,
+                                 settings.min_match)
+
+    # -- the end: one record, every output -------------------------------------------
+
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        self.interruption = "interrupted (KeyboardInterrupt)"
+
+    def pytest_internalerror(self, excrepr: Any, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        self.interruption = f"internal error: {type(excinfo.value).__name__}: {excinfo.value}"
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        # Runs inside the terminal reporter's own sessionfinish, before the summary is
+        # printed: files first, so the summary can say where they are.
+        if session.config.option.collectonly:
+            return
+        not_run = len(self.expected - {r.id for r in self.results.values()})
+        interruption = self.interruption
+        if interruption is None and not_run:
+            interruption = str(session.shouldfail or session.shouldstop or "stopped early")
+        workers = int(getattr(self.config.option, "numprocesses", 0) or 0)
+        run = RunInfo.of(self.started, time.time(), workers, not_run, interruption)
+        self.record = record = build(self.results.values(), run, self.gate_results, self._baseline_view(),
+                                     self.datasets.values())
+        settings = self.settings
+        if settings.report:
+            self._write("OCR report", settings.report, lambda path: write_atomic(
+                path, json_report.dumps(json_report.document(record))))
+        if settings.html and record.results:
+            from ..report import html  # only when asked: it loads Pillow for the thumbnails
+
+            self._write("OCR HTML report", settings.html,
+                        lambda path: write_atomic(path, html.render(record, settings.project_dir)))
+        if settings.results_dir and record.results:
+            from ..report import results_dir
+
+            self._write("OCR results", settings.results_dir, lambda path: results_dir.write(path, record))
+        if settings.baseline is not None and settings.baseline_verb:
+            verb = settings.baseline_verb
+            self._write(f"OCR baseline {verb}", settings.baseline.path,
+                        lambda path: write_baseline(path, record, verb))
+        summary = os.environ.get("GITHUB_STEP_SUMMARY")
+        if os.environ.get("GITHUB_ACTIONS") == "true" and summary and (record.results or record.gates):
+            self._write("GitHub step summary", Path(summary), lambda path: github.append_step_summary(path, record))
+
+    def _write(self, what: str, path: Path, write: Callable[[Path], object]) -> None:
+        """One output; a failure costs that output alone, and is said at the end."""
+        try:
+            said = write(path)
+        except Exception as exc:  # noqa: BLE001 - any failure of one writer must not lose the others
+            self.notes.append(f"ERROR: {what} could not be written to {path}: {type(exc).__name__}: {exc}")
+            return
+        self.notes.append(f"{what}: {said if isinstance(said, str) else path}")
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        record = self.record
+        if record is None:
+            return
+        if os.environ.get("GITHUB_ACTIONS") == "true":
+            # Workflow commands are read from the job's output, whatever the verbosity.
+            for line in github.annotations(record):
+                terminalreporter.write_line(line)
+        verbosity = self.config.get_verbosity()
+        if (record.results or record.gates) and verbosity >= -1 and self.settings.summary != "none":
+            terminalreporter.section("OCR summary")
+            for line in terminal.summary(record, verbosity, self.settings.summary):
+                terminalreporter.write_line(line)
+        executor = self.config.stash.get(EXECUTOR, None)
+        if executor is not None and executor.cache is not None and executor.cache.write_error:
+            terminalreporter.write_line(f"warning: engine outputs were not cached: {executor.cache.write_error}")
+        for line in self.worker_errors:
+            terminalreporter.write_line(f"warning: pytest-xdist worker went down: {terminal.visible(line)}")
+        for note in self.notes:
+            terminalreporter.write_line(note)
+
+
+def gate_report(result: GateResult) -> pytest.TestReport:
+    """A gate as a test report of its own: pytest counts it (exit status), prints it,
+    and JUnit XML records it, like any test."""
+    return pytest.TestReport(
+        nodeid=f"{GATE_FILE}::{result.name}",
+        location=(GATE_FILE, None, result.name),
+        keywords={},
+        outcome="passed" if result.passed else "failed",
+        longrepr=None if result.passed else result.message,
+        when="call",
+        user_properties=gate_properties(result),
+    )

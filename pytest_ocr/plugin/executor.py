@@ -1,0 +1,213 @@
+"""Running items on this process (the only one, or a pytest-xdist worker): the engine
+called through the cache and the prefetcher, the output scored, the verdict decided,
+one result made for whatever happened, and carried on the item's test report.
+
+Only public pytest hooks are used. To keep K recognitions in flight for an engine that
+declares ``concurrency = K``, the executor needs the items this process will run
+next: in a serial run that is the session's item list from this item on; on a
+pytest-xdist worker it is only the next item, which ``pytest_runtest_protocol`` names
+(a worker's queue is not public), so a worker keeps at most two in flight.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from ..cases.inputs import Inputs, read_inputs
+from ..engines import EngineError, EngineRegistry
+from ..engines.cache import OutputCache
+from ..engines.prefetch import Prefetcher
+from ..engines.recognize import Timed, recognize
+from ..errors import OcrError
+from ..report.failure import failure_text
+from ..report.junit import item_properties
+from ..run.result import INVALID_FILE_ITEM, CaseResult, make_result
+from ..scoring.extract import Extracted
+from ..scoring.score import evaluate, extract
+from ..scoring.tolerance import tolerances_for
+from ..scoring.verdict import decide, filtered_reason
+from .items import InvalidCaseFile, OcrItem, ThresholdFailure
+from .options import Settings
+
+
+@dataclass
+class ItemState:
+    """What one item has got so far, phase by phase."""
+
+    started: float  # Unix time
+    clock: float  # perf_counter at the start
+    inputs: Inputs | None = None
+    fingerprint: dict[str, Any] | None = None
+    timed: Timed | None = None
+    filtered: str | None = None
+    extracted: Extracted | None = None
+    result: CaseResult | None = None
+
+
+def output_cache(config: pytest.Config) -> OutputCache | None:
+    """Engine outputs on disk: in --ocr-cache-dir, else in pytest's cache directory
+    (none when the cacheprovider plugin is off and no directory is given)."""
+    if config.getoption("ocr_no_cache"):
+        return None
+    directory = config.getoption("ocr_cache_dir")
+    if directory:
+        return OutputCache(config.invocation_params.dir / directory)
+    cache = getattr(config, "cache", None)
+    return OutputCache(cache.mkdir("ocr-outputs")) if cache is not None else None
+
+
+def error_message(error: BaseException | None) -> str:
+    """An error as its item's result states it: a user's error as its message alone."""
+    if error is None:
+        return "no result"
+    return str(error) if isinstance(error, OcrError) else f"{type(error).__name__}: {error}"
+
+
+class Executor:
+    def __init__(self, config: pytest.Config, settings: Settings) -> None:
+        self.config = config
+        self.settings = settings
+        self.registry = EngineRegistry()
+        self.prefetch = Prefetcher()
+        self.cache = output_cache(config)
+        self.refresh = bool(config.getoption("ocr_refresh"))
+        self.is_worker = hasattr(config, "workerinput")
+        self._tags: set[str] = set()
+        self._next: dict[str, pytest.Item | None] = {}  # item id -> the item this process runs after it
+        self._order: dict[str, int] | None = None
+
+    def tag_marker(self, tag: str) -> None:
+        """Register a case tag as a marker once, so --strict-markers accepts it."""
+        if tag not in self._tags:
+            self._tags.add(tag)
+            self.config.addinivalue_line("markers", f"{tag}: OCR case tag (pytest-ocr)")
+
+    # -- the phases of an item --------------------------------------------------------
+
+    def prepare(self, item: OcrItem) -> None:
+        """Setup: inputs read, the engine's output got (an error here is the item's error)."""
+        state = item.state = ItemState(time.time(), time.perf_counter())
+        state.inputs = read_inputs(item.case)
+        if item.spec is None:
+            raise EngineError(
+                f"unknown engine {item.engine_name!r} (case {item.case.id} at {item.case.location}); "
+                f"declared engines: {', '.join(item.known) or 'none'}; "
+                f"engine types usable by name: {', '.join(self.registry.types())}"
+            )
+        engine = self.registry.create(item.spec)
+        state.fingerprint = engine.fingerprint()
+        run = functools.partial(recognize, engine, item.engine_name, cache=self.cache,
+                                fingerprint=state.fingerprint, refresh=self.refresh)
+        concurrency = getattr(engine, "concurrency", 1)
+        if isinstance(concurrency, int) and concurrency > 1:
+            key = item.spec.key()
+            upcoming = ((other.nodeid, functools.partial(run, other.case.image)) for other in self._upcoming(item)
+                        if isinstance(other, OcrItem) and other.spec is not None and other.spec.key() == key)
+            state.timed = self.prefetch.result(item.nodeid, key, concurrency, upcoming)
+        else:
+            state.timed = run(item.case.image)
+        state.filtered = filtered_reason(item.case.min_confidence, state.timed.recognition.confidence)
+        if state.filtered:
+            pytest.skip(state.filtered)
+        state.extracted = extract(item.case, state.timed.recognition)
+
+    def score(self, item: OcrItem) -> None:
+        """Call: the output scored and judged; raises ThresholdFailure when it did not pass."""
+        state = item.state
+        assert state is not None and state.timed is not None and state.inputs is not None
+        assert state.extracted is not None
+        case, recognition = item.case, state.timed.recognition
+        evaluation = evaluate(case, state.inputs, recognition, state.extracted)
+        tolerances = tolerances_for(case.regression, [t.metric for t in case.thresholds])
+        baseline = self.settings.baseline
+        comparison = baseline.compare(item.key, evaluation.metrics, tolerances) if baseline is not None else None
+        verdict = decide(evaluation.checks, comparison, regressions_fail=self.settings.baseline_verb != "update")
+        state.result = self.result(
+            item, verdict.outcome,
+            metrics=evaluation.metrics, details=evaluation.details, checks=evaluation.checks,
+            tolerances={m: str(t) for m, t in tolerances.items()}, baseline=comparison,
+            fields=state.extracted.fields, fields_source=state.extracted.source, warnings=evaluation.warnings,
+        )
+        item.user_properties += item_properties(state.result)  # JUnit XML
+        if not verdict.passed:
+            raise ThresholdFailure(failure_text(state.result, verdict.what, case.location, case.normalization))
+
+    # -- the one result of an item ----------------------------------------------------
+
+    def result(self, item: OcrItem, outcome: str, **values: Any) -> CaseResult:
+        """The item's result with everything known of it so far."""
+        case, state = item.case, item.state
+        timed = state.timed if state else None
+        recognition = timed.recognition if timed else None
+        values.setdefault("warnings", list(recognition.warnings) if recognition else [])
+        return make_result(
+            key=item.key, id=item.nodeid, case=case.id, file=item.file, line=case.line, engine=item.engine_name,
+            image=item.image, outcome=outcome, tags=list(case.tags), group=case.group,
+            reference=state.inputs.reference if state and state.inputs else None,
+            prediction=recognition.text if recognition else None,
+            confidence=recognition.confidence if recognition else None,
+            thresholds={t.metric: t.expression for t in case.thresholds},
+            started=state.started if state else None,
+            duration_s=time.perf_counter() - state.clock if state else 0.0,
+            inference_s=timed.seconds if timed and not timed.cached else None,
+            cached=bool(timed and timed.cached),
+            cached_inference_s=timed.seconds if timed and timed.cached else None,
+            fingerprint=state.fingerprint if state else None,
+            **values,
+        )
+
+    def report_result(self, item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport
+                      ) -> CaseResult | None:
+        """The result a phase's report carries, if that phase ends the item."""
+        error = call.excinfo.value if call.excinfo else None
+        if isinstance(item, InvalidCaseFile):
+            if call.when != "setup":
+                return None
+            return make_result(key=item.key, id=item.nodeid, case=INVALID_FILE_ITEM, file=item.file,
+                               line=item.first_line, engine=None, image=None, outcome="invalid",
+                               error=str(item.error))
+        if not isinstance(item, OcrItem):
+            return None
+        state = item.state
+        if report.skipped and call.when in ("setup", "call"):
+            if state is not None and state.filtered:
+                return self.result(item, "filtered", error=state.filtered)
+            reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+            return self.result(item, "skipped", error=reason)
+        if call.when == "setup" and report.failed:
+            return self.result(item, "error", error=error_message(error))
+        if call.when == "call":
+            if state is not None and state.result is not None:
+                return state.result
+            return self.result(item, "error", error=error_message(error))  # scoring itself raised
+        return None
+
+    # -- what runs next on this process ------------------------------------------------
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+        self._next[item.nodeid] = nextitem
+        try:
+            return (yield)
+        finally:
+            self._next.pop(item.nodeid, None)
+
+    def _upcoming(self, item: pytest.Item) -> list[pytest.Item]:
+        """The items this process runs from ``item`` on, in order, as far as known."""
+        if self.is_worker:
+            following = self._next.get(item.nodeid)
+            return [item] if following is None else [item, following]
+        items = item.session.items
+        if self._order is None:
+            self._order = {it.nodeid: i for i, it in enumerate(items)}
+        start = self._order.get(item.nodeid)
+        return [item] if start is None else items[start:]
+
+    def pytest_unconfigure(self) -> None:
+        self.prefetch.close()
+        self.registry.close()

@@ -1,0 +1,129 @@
+"""pytest's view of case files: a case file is a pytest File, each case × engine an
+Item, a file that cannot be loaded one error item. What an item does when it runs is
+the executor's (plugin/executor.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from fnmatch import fnmatch
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from ..cases.document import DocumentError
+from ..cases.gates import Gate
+from ..cases.loader import load_cases
+from ..cases.model import Case, DatasetInfo
+from ..engines import EngineSpec
+from ..errors import OcrError
+from ..run.identity import item_key, relative
+from ..run.result import INVALID_FILE_ITEM
+
+if TYPE_CHECKING:
+    from .executor import Executor, ItemState
+
+DEFAULT_ENGINE = "tesseract"
+EXECUTOR: pytest.StashKey[Executor] = pytest.StashKey()  # set where items run (plugin/__init__.py)
+
+
+def is_case_file(path: Path, config: pytest.Config) -> bool:
+    return any(fnmatch(path.name, pattern) for pattern in config.getini("ocr_files"))
+
+
+class CaseFile(pytest.File):
+    def collect(self) -> Iterator[pytest.Item]:
+        runner = self.config.stash[EXECUTOR]
+        settings = runner.settings
+        self.ihook.pytest_ocr_register_engines(registry=runner.registry)
+
+        def name(path: Path) -> str:
+            return relative(path, settings.project_dir)
+
+        try:
+            cases, scope = load_cases(self.path, settings.project, name)
+        except DocumentError as exc:
+            yield InvalidCaseFile.from_parent(self, name=INVALID_FILE_ITEM, error=exc,
+                                              file=name(self.path.resolve()))
+            return
+        items = []
+        for case in cases:
+            file, image = name(case.file), name(case.image)
+            for engine in settings.engine_override or case.engines or (DEFAULT_ENGINE,):
+                spec = scope.engines.get(engine)
+                if spec is None and engine in runner.registry:
+                    spec = EngineSpec(name=engine, type=engine, base_dir=self.config.rootpath)
+                items.append(OcrItem.from_parent(
+                    self, name=f"{case.id}[{engine}]", case=case, engine_name=engine, spec=spec,
+                    known=sorted(scope.engines), gates=scope.gates, dataset=scope.dataset,
+                    key=item_key(file, case.id, engine), file=file, image=image))
+        yield from sorted(items, key=lambda item: item.name)
+
+
+class InvalidCaseFile(pytest.Item):
+    """A case file that cannot be loaded: one error listing every problem, so the
+    rest of the suite still runs."""
+
+    def __init__(self, *, error: DocumentError, file: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.error = error
+        self.file = file  # as reports name it
+
+    @property
+    def key(self) -> str:
+        return f"{self.file}::{INVALID_FILE_ITEM}"
+
+    @property
+    def first_line(self) -> int:
+        return min((p.line for p in self.error.problems if p.line), default=1)
+
+    def setup(self) -> None:
+        raise self.error
+
+    def runtest(self) -> None:  # never reached: setup always fails
+        raise self.error
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, self.first_line - 1, f"{self.path.name}: invalid case file"
+
+
+class ThresholdFailure(Exception):
+    """A scored item that did not pass: its failure text is the message."""
+
+
+class OcrItem(pytest.Item):
+    """One case on one engine. Getting the OCR output happens in setup (a failure there
+    is an error); scoring and thresholds in the call (a miss there is a failure)."""
+
+    def __init__(self, *, case: Case, engine_name: str, spec: EngineSpec | None, known: list[str],
+                 gates: tuple[Gate, ...], dataset: DatasetInfo | None, key: str, file: str, image: str,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.case = case
+        self.engine_name = engine_name
+        self.spec = spec
+        self.known = known  # engines declared where the case is, for the unknown-engine message
+        # the file's aggregate gates and dataset accounting: they travel to the controller on reports
+        self.gates = gates
+        self.dataset = dataset
+        self.key = key
+        self.file = file
+        self.image = image
+        self.state: ItemState | None = None  # set by the executor when the item runs
+        for tag in case.tags:
+            self.config.stash[EXECUTOR].tag_marker(tag)
+            self.add_marker(tag)
+
+    def setup(self) -> None:
+        self.config.stash[EXECUTOR].prepare(self)
+
+    def runtest(self) -> None:
+        self.config.stash[EXECUTOR].score(self)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, (ThresholdFailure, OcrError)):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.case.file, self.case.line - 1, f"{self.case.id}[{self.engine_name}]"

@@ -1,0 +1,127 @@
+"""pytest-ocr's command-line and ini options, and the settings they make: read and
+checked once per process when pytest configures, so a mistake stops the run (exit
+status 4, one line naming the option) before any OCR runs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from ..cases.document import DocumentError
+from ..cases.gates import Gate, GateError
+from ..cases.gates import parse_cli as parse_gate
+from ..cases.loader import load_project_config
+from ..cases.model import Defaults, Scope
+from ..files import OutputPathError, check_output_directory, check_output_file
+from ..run.baseline import DEFAULT_MIN_MATCH, VERBS, Baseline
+from ..run.identity import project_dir
+from ..run.stored import ReportError
+
+DEFAULT_PATTERNS = ["*.ocr.yaml", "*.ocr.yml", "*.ocr.json"]
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("ocr", "OCR regression testing (pytest-ocr)")
+    group.addoption("--ocr-engine", metavar="NAME[,NAME]",
+                    help="run every OCR case on these engines instead of the ones the cases name")
+    group.addoption("--ocr-report", metavar="PATH", help="write a JSON report of all OCR items to PATH")
+    group.addoption("--ocr-summary", choices=("table", "json", "none"), default="table",
+                    help="the OCR section of the terminal summary: table (default), json (the report's summary "
+                         "and gates), none")
+    group.addoption("--ocr-html", metavar="PATH",
+                    help="write a self-contained HTML report (summary, charts, per-case image and diff) to PATH")
+    group.addoption("--ocr-results-dir", metavar="DIR",
+                    help="write the run as DIR/{run_id}/config.json, results.json, summary.json")
+    group.addoption("--ocr-baseline", metavar="PATH",
+                    help="compare every item's metrics with this stored report and fail those that got worse "
+                         "by more than their tolerance (regression: in case files)")
+    group.addoption("--ocr-baseline-write", choices=VERBS, metavar="|".join(VERBS),
+                    help="after the run, write the --ocr-baseline file: create (add missing items only), "
+                         "update (replace every item that ran), ratchet (add new items, replace only improved ones)")
+    group.addoption("--ocr-baseline-min-match", type=float, default=DEFAULT_MIN_MATCH, metavar="SHARE",
+                    help="warn when fewer than this share of the items find their record in the baseline "
+                         f"(default {DEFAULT_MIN_MATCH}); when none does, gating against it fails")
+    group.addoption("--ocr-cache-dir", metavar="DIR",
+                    help="keep engine outputs in DIR (default: pytest's cache directory, .pytest_cache)")
+    group.addoption("--ocr-no-cache", action="store_true", help="neither read nor write cached engine outputs")
+    group.addoption("--ocr-refresh", action="store_true",
+                    help="run every engine again and overwrite the cached outputs")
+    group.addoption("--ocr-gate", action="append", metavar="GATE",
+                    help='an aggregate gate judged after all items ran, per engine, e.g. "cer.micro<0.05" or '
+                         '"tag:receipts field_f1.macro >= 0.8" (repeatable)')
+    parser.addini("ocr_files", "glob patterns of OCR case files", type="args", default=DEFAULT_PATTERNS)
+    parser.addini("ocr_config", "project configuration file (YAML: engines, defaults)", default="")
+
+
+@dataclass
+class Settings:
+    """What the options say, checked. The same on every process of a run."""
+
+    project_dir: Path  # item keys and report paths are relative to it (run/identity.py)
+    project: Scope = field(default_factory=lambda: Scope(Defaults(), {}))  # the ocr_config file
+    engine_override: tuple[str, ...] = ()
+    gates: list[Gate] = field(default_factory=list)  # the project's and the command line's
+    baseline: Baseline | None = None
+    baseline_verb: str | None = None
+    min_match: float = DEFAULT_MIN_MATCH
+    report: Path | None = None
+    html: Path | None = None
+    results_dir: Path | None = None
+    summary: str = "table"
+
+    @classmethod
+    def from_config(cls, config: pytest.Config, project: Path | None = None) -> Settings:
+        """Raises pytest.UsageError for any option that cannot be used. ``project``: the
+        project directory the controller found (a worker takes it from there)."""
+        here = config.invocation_params.dir
+        option = config.getoption
+        settings = cls(project or project_dir(config.inipath, here), summary=option("ocr_summary"))
+        engines = option("ocr_engine")
+        settings.engine_override = tuple(n.strip() for n in engines.split(",") if n.strip()) if engines else ()
+        ini = config.getini("ocr_config")
+        if ini:
+            base = config.inipath.parent if config.inipath else config.rootpath
+            path = (base / ini).resolve()
+            if not path.is_file():
+                raise pytest.UsageError(f"ocr_config: project configuration file not found: {path}")
+            try:
+                settings.project = load_project_config(path)
+            except DocumentError as exc:
+                raise pytest.UsageError(f"ocr_config: invalid project configuration\n{exc}") from None
+        settings.gates = list(settings.project.gates)
+        for text in option("ocr_gate") or ():
+            try:
+                settings.gates.append(parse_gate(text))
+            except GateError as exc:
+                raise pytest.UsageError(str(exc)) from None
+        settings.min_match = option("ocr_baseline_min_match")
+        if not 0 <= settings.min_match <= 1:
+            raise pytest.UsageError(f"--ocr-baseline-min-match: expected a share from 0 to 1, not "
+                                    f"{settings.min_match}")
+        settings.baseline_verb = option("ocr_baseline_write")
+        baseline = option("ocr_baseline")
+        if settings.baseline_verb and not baseline:
+            raise pytest.UsageError("--ocr-baseline-write needs --ocr-baseline PATH: the file to write")
+        writes = hasattr(config, "workerinput") is False  # only the controller writes files
+        try:
+            if baseline:
+                path = here / baseline
+                if settings.baseline_verb and writes:
+                    check_output_file(path, "--ocr-baseline")
+                settings.baseline = Baseline.load(path, missing_ok=bool(settings.baseline_verb))
+            for name, attribute in (("--ocr-report", "report"), ("--ocr-html", "html")):
+                value = option(name[2:].replace("-", "_"))
+                if value:
+                    setattr(settings, attribute, here / value)
+                    if writes:
+                        check_output_file(here / value, name)
+            if option("ocr_results_dir"):
+                settings.results_dir = here / option("ocr_results_dir")
+                if writes:
+                    check_output_directory(settings.results_dir, "--ocr-results-dir")
+        except (OutputPathError, ReportError) as exc:
+            raise pytest.UsageError(str(exc) if isinstance(exc, OutputPathError) else f"--ocr-baseline: {exc}") \
+                from None
+        return settings

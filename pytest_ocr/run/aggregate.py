@@ -1,0 +1,225 @@
+"""Aggregates of a run's results: per engine, and per tag and group within it; and the
+accounting of each dataset file.
+
+Macro is the mean of the items' values; micro is the metric's own formula over the
+items' counts summed (the metric registry's ``pooled``), so micro CER is total errors
+over total reference length. Both are always labelled.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..cases.model import DatasetInfo
+from ..metrics import METRICS, pooled
+from .result import CaseResult
+
+BOOTSTRAP_RESAMPLES = 1000
+BOOTSTRAP_SEED = 20201  # fixed: the same results give the same interval, run after run
+TOP_CONFUSIONS = 10
+COUNTED = ("passed", "failed", "error", "filtered", "skipped")
+
+
+@dataclass
+class MetricAggregate:
+    macro: float | None  # mean over items
+    micro: float | None  # the metric's formula over counts summed across items
+    n: int  # items that have this metric
+    ci95: list[float] | None = None  # percentile bootstrap interval of the macro mean
+
+
+@dataclass
+class Performance:
+    """The engine's speed on the outputs it produced in this run (cached ones are not
+    timed): pages per second of engine time (summed over workers), mean and
+    95th-percentile time per page (nearest rank)."""
+
+    pages: int = 0
+    pages_per_s: float | None = None
+    mean_s: float | None = None
+    p95_s: float | None = None
+
+
+@dataclass
+class Summary:
+    name: str
+    cases: int = 0
+    passed: int = 0
+    failed: int = 0
+    errors: int = 0
+    filtered: int = 0
+    skipped: int = 0
+    cached: int = 0
+    metrics: dict[str, MetricAggregate] = field(default_factory=dict)
+    top_confusions: list[list[Any]] = field(default_factory=list)  # [reference, recognized, count]
+    groups: dict[str, Summary] = field(default_factory=dict)  # "tag:NAME" / "group:NAME"
+    performance: Performance = field(default_factory=Performance)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Summary:
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        known["metrics"] = {m: MetricAggregate(**a) for m, a in data.get("metrics", {}).items()}
+        known["groups"] = {g: cls.from_dict(s) for g, s in data.get("groups", {}).items()}
+        known["performance"] = Performance(**data.get("performance") or {})
+        return cls(**known)
+
+
+def bootstrap_ci(values: Sequence[float]) -> list[float] | None:
+    """95% percentile bootstrap interval of the mean; None for fewer than two values."""
+    if len(values) < 2:
+        return None
+    data = np.asarray(values, dtype=float)
+    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    means = data[rng.integers(0, len(data), size=(BOOTSTRAP_RESAMPLES, len(data)))].mean(axis=1)
+    low, high = np.percentile(means, [2.5, 97.5])
+    return [float(low), float(high)]
+
+
+def aggregate_metric(results: Iterable[CaseResult], name: str) -> MetricAggregate:
+    values: list[float] = []
+    counts: dict[str, float] = defaultdict(float)
+    for r in results:
+        value = r.metrics.get(name)
+        if value is None:
+            continue
+        values.append(value)
+        for key, count in r.details.get(name, {}).get("counts", {}).items():
+            counts[key] += count
+    return MetricAggregate(
+        macro=math.fsum(values) / len(values) if values else None,
+        micro=pooled(name, counts) if values and name in METRICS and counts else None,
+        n=len(values),
+        ci95=bootstrap_ci(values),
+    )
+
+
+def top_confusions(results: Iterable[CaseResult], count: int = TOP_CONFUSIONS) -> list[list[Any]]:
+    """The most frequent character confusions over the items, from their CER details."""
+    table: Counter[tuple[str, str]] = Counter()
+    for r in results:
+        for ref, hyp, n in r.details.get("cer", {}).get("confusions", ()):
+            table[ref, hyp] += n
+    return [[ref, hyp, n] for (ref, hyp), n in sorted(table.items(), key=lambda item: (-item[1], item[0]))[:count]]
+
+
+def metric_order(name: str) -> tuple[int, str]:
+    """Metrics in the registry's order, unknown ones after them by name."""
+    return (list(METRICS).index(name) if name in METRICS else len(METRICS), name)
+
+
+def performance(results: Iterable[CaseResult]) -> Performance:
+    times = sorted(r.inference_s for r in results if r.inference_s is not None and not r.cached)
+    if not times:
+        return Performance()
+    total = math.fsum(times)
+    return Performance(len(times), len(times) / total if total > 0 else None, total / len(times),
+                       times[math.ceil(0.95 * len(times)) - 1])
+
+
+def summarize_group(name: str, results: Sequence[CaseResult]) -> Summary:
+    counts = Counter(r.outcome for r in results)
+    names = sorted({n for r in results for n in r.metrics}, key=metric_order)
+    return Summary(
+        name, cases=len(results), passed=counts["passed"], failed=counts["failed"], errors=counts["error"],
+        filtered=counts["filtered"], skipped=counts["skipped"], cached=sum(r.cached for r in results),
+        metrics={n: aggregate_metric(results, n) for n in names},
+        top_confusions=top_confusions(results), performance=performance(results),
+    )
+
+
+def summarize(results: Iterable[CaseResult]) -> dict[str, Summary]:
+    """Per engine (sorted): counts, macro/micro/CI of every metric computed, top
+    confusions, speed, and the same per tag and per group. Results of case files that
+    could not be loaded belong to no engine."""
+    by_engine: dict[str, list[CaseResult]] = defaultdict(list)
+    for r in sorted(results, key=lambda r: r.key):  # the bootstrap depends on order
+        if r.engine is not None:
+            by_engine[r.engine].append(r)
+    summaries = {}
+    for engine in sorted(by_engine):
+        rs = by_engine[engine]
+        summary = summarize_group(engine, rs)
+        members: dict[str, list[CaseResult]] = defaultdict(list)
+        for r in rs:
+            for tag in r.tags:
+                members[f"tag:{tag}"].append(r)
+            if r.group:
+                members[f"group:{r.group}"].append(r)
+        summary.groups = {key: summarize_group(key, members[key]) for key in sorted(members)}
+        summaries[engine] = summary
+    return summaries
+
+
+def worst(results: Iterable[CaseResult], metric: str = "cer", count: int = 5) -> list[CaseResult]:
+    """The items doing worst on a metric (by its direction), worst first."""
+    info = METRICS[metric]
+    scored = [r for r in results if r.metrics.get(metric) is not None]
+    scored.sort(key=lambda r: (info.worst_first(r.metrics[metric]), r.key))  # type: ignore[arg-type]
+    return scored[:count]
+
+
+@dataclass
+class DatasetSummary:
+    """The dataset evaluator's accounting of one dataset file on one engine: total =
+    evaluated + filtered + skipped (entries the adapter could not use, and items that
+    errored); exact-match accuracy, normalised edit distance and its similarity (means
+    over the evaluated items); wall-clock time from the first item's start to the last
+    one's end, and the items' own times summed over workers; the mean engine time per
+    image over the outputs produced in this run (not from the cache)."""
+
+    file: str
+    type: str
+    engine: str
+    total: int
+    evaluated: int
+    filtered: int
+    skipped: int
+    skipped_entries: list[dict[str, Any]]
+    accuracy: float | None
+    ned: float | None
+    ned_similarity: float | None
+    wall_s: float
+    item_time_s: float
+    inference_mean_ms: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def dataset_summaries(datasets: Iterable[DatasetInfo], results: Iterable[CaseResult]) -> list[DatasetSummary]:
+    by_file: dict[str, list[CaseResult]] = defaultdict(list)
+    for r in results:
+        if r.engine is not None:
+            by_file[r.file].append(r)
+    summaries = []
+    for dataset in sorted(datasets, key=lambda d: d.file):
+        mine = by_file.get(dataset.file, [])
+        for engine in sorted({r.engine for r in mine if r.engine is not None}):
+            rs = [r for r in mine if r.engine == engine]
+            evaluated = [r for r in rs if r.measured]
+            filtered = sum(r.outcome == "filtered" for r in rs)
+            errors = sum(r.outcome in ("error", "skipped") for r in rs)
+            inference = [r.inference_s for r in rs if r.inference_s is not None and not r.cached]
+            spans = [(r.started, r.started + r.duration_s) for r in rs if r.started is not None]
+            ned = aggregate_metric(evaluated, "ned").macro
+            summaries.append(DatasetSummary(
+                file=dataset.file, type=dataset.type, engine=engine,
+                total=len(evaluated) + filtered + dataset.skipped_count + errors, evaluated=len(evaluated),
+                filtered=filtered, skipped=dataset.skipped_count + errors,
+                skipped_entries=[s.to_dict() for s in dataset.skipped],
+                accuracy=aggregate_metric(evaluated, "exact_match").macro,
+                ned=ned, ned_similarity=None if ned is None else 1.0 - ned,
+                wall_s=max(end for _, end in spans) - min(start for start, _ in spans) if spans else 0.0,
+                item_time_s=math.fsum(r.duration_s for r in rs),
+                inference_mean_ms=1000 * math.fsum(inference) / len(inference) if inference else None,
+            ))
+    return summaries

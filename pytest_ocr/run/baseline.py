@@ -1,0 +1,152 @@
+"""A stored run to compare against (``--ocr-baseline PATH``), and what the comparison
+found over the whole run.
+
+A baseline is a JSON report of an earlier run (``--ocr-report``), e.g. the main
+branch's CI artifact. Each item is compared with the record of the same key there
+(scoring/tolerance.py decides "regressed"). Over the run, the comparison says per
+engine how many items were compared, new and regressed, how the compared metrics
+moved, and whether the engine's configuration changed; and it says how many items
+found their record at all: when none did, gating against the baseline fails (the
+identities do not line up, so nothing was checked); when fewer than ``min_match``
+did, a warning names the share. Writing the file is an output: report/baseline_file.py.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..engines import fingerprint_changes, fingerprint_id
+from ..metrics import METRICS
+from ..scoring.tolerance import ItemComparison, Tolerance, compare_item
+from .gates import GateResult
+from .result import CaseResult
+from .stored import load_report, results_of
+
+VERBS = ("create", "update", "ratchet")
+DEFAULT_MIN_MATCH = 0.5
+MATCH_CHECK = "baseline matches this run"  # the name of the check that fails when no item matched
+
+
+@dataclass
+class Baseline:
+    path: Path
+    results: dict[str, CaseResult] = field(default_factory=dict)  # by key
+    engines: dict[str, dict[str, Any]] = field(default_factory=dict)  # engine -> fingerprint (with id)
+    exists: bool = False
+
+    @classmethod
+    def load(cls, path: Path, missing_ok: bool = False) -> Baseline:
+        """Raises ReportError for a file that is not a report; a missing file is an empty
+        baseline when ``missing_ok`` (it is about to be written)."""
+        if missing_ok and not path.exists():
+            return cls(path)
+        document = load_report(path)
+        return cls(path, {r.key: r for r in results_of(document)}, dict(document["engines"]), True)
+
+    def compare(self, key: str, metrics: dict[str, float | None], tolerances: dict[str, Tolerance]
+                ) -> ItemComparison:
+        old = self.results.get(key)
+        return compare_item(None if old is None or not old.measured else old.metrics, metrics, tolerances)
+
+    def changed_engine(self, engine: str, fingerprint: dict[str, Any] | None) -> list[str]:
+        """What differs between the baseline's fingerprint of ``engine`` and this one;
+        [] when they are the same, or the baseline does not know the engine."""
+        old = self.engines.get(engine)
+        if old is None or fingerprint is None or old.get("fingerprint_id") == fingerprint_id(fingerprint):
+            return []
+        return fingerprint_changes(old, fingerprint) or ["fingerprint differs"]
+
+
+@dataclass(frozen=True)
+class MetricMove:
+    """A compared metric's mean before and after, over the items compared on it."""
+
+    metric: str
+    n: int
+    old: float
+    new: float
+
+    @property
+    def verdict(self) -> str:
+        worse_by = METRICS[self.metric].worse_by(self.old, self.new)
+        return "same" if abs(worse_by) <= 1e-12 else "worse" if worse_by > 0 else "better"
+
+
+@dataclass
+class EngineComparison:
+    engine: str
+    compared: int
+    new: int
+    regressed: list[CaseResult]  # worst first
+    moves: list[MetricMove]
+    config_changes: list[str]
+
+
+@dataclass
+class BaselineView:
+    """The run against its baseline: per engine, and how many items matched at all."""
+
+    path: str
+    verb: str | None  # the writing verb, if the run writes the baseline
+    records: int  # records in the baseline
+    current: int  # items of this run that measured something
+    matched: int  # of those, items that found their record
+    min_match: float
+    engines: list[EngineComparison]
+
+    @property
+    def regressed(self) -> list[CaseResult]:
+        return [r for e in self.engines for r in e.regressed]
+
+    @property
+    def share(self) -> float | None:
+        return self.matched / self.current if self.current else None
+
+    def warnings(self) -> list[str]:
+        share = self.share
+        if share is None or not self.records or share >= self.min_match:
+            return []
+        return [f"only {self.matched} of {self.current} items ({share:.0%}) found their record in the baseline "
+                f"{self.path} (which has {self.records}); the rest are new. Check that the baseline comes from "
+                f"this suite (item keys are case file paths relative to the project directory)"]
+
+
+def regressed_first(results: Sequence[CaseResult]) -> list[CaseResult]:
+    """Regressed items, the one that got worse by most (beyond its tolerance) first."""
+    found = [r for r in results if r.regressed]
+    return sorted(found, key=lambda r: (-(r.baseline.worst if r.baseline else 0.0), r.key))
+
+
+def view(baseline: Baseline, results: Sequence[CaseResult], verb: str | None, min_match: float) -> BaselineView:
+    measured = [r for r in results if r.measured and r.engine is not None]
+    engines = []
+    for engine in sorted({r.engine for r in measured if r.engine is not None}):
+        mine = [r for r in measured if r.engine == engine and r.baseline is not None]
+        compared = [r for r in mine if r.baseline is not None and r.baseline.status == "compared"]
+        by_metric: dict[str, list[tuple[float, float]]] = {}
+        for r in compared:
+            for d in r.baseline.deltas if r.baseline else ():
+                by_metric.setdefault(d.metric, []).append((d.old, d.new))
+        moves = [MetricMove(m, len(pairs), math.fsum(o for o, _ in pairs) / len(pairs),
+                            math.fsum(n for _, n in pairs) / len(pairs)) for m, pairs in by_metric.items()]
+        fingerprint = next((r.fingerprint for r in mine if r.fingerprint), None)
+        engines.append(EngineComparison(engine, len(compared), len(mine) - len(compared), regressed_first(compared),
+                                        moves, baseline.changed_engine(engine, fingerprint)))
+    matched = sum(e.compared for e in engines)
+    return BaselineView(str(baseline.path), verb, len(baseline.results), len(measured), matched, min_match, engines)
+
+
+def match_check(view: BaselineView) -> GateResult | None:
+    """When no item of the run found its record in a baseline that has records, gating
+    against it checked nothing: a failing check says so (unless the run writes the
+    baseline, which then gets those records)."""
+    if view.verb is not None or not view.records or not view.current or view.matched:
+        return None
+    message = (f"{MATCH_CHECK}: FAILED: none of the {view.current} items found its record in {view.path} "
+               f"({view.records} records), so nothing was compared. The baseline comes from another suite, or "
+               f"item keys changed (case file paths relative to the project directory)")
+    return GateResult(MATCH_CHECK, False, message, 0.0, view.current)

@@ -1,0 +1,309 @@
+"""Two runs side by side: what changed from BASE (e.g. the main branch's run) to HEAD
+(this change's run), and which ``--fail-on`` rules that breaks.
+
+Items are matched by their key (run/identity.py). Items only in HEAD (new) or only in
+BASE (removed) are listed, never failures: a rule compares what both runs measured.
+An item is *regressed* exactly as in the run that made HEAD: a metric it compares
+(its thresholds, its ``regression:`` tolerances, recorded in HEAD as ``tolerances``)
+got worse by more than its tolerance (scoring/tolerance.py). When no item is in both
+reports, a rule compared nothing: with rules given, that is a violation of its own.
+
+Rules (``--fail-on``):
+
+- ``METRIC:TOLERANCE``: any item whose METRIC got worse by more than TOLERANCE
+  (``cer:+0.005`` absolute, ``cer:+10%`` relative to the old value);
+- ``METRIC.macro:TOLERANCE`` / ``METRIC.micro:TOLERANCE``: an engine's aggregate got
+  worse by more than TOLERANCE;
+- ``errors``: an item that was measured in BASE (passed or failed) is an error in HEAD.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..engines import fingerprint_changes
+from ..errors import OcrError, did_you_mean
+from ..metrics import METRICS
+from ..scoring.tolerance import SLACK, Delta, Tolerance, ToleranceError
+from ..storable import json_safe
+from .baseline import DEFAULT_MIN_MATCH
+from .record import RunRecord
+from .result import CaseResult, first_line
+
+KINDS = ("macro", "micro")
+COUNTS = ("cases", "passed", "failed", "errors", "filtered", "skipped")
+
+
+class RuleError(OcrError, ValueError):
+    """A ``--fail-on`` rule that cannot be parsed."""
+
+
+# -- rules --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Rule:
+    scope: str  # "case", "macro", "micro" or "errors"
+    metric: str | None = None
+    tolerance: Tolerance | None = None
+
+    def __str__(self) -> str:
+        if self.scope == "errors":
+            return "errors"
+        name = self.metric if self.scope == "case" else f"{self.metric}.{self.scope}"
+        return f"{name}:+{self.tolerance}"
+
+
+RULE_FORMS = "METRIC:TOLERANCE (cer:+0.005, cer:+10%), METRIC.macro:TOLERANCE, METRIC.micro:TOLERANCE or errors"
+
+
+def parse_rule(text: str) -> Rule:
+    """A ``--fail-on`` rule; anything else raises RuleError saying what was expected."""
+    stripped = text.strip()
+    if stripped == "errors":
+        return Rule("errors")
+    name, colon, tolerance = stripped.partition(":")
+    name = name.strip()
+    if not colon:
+        raise RuleError(f"bad rule {text!r}: expected {RULE_FORMS}")
+    if name == "errors":
+        raise RuleError(f"bad rule {text!r}: errors takes no tolerance (write just: errors)")
+    metric, dot, kind = name.partition(".")
+    if dot and kind not in KINDS:
+        raise RuleError(f"bad rule {text!r}: an aggregate is METRIC.macro or METRIC.micro, not {name!r}")
+    if metric not in METRICS:
+        hint = did_you_mean(metric, METRICS) or f" (known: {', '.join(sorted(METRICS))})"
+        raise RuleError(f"bad rule {text!r}: unknown metric {metric!r}{hint}")
+    try:
+        parsed = Tolerance.parse(tolerance.strip())
+    except ToleranceError as exc:
+        raise RuleError(f"bad rule {text!r}: {exc}") from None
+    return Rule(kind if dot else "case", metric, parsed)
+
+
+def parse_rules(texts: Sequence[str]) -> list[Rule]:
+    return [parse_rule(t) for t in texts]
+
+
+# -- the comparison -------------------------------------------------------------------------
+
+
+def _direction(metric: str, old: float | None, new: float | None) -> str | None:
+    """better / worse / same in the metric's direction; None when a side has no value."""
+    if old is None or new is None:
+        return None
+    worse_by = METRICS[metric].worse_by(old, new)
+    if abs(worse_by) <= SLACK:
+        return "same"
+    return "worse" if worse_by > 0 else "better"
+
+
+@dataclass
+class MetricDelta:
+    metric: str
+    old: float | None
+    new: float | None
+    change: float | None  # new - old
+    direction: str | None  # better | worse | same; None when a side has no value
+
+    @classmethod
+    def of(cls, metric: str, old: float | None, new: float | None) -> MetricDelta:
+        change = None if old is None or new is None else new - old
+        return cls(metric, old, new, change, _direction(metric, old, new))
+
+
+@dataclass
+class AggregateDelta(MetricDelta):
+    kind: str = "macro"  # macro | micro
+
+
+@dataclass
+class EngineComparison:
+    engine: str
+    base: dict[str, int]  # COUNTS
+    head: dict[str, int]
+    metrics: list[AggregateDelta]  # macro then micro of each metric both summaries have
+
+    @property
+    def unchanged(self) -> bool:
+        return self.base == self.head and all(d.direction in ("same", None) for d in self.metrics)
+
+
+@dataclass
+class CaseComparison:
+    key: str
+    engine: str | None
+    file: str
+    line: int
+    old_outcome: str
+    new_outcome: str
+    deltas: list[MetricDelta]
+    regressed: bool = False  # worse than a tolerance the item compares (as in the run)
+    worst: float = 0.0  # how far beyond its tolerance the worst compared metric got
+    violated: bool = False  # a per-item rule failed on it
+
+
+@dataclass
+class OutcomeChange:
+    key: str
+    engine: str | None
+    old: str
+    new: str
+    error: str | None  # the first line of HEAD's error, if any
+
+
+@dataclass
+class FingerprintChange:
+    engine: str
+    changes: list[str]
+
+
+@dataclass
+class Violation:
+    rule: str
+    message: str
+    key: str | None = None  # the item, for a per-item or errors rule
+    engine: str | None = None
+
+
+@dataclass
+class Comparison:
+    rules: list[str]
+    engines: list[EngineComparison] = field(default_factory=list)
+    new_engines: list[str] = field(default_factory=list)
+    removed_engines: list[str] = field(default_factory=list)
+    cases: list[CaseComparison] = field(default_factory=list)  # every item in both, by key
+    new_items: list[str] = field(default_factory=list)
+    removed_items: list[str] = field(default_factory=list)
+    outcome_changes: list[OutcomeChange] = field(default_factory=list)
+    fingerprints: list[FingerprintChange] = field(default_factory=list)
+    violations: list[Violation] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # e.g. a rule that found nothing to compare
+    warnings: list[str] = field(default_factory=list)  # e.g. few items in both
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.violations)
+
+    def regressed_cases(self) -> list[CaseComparison]:
+        """Items that regressed or broke a rule: the one that got worse by most first."""
+        found = [c for c in self.cases if c.regressed or c.violated]
+        return sorted(found, key=lambda c: (-c.worst, c.key))
+
+    def to_dict(self) -> dict[str, Any]:
+        document = asdict(self)
+        document["failed"] = self.failed
+        return json_safe(document)  # type: ignore[no-any-return]
+
+
+def _counts(summary: Any) -> dict[str, int]:
+    return {name: getattr(summary, name, 0) for name in COUNTS}
+
+
+def _engine_comparison(engine: str, old: Any, new: Any) -> EngineComparison:
+    rows = []
+    for metric in METRICS:  # metrics unknown to this version have no known direction
+        if metric in old.metrics and metric in new.metrics:
+            for kind in KINDS:
+                o, n = getattr(old.metrics[metric], kind), getattr(new.metrics[metric], kind)
+                rows.append(AggregateDelta(**asdict(MetricDelta.of(metric, o, n)), kind=kind))
+    return EngineComparison(engine, _counts(old), _counts(new), rows)
+
+
+def _case(old: CaseResult, new: CaseResult, named: list[str]) -> CaseComparison:
+    names = named or [m for m in METRICS if old.metrics.get(m) is not None and new.metrics.get(m) is not None]
+    tolerances = {m: Tolerance.parse(t) for m, t in new.tolerances.items() if m in METRICS}
+    found = [Delta(m, old.metrics[m], new.metrics[m], t) for m, t in tolerances.items()  # type: ignore[arg-type]
+             if old.metrics.get(m) is not None and new.metrics.get(m) is not None] if old.measured else []
+    regressed = [d for d in found if d.regressed]
+    return CaseComparison(
+        new.key, new.engine, new.file, new.line, old.outcome, new.outcome,
+        [MetricDelta.of(m, old.metrics[m], new.metrics[m]) for m in names
+         if old.metrics.get(m) is not None and new.metrics.get(m) is not None],
+        regressed=bool(regressed),
+        worst=max((d.worse_by - d.tolerance.allowed(d.old) for d in regressed), default=0.0),
+    )
+
+
+def compare(base: RunRecord, head: RunRecord, rules: Sequence[Rule] = (),
+            min_match: float = DEFAULT_MIN_MATCH) -> Comparison:
+    """What changed from ``base`` to ``head`` and which rules broke."""
+    comparison = Comparison(rules=[str(r) for r in rules])
+    compared = {str(r): 0 for r in rules}  # how many values each rule looked at
+
+    # engines: aggregates, aggregate rules, fingerprints
+    old_summary, new_summary = base.summaries, head.summaries
+    comparison.new_engines = sorted(new_summary.keys() - old_summary.keys())
+    comparison.removed_engines = sorted(old_summary.keys() - new_summary.keys())
+    for engine in sorted(old_summary.keys() & new_summary.keys()):
+        comparison.engines.append(_engine_comparison(engine, old_summary[engine], new_summary[engine]))
+        for rule in rules:
+            if rule.scope not in KINDS or rule.metric is None or rule.tolerance is None:
+                continue
+            old_aggregate = old_summary[engine].metrics.get(rule.metric)
+            new_aggregate = new_summary[engine].metrics.get(rule.metric)
+            old = getattr(old_aggregate, rule.scope, None)
+            new = getattr(new_aggregate, rule.scope, None)
+            if old is None or new is None:
+                continue
+            compared[str(rule)] += 1
+            delta = Delta(rule.metric, old, new, rule.tolerance)
+            if delta.regressed:
+                comparison.violations.append(
+                    Violation(str(rule), f"{engine} ({rule.scope}): {delta.message()}", engine=engine))
+    for engine in sorted(base.engines.keys() & head.engines.keys()):
+        changes = fingerprint_changes(base.engines[engine], head.engines[engine])
+        if changes:
+            comparison.fingerprints.append(FingerprintChange(engine, changes))
+
+    # items
+    old_results = {r.key: r for r in base.results}
+    new_results = {r.key: r for r in head.results}
+    comparison.new_items = sorted(new_results.keys() - old_results.keys())
+    comparison.removed_items = sorted(old_results.keys() - new_results.keys())
+    named = list(dict.fromkeys(r.metric for r in rules if r.metric))
+    case_rules = [r for r in rules if r.scope == "case"]
+    error_rules = [r for r in rules if r.scope == "errors"]
+    for key in sorted(old_results.keys() & new_results.keys()):
+        old, new = old_results[key], new_results[key]
+        case = _case(old, new, named)
+        for rule in case_rules:
+            before = old.metrics.get(rule.metric or "")
+            after = new.metrics.get(rule.metric or "")
+            if before is None or after is None or rule.metric is None or rule.tolerance is None:
+                continue
+            compared[str(rule)] += 1
+            delta = Delta(rule.metric, before, after, rule.tolerance)
+            if delta.regressed:
+                case.violated = True
+                case.worst = max(case.worst, delta.worse_by - delta.tolerance.allowed(delta.old))
+                comparison.violations.append(Violation(str(rule), f"{key}: {delta.message()}", key, case.engine))
+        if old.outcome != new.outcome:
+            comparison.outcome_changes.append(
+                OutcomeChange(key, case.engine, old.outcome, new.outcome, first_line(new.error) or None))
+        for rule in error_rules:
+            if old.measured:
+                compared[str(rule)] += 1
+                if new.outcome == "error":
+                    reason = first_line(new.error) or "no message"
+                    comparison.violations.append(Violation(
+                        str(rule), f"{key}: {old.outcome} -> error: {reason}", key, case.engine))
+        comparison.cases.append(case)
+
+    both, in_head = len(comparison.cases), len(new_results)
+    if old_results and in_head and not both:
+        comparison.warnings.append(f"no item of HEAD ({in_head} items) is in BASE ({len(old_results)} items): "
+                                   f"the reports come from different suites, or item keys changed")
+        if rules:
+            comparison.violations.append(Violation("items in both", "no item is in both reports, so no rule "
+                                                   "compared anything"))
+    elif old_results and in_head and both / in_head < min_match:
+        comparison.warnings.append(f"only {both} of HEAD's {in_head} items ({both / in_head:.0%}) are in BASE; "
+                                   f"the rest are new and not compared")
+    for rule_name, count in compared.items():
+        if count == 0:
+            comparison.notes.append(f"rule {rule_name} compared nothing: no item or engine has its values "
+                                    f"in both reports")
+    return comparison

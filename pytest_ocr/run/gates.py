@@ -1,0 +1,92 @@
+"""Aggregate gates judged after every item ran, per engine (the gates themselves are
+declared in case files and on the command line: cases/gates.py).
+
+A gate over fewer items than its ``min_cases`` (default 1) fails: an empty or tiny
+selection (``-k`` that matched nothing of a tag, an engine that crashed on every image)
+must not pass a gate by having nothing to measure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..cases.gates import Gate
+from ..scoring.thresholds import Threshold, format_number
+from .aggregate import aggregate_metric
+from .result import CaseResult
+
+
+@dataclass(frozen=True)
+class GateResult:
+    name: str
+    passed: bool
+    message: str
+    value: float | None
+    cases: int
+    gate: Gate | None = None  # None for the baseline's own check (see baseline.match_gate)
+
+    @property
+    def source(self) -> tuple[str | None, int | None]:
+        """Where the gate was declared: (file, line), or (None, None) for the command line."""
+        file, _, line = (self.gate.source if self.gate else "").rpartition(":")
+        return (file or None, int(line) if line.isdigit() else None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "passed": self.passed, "message": self.message, "value": self.value,
+                "cases": self.cases, "gate": self.gate.to_dict() if self.gate else None}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GateResult:
+        gate = data.get("gate")
+        return cls(data["name"], data["passed"], data["message"], data["value"], data["cases"],
+                   Gate.from_dict(gate) if gate else None)
+
+
+def _members(results: Iterable[CaseResult], scope: Iterable[tuple[str, str]]) -> list[CaseResult]:
+    members = list(results)
+    for kind, name in scope:
+        if kind == "tag":
+            members = [r for r in members if name in r.tags]
+        elif kind == "group":
+            members = [r for r in members if r.group == name]
+    return members
+
+
+def judge(gate: Gate, engine: str, results: Sequence[CaseResult]) -> GateResult:
+    """One gate on one engine's results (already limited to the gate's file): the
+    verdict and its message from the same comparison."""
+    members = [r for r in _members(results, gate.scope) if r.metrics.get(gate.metric) is not None]
+    name = gate.label(engine)
+    where = f" (declared at {gate.source})" if gate.source else ""
+    if len(members) < gate.min_cases:
+        message = (f"{gate.subject(engine)}: FAILED: only {len(members)} case(s) with {gate.metric} "
+                   f"(min_cases {gate.min_cases}); a gate does not pass on a selection this small{where}")
+        return GateResult(name, False, message, None, len(members), gate)
+    value = getattr(aggregate_metric(members, gate.metric), gate.kind)
+    passed = value is not None and Threshold(gate.metric, gate.op, gate.bound).check(value)
+    shown = "undefined" if value is None else format_number(value)
+    message = (f"{gate.subject(engine)} = {shown} over {len(members)} case(s), "
+               f"expected {gate.op} {format_number(gate.bound)}: {'ok' if passed else 'FAILED'}{where}")
+    return GateResult(name, passed, message, value, len(members), gate)
+
+
+def evaluate(gates: Iterable[Gate], results: Sequence[CaseResult]) -> list[GateResult]:
+    """Every gate on every engine it concerns. A gate scoped to an engine is judged for
+    that engine even when none of its items ran (and then fails on min_cases); an
+    unscoped one for each engine that ran items of the gate's file (all files for
+    project and command-line gates)."""
+    outcomes = []
+    for gate in gates:
+        pool = [r for r in results if r.engine is not None and (gate.file is None or r.file == gate.file)]
+        engines = [name for kind, name in gate.scope if kind == "engine"] or sorted({r.engine for r in pool
+                                                                                     if r.engine})
+        if not engines:
+            outcomes.append(GateResult(gate.label("(no engine)"), False,
+                                       f"{gate.subject('(no engine)')}: FAILED: no OCR item ran"
+                                       f"{f' (declared at {gate.source})' if gate.source else ''}", None, 0, gate))
+            continue
+        for engine in engines:
+            outcomes.append(judge(gate, engine, [r for r in pool if r.engine == engine]))
+    return outcomes

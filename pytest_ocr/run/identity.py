@@ -1,0 +1,54 @@
+"""What an item is called across runs: its key in baselines, reports and comparisons.
+
+pytest's node ids are relative to its rootdir, and the rootdir moves: without an ini
+file it is the common ancestor of the command line's path arguments, so a value given
+as a separate argument (``--ocr-baseline /ci/artifacts/main.json``) moves it to ``/``
+and every node id gains a prefix. An item's key does not depend on the rootdir: it is
+the case file's path relative to the *project directory*, the case id and the engine
+(``receipts.ocr.yaml::sroie-359[tesseract]``). The project directory is
+
+1. the directory of pytest's ini file, when pytest found one;
+2. else the nearest ancestor of the invocation directory that holds a project file
+   (``pytest.ini``, ``pyproject.toml``, ``tox.ini``, ``setup.cfg``, ``setup.py``, ``.git``);
+3. else the invocation directory.
+
+Paths outside the project directory are written absolute.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+PROJECT_FILES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg", "setup.py", ".git")
+# case[engine]: both parts are identifiers in the case-file schema's sense
+_NAME = re.compile(r"(?P<case>[A-Za-z0-9_][A-Za-z0-9_.\-]*)\[(?P<engine>[A-Za-z0-9_][A-Za-z0-9_.\-]*)\]")
+
+
+def project_dir(inipath: Path | None, invocation_dir: Path) -> Path:
+    if inipath is not None:
+        return inipath.parent.resolve()
+    start = invocation_dir.resolve()
+    for directory in (start, *start.parents):
+        if any((directory / name).exists() for name in PROJECT_FILES):
+            return directory
+    return start
+
+
+def relative(path: Path, project: Path) -> str:
+    """``path`` (absolute and resolved) as reports name it: relative to the project
+    directory when inside it, else absolute; always with forward slashes."""
+    try:
+        return path.relative_to(project).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def item_key(file: str, case: str, engine: str) -> str:
+    return f"{file}::{case}[{engine}]"
+
+
+def split_name(name: str) -> tuple[str, str] | None:
+    """(case, engine) of an item name ``case[engine]``; None for anything else."""
+    match = _NAME.fullmatch(name)
+    return (match["case"], match["engine"]) if match else None

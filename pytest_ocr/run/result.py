@@ -1,0 +1,140 @@
+"""One item's result: what it ran, measured and decided, as every output reads it.
+
+Every result, whatever happened to its item (passed, failed, error, a crashed worker,
+filtered, skipped, a case file that could not be loaded), is made by ``make_result``,
+which checks it against the report schema: a result that a report could not hold is
+a bug caught where it is made, not a report that ``compare`` refuses later.
+
+A result travels from the process that ran its item to the controller as a plain dict
+on the pytest report (``to_dict``; it survives pytest-xdist's serialisation), and is
+written to reports as a record (``to_record``: the engine's fingerprint replaced by its id).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import fastjsonschema
+
+from ..engines import fingerprint_id
+from ..scoring.thresholds import Check
+from ..scoring.tolerance import ItemComparison
+from ..scoring.verdict import reasons
+from ..storable import json_safe
+
+OUTCOMES = ("passed", "failed", "error", "filtered", "skipped", "invalid")
+MEASURED = ("passed", "failed")  # the outcomes of items whose output was scored
+INVALID_FILE_ITEM = "invalid-case-file"  # the case name of a file that could not be loaded
+
+
+class ResultError(Exception):
+    """A result that does not fit the report schema: a bug in pytest-ocr."""
+
+
+@dataclass
+class CaseResult:
+    key: str  # the item's identity across runs (run/identity.py)
+    id: str  # pytest's node id
+    case: str
+    file: str
+    line: int
+    engine: str | None  # None for a case file that could not be loaded
+    image: str | None  # None when not known (a crashed worker's item, an invalid file)
+    outcome: str  # one of OUTCOMES
+    tags: list[str] = field(default_factory=list)
+    group: str | None = None
+    reference: str | None = None
+    prediction: str | None = None
+    confidence: float | None = None
+    metrics: dict[str, float | None] = field(default_factory=dict)
+    details: dict[str, dict[str, Any]] = field(default_factory=dict)
+    thresholds: dict[str, str] = field(default_factory=dict)
+    tolerances: dict[str, str] = field(default_factory=dict)  # compared with the baseline: metric -> tolerance
+    checks: list[Check] = field(default_factory=list)
+    baseline: ItemComparison | None = None
+    error: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    fields: dict[str, Any] | None = None
+    fields_source: str | None = None
+    started: float | None = None  # Unix time the item started, on its own process
+    duration_s: float = 0.0
+    inference_s: float | None = None  # the engine's time in this run (None: cached, or no output)
+    cached: bool = False
+    cached_inference_s: float | None = None  # the engine's time when the cached output was made
+    fingerprint: dict[str, Any] | None = None  # the engine's; reports keep it once per engine
+
+    @property
+    def measured(self) -> bool:
+        return self.outcome in MEASURED
+
+    @property
+    def regressed(self) -> bool:
+        return self.baseline is not None and self.baseline.regressed
+
+    def reasons(self) -> list[str]:
+        """Why the item did not pass, one line each (the same lines everywhere)."""
+        if self.outcome == "failed":
+            return reasons(self.checks, self.baseline) or ["failed"]
+        if self.error:
+            return [first_line(self.error)]
+        return []
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data["checks"] = [c.to_dict() for c in self.checks]
+        data["baseline"] = None if self.baseline is None else self.baseline.to_dict()
+        return json_safe(data)  # type: ignore[no-any-return]
+
+    def to_record(self) -> dict[str, Any]:
+        """The result as a report stores it."""
+        data = self.to_dict()
+        fingerprint = data.pop("fingerprint")
+        data["fingerprint_id"] = fingerprint_id(fingerprint) if fingerprint else None
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], fingerprints: Mapping[str, dict[str, Any]] | None = None
+                  ) -> CaseResult:
+        """A result from ``to_dict`` or ``to_record`` (``fingerprints``: a report's engines)."""
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in data.items() if k in known}
+        values["checks"] = [Check.from_dict(c) for c in data.get("checks") or ()]
+        values["baseline"] = ItemComparison.from_dict(data["baseline"]) if data.get("baseline") else None
+        if "fingerprint" not in data and fingerprints is not None and data.get("engine") in fingerprints:
+            fingerprint = dict(fingerprints[data["engine"]])
+            fingerprint.pop("fingerprint_id", None)
+            values["fingerprint"] = fingerprint
+        return cls(**values)
+
+
+def first_line(text: str | None) -> str:
+    lines = (text or "").strip().splitlines()
+    return lines[0] if lines else ""
+
+
+@cache
+def _validator() -> Any:
+    schema = json.loads(resources.files("pytest_ocr.report").joinpath("report.schema.json").read_text("utf-8"))
+    # fastjsonschema compiles the schema to Python (about 10x faster than jsonschema per
+    # record); the report schema uses nothing draft 2020-12 has and draft 7 lacks.
+    return fastjsonschema.compile({**schema["$defs"]["result"], "$defs": schema["$defs"],
+                                   "$schema": "http://json-schema.org/draft-07/schema#"})
+
+
+def check(result: CaseResult) -> CaseResult:
+    """The result, if a report can hold it; raises ResultError otherwise."""
+    try:
+        _validator()(result.to_record())
+    except fastjsonschema.JsonSchemaValueException as exc:
+        raise ResultError(f"result of {result.id} does not fit the report schema: {exc.message}") from None
+    return result
+
+
+def make_result(**values: Any) -> CaseResult:
+    """The one constructor of results: a CaseResult, checked against the report schema."""
+    return check(CaseResult(**values))

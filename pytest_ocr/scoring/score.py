@@ -1,0 +1,76 @@
+"""Scoring one output of one case: key fields and the task's result got from it, every
+metric that applies computed, each threshold judged."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..cases.inputs import Inputs
+from ..cases.model import Case
+from ..engines import Recognition
+from ..metrics import MetricResult, Structured, metrics_for, score
+from ..metrics.repetition import describe as describe_loop
+from ..metrics.repetition import find_repetition
+from .extract import Extracted, fields_from_output, task_result
+from .thresholds import Check, judge
+
+
+def extract(case: Case, recognition: Recognition) -> Extracted:
+    """Fields (and the task's result) from the output; raises ExtractionError."""
+    fields, source = fields_from_output(case.extract, recognition.text, recognition.fields, case.file.parent)
+    result = task_result(case.task, recognition.text, fields, case.file.parent) if case.task else None
+    return Extracted(fields, source, result)
+
+
+def metric_names(case: Case, looping: bool = False) -> list[str]:
+    """The metrics this case computes (the registry decides): the defaults of its inputs,
+    the ones it asks for, those it has a threshold or a tolerance on; ``repetition`` too
+    when the output loops."""
+    requested = [*case.metrics, *(t.metric for t in case.thresholds), *case.regression]
+    return metrics_for(case.inputs, [*(["repetition"] if looping else []), *requested])
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """What one output scored, and each threshold's check."""
+
+    metrics: dict[str, float]
+    details: dict[str, dict[str, Any]]
+    checks: list[Check]
+    warnings: list[str]
+
+
+def _structured(case: Case, inputs: Inputs, extracted: Extracted) -> Structured:
+    task = None
+    if case.task is not None:
+        expected = case.task.get("expected", inputs.fields)
+        task = {"type": case.task["type"], "expected": expected, "result": extracted.task_result,
+                "min_quality": case.task.get("min_quality")}
+    return Structured(
+        expected_fields=inputs.fields,
+        extracted_fields=extracted.fields,
+        field_match=dict(case.match),
+        schema=inputs.schema,  # type: ignore[arg-type]
+        task=task,
+        **case.tokens,
+    )
+
+
+def evaluate(case: Case, inputs: Inputs, recognition: Recognition, extracted: Extracted) -> Evaluation:
+    loop = find_repetition(recognition.text)
+    scores: dict[str, MetricResult] = score(
+        inputs.reference or "", recognition.text, metric_names(case, loop is not None), case.normalization,
+        case.cer_denominator, structured=_structured(case, inputs, extracted),
+    )
+    values = {name: s.value for name, s in scores.items()}
+    warnings = list(recognition.warnings)
+    if loop is not None:
+        warnings.append(describe_loop(loop))
+    return Evaluation(
+        metrics=values,
+        # the counts travel with each value so aggregation can pool them (micro)
+        details={name: {**s.details, "counts": s.counts} for name, s in scores.items()},
+        checks=judge(case.thresholds, values),
+        warnings=warnings,
+    )

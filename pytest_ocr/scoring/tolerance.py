@@ -1,0 +1,161 @@
+"""Did a metric get worse than it was, by more than its tolerance?
+
+Shared by the baseline comparison of a run (``--ocr-baseline``) and by ``pytest-ocr
+compare``, so that both count the same items as regressed. A tolerance is absolute
+(``0.005``: the value may get worse by up to 0.005) or relative (``"10%"``: by up to
+10 % of the old value). "Worse" follows each metric's direction (the metric registry's
+``worse_by``): up for CER, down for field F1.
+
+An item's comparison covers the metrics it has a threshold on (no worsening at all)
+and those given a tolerance under ``regression:``; an item is *regressed* when one of
+them got worse by more than its tolerance. That is the one definition of "regressed".
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import OcrError
+from ..metrics import METRICS
+from .thresholds import format_number
+
+_RELATIVE = re.compile(r"^\s*\+?\s*([0-9]+\.?[0-9]*|\.[0-9]+)\s*%\s*$")
+_ABSOLUTE = re.compile(r"^\s*\+?\s*([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?\s*$")
+# A float sum such as 0.1 + 0.005 must not turn an allowed change into a regression.
+SLACK = 1e-12
+
+
+class ToleranceError(OcrError, ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    amount: float
+    relative: bool = False  # amount is a fraction of the old value
+
+    @classmethod
+    def parse(cls, value: object) -> Tolerance:
+        """``0.005``, ``"0.005"``, ``"+0.005"`` or ``"10%"``; anything else raises ToleranceError."""
+        if isinstance(value, bool):
+            raise ToleranceError(f"a tolerance is a number such as 0.005 or a percentage such as \"10%\", not {value!r}")
+        if isinstance(value, (int, float)):
+            if not math.isfinite(value) or value < 0:
+                raise ToleranceError(f"a tolerance must be a finite number of 0 or more, not {value!r}")
+            return cls(float(value))
+        if isinstance(value, str):
+            match = _RELATIVE.match(value)
+            if match:
+                return cls(float(match.group(1)) / 100, relative=True)
+            if _ABSOLUTE.match(value):
+                return cls(float(value.replace("+", "")))
+        raise ToleranceError(f"a tolerance is a number such as 0.005 or a percentage such as \"10%\", not {value!r}")
+
+    def allowed(self, old: float) -> float:
+        """How much worse than ``old`` a value may get."""
+        return abs(old) * self.amount if self.relative else self.amount
+
+    def __str__(self) -> str:
+        return f"{format_number(self.amount * 100)}%" if self.relative else format_number(self.amount)
+
+
+EXACT = Tolerance(0.0)
+
+
+@dataclass(frozen=True)
+class Delta:
+    """One metric of one item (or aggregate), before and after."""
+
+    metric: str
+    old: float
+    new: float
+    tolerance: Tolerance = EXACT
+
+    @property
+    def change(self) -> float:
+        return self.new - self.old
+
+    @property
+    def worse_by(self) -> float:
+        """How much worse the new value is (negative: better), in the metric's direction."""
+        return METRICS[self.metric].worse_by(self.old, self.new)
+
+    @property
+    def regressed(self) -> bool:
+        return self.worse_by > self.tolerance.allowed(self.old) + SLACK
+
+    @property
+    def verdict(self) -> str:
+        """regressed (worse beyond the tolerance), worse (within it), better or same."""
+        if self.regressed:
+            return "regressed"
+        if abs(self.worse_by) <= SLACK:
+            return "same"
+        return "better" if self.worse_by < 0 else "worse"
+
+    def message(self) -> str:
+        direction = METRICS[self.metric].better
+        return (f"{self.metric}: {format_number(self.old)} -> {format_number(self.new)} "
+                f"({'+' if self.change >= 0 else ''}{format_number(self.change)}; {direction} is better; "
+                f"tolerance {self.tolerance}): {self.verdict.upper() if self.regressed else self.verdict}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"metric": self.metric, "old": self.old, "new": self.new, "tolerance": str(self.tolerance),
+                "verdict": self.verdict, "message": self.message()}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Delta:
+        return cls(data["metric"], data["old"], data["new"], Tolerance.parse(data["tolerance"]))
+
+
+def tolerances_for(regression: Mapping[str, Tolerance], thresholded: Iterable[str]) -> dict[str, Tolerance]:
+    """What an item compares with its baseline: every metric it has a threshold on (no
+    worse at all) and every metric given a tolerance (``regression:``), which wins."""
+    return {**{m: EXACT for m in thresholded}, **regression}
+
+
+def deltas(old: Mapping[str, float | None], new: Mapping[str, float | None],
+           tolerances: Mapping[str, Tolerance]) -> list[Delta]:
+    """Deltas of the metrics named in ``tolerances`` that both sides have a value for."""
+    found = []
+    for metric, tolerance in tolerances.items():
+        before, after = old.get(metric), new.get(metric)
+        if metric in METRICS and before is not None and after is not None:
+            found.append(Delta(metric, before, after, tolerance))
+    return found
+
+
+@dataclass(frozen=True)
+class ItemComparison:
+    """An item against its baseline record: new (no record), or compared with deltas."""
+
+    status: str  # new | compared
+    deltas: tuple[Delta, ...] = field(default=())
+
+    @property
+    def regressed(self) -> bool:
+        return any(d.regressed for d in self.deltas)
+
+    @property
+    def worst(self) -> float:
+        """How much worse the worst compared metric got beyond its tolerance (for sorting)."""
+        return max((d.worse_by - d.tolerance.allowed(d.old) for d in self.deltas), default=0.0)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"status": self.status, "deltas": [d.to_dict() for d in self.deltas], "regressed": self.regressed}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ItemComparison:
+        return cls(data["status"], tuple(Delta.from_dict(d) for d in data.get("deltas") or ()))
+
+
+def compare_item(old: Mapping[str, float | None] | None, new: Mapping[str, float | None],
+                 tolerances: Mapping[str, Tolerance]) -> ItemComparison:
+    """An item's metrics against its baseline record's (None: the baseline has no record)."""
+    if old is None:
+        return ItemComparison("new")
+    return ItemComparison("compared", tuple(deltas(old, new, tolerances)))
