@@ -5,8 +5,13 @@ all, and the lost item is an error in the report, not a silent gap."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
+import jsonschema
 from conftest import DATA
+
+from pytest_ocr.run.stored import report_schema
 
 pytest_plugins = ["pytester"]
 
@@ -45,6 +50,18 @@ cases:
     assert outcomes == {**{f"img{i}": "passed" for i in range(8)}, "kill": "error"}
     lost = next(r for r in report["results"] if r["case"] == "kill")
     assert lost["error"].startswith("no result: ") and "crashed" in lost["error"]
+    # located at its case's line (what the worker said when the item started), keyed like the others
+    assert (lost["key"], lost["file"], lost["line"], lost["engine"]) == ("suite.ocr.yaml::kill[killer]",
+                                                                         "suite.ocr.yaml", 13, "killer")
     assert report["summary"]["killer"]["cases"] == 9 and report["summary"]["killer"]["errors"] == 1
     # the gate still ran on the controller, over the 8 items that have a CER
     assert report["gates"][0]["passed"] and report["gates"][0]["cases"] == 8
+    # the report of exactly this run is one the tools accept: the schema, compare, a baseline
+    jsonschema.validate(report, report_schema())
+    compared = subprocess.run([sys.executable, "-m", "pytest_ocr.cli", "compare", "report.json", "report.json",
+                               "--fail-on", "errors"], cwd=pytester.path, capture_output=True, text=True)
+    assert compared.returncode == 0 and "items: 9 in both" in compared.stdout, compared.stdout + compared.stderr
+    again = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--deselect", "suite.ocr.yaml::kill[killer]",
+                                          "--ocr-baseline", "report.json")
+    assert again.ret == 0
+    again.stdout.fnmatch_lines(["*vs baseline *report.json: 8 of 8 items found their record"])

@@ -477,14 +477,14 @@ def render(record: RunRecord, root: Path) -> str:
            f"script-src 'sha256-{_sha256(script)}'; base-uri 'none'; form-action 'none'")
     counts = record.counts()
     run = document.get("run") or {}
-    title = f"pytest-ocr report: {len(records)} items, {run.get('started_at', '')}"
+    title = f"pytest-ocr report: {len(record.results)} items, {run.get('started_at', '')}"
     thumbs = "".join(f'<script type="text/plain" id="{THUMB_ID}{i}">{url}</script>' for i, url in enumerate(urls))
     return "".join([
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
         f'<meta http-equiv="Content-Security-Policy" content="{esc(csp)}">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{esc(title)}</title><style>{style}</style></head><body>",
-        f'<header><h1>pytest-ocr report</h1><p class="counts">{len(records)} items: '
+        f'<header><h1>pytest-ocr report</h1><p class="counts">{len(record.results)} items: '
         f'<span class="outcome passed">{counts["passed"]} passed</span> '
         f'<span class="outcome failed">{counts["failed"]} failed</span> '
         f'<span class="outcome error">{_plural(counts["error"], "error")}</span>',

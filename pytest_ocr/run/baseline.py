@@ -108,8 +108,8 @@ class BaselineView:
 
     def warnings(self) -> list[str]:
         share = self.share
-        if share is None or not self.records or share >= self.min_match:
-            return []
+        if share is None or not self.records or share >= self.min_match or match_check(self) is not None:
+            return []  # (when nothing matched, the failing check says so)
         return [f"only {self.matched} of {self.current} items ({share:.0%}) found their record in the baseline "
                 f"{self.path} (which has {self.records}); the rest are new. Check that the baseline comes from "
                 f"this suite (item keys are case file paths relative to the project directory)"]
