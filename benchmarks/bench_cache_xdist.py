@@ -34,15 +34,27 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-COMMAND = [sys.executable, "-m", "pytest", "example_suite", "-k", "not rapidocr", "-q", "-p", "no:randomly",
-           "-p", "no:hypothesispytest"]
+COMMAND = [
+    sys.executable,
+    "-m",
+    "pytest",
+    "example_suite",
+    "-k",
+    "not rapidocr",
+    "-q",
+    "-p",
+    "no:randomly",
+    "-p",
+    "no:hypothesispytest",
+]
 WARM_TARGET, XDIST_TARGET = 0.1, 0.65
 
 
 def timed(cache_dir: Path, *extra: str) -> float:
     start = time.perf_counter()
-    result = subprocess.run([*COMMAND, "--ocr-cache-dir", str(cache_dir), *extra], cwd=REPO, capture_output=True,
-                            text=True)
+    result = subprocess.run(
+        [*COMMAND, "--ocr-cache-dir", str(cache_dir), *extra], cwd=REPO, capture_output=True, text=True
+    )
     elapsed = time.perf_counter() - start
     if result.returncode != 0:
         raise SystemExit(f"the example suite failed:\n{result.stdout[-3000:]}\n{result.stderr[-2000:]}")
@@ -58,8 +70,11 @@ def main() -> None:
         fresh = iter(Path(tmp, f"cache{i}") for i in range(1000))
         timed(next(fresh))  # warm-up
         # B needs A's directory, so A comes before B; C takes each place in turn.
-        orders = (("cold -n 2", "cold serial", "warm serial"), ("cold serial", "warm serial", "cold -n 2"),
-                  ("cold serial", "cold -n 2", "warm serial"))
+        orders = (
+            ("cold -n 2", "cold serial", "warm serial"),
+            ("cold serial", "warm serial", "cold -n 2"),
+            ("cold serial", "cold -n 2", "warm serial"),
+        )
         for rep in range(args.reps):
             dirs = {"cold serial": next(fresh), "cold -n 2": next(fresh)}
             dirs["warm serial"] = dirs["cold serial"]
@@ -67,14 +82,17 @@ def main() -> None:
                 times[label].append(timed(dirs[label], *(("-n", "2") if label == "cold -n 2" else ())))
     median = {label: statistics.median(values) for label, values in times.items()}
     cold = median["cold serial"]
-    print(f"example suite, Tesseract items (-k 'not rapidocr'); {args.reps} rounds, medians; "
-          f"OMP_THREAD_LIMIT={os.environ.get('OMP_THREAD_LIMIT', 'unset')}")
+    print(
+        f"example suite, Tesseract items (-k 'not rapidocr'); {args.reps} rounds, medians; "
+        f"OMP_THREAD_LIMIT={os.environ.get('OMP_THREAD_LIMIT', 'unset')}"
+    )
     for label, values in times.items():
         print(f"  {label:12} {median[label]:7.2f} s   (runs: {', '.join(f'{v:.2f}' for v in values)})")
     warm, xdist = median["warm serial"] / cold, median["cold -n 2"] / cold
     print(f"  warm / cold serial:   {warm:.3f}   target <= {WARM_TARGET}: {'PASS' if warm <= WARM_TARGET else 'MISS'}")
-    print(f"  -n 2 / serial (cold): {xdist:.3f}   target <= {XDIST_TARGET}: "
-          f"{'PASS' if xdist <= XDIST_TARGET else 'MISS'}")
+    print(
+        f"  -n 2 / serial (cold): {xdist:.3f}   target <= {XDIST_TARGET}: {'PASS' if xdist <= XDIST_TARGET else 'MISS'}"
+    )
 
 
 if __name__ == "__main__":

@@ -52,7 +52,7 @@ TARGET = 1.1
 PYTEST_OPTIONS = ["-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:hypothesispytest"]
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".tif", ".tiff")
 
-DIRECT_TESSERACT = '''\
+DIRECT_TESSERACT = """\
 import shutil, subprocess, sys, tempfile
 from pathlib import Path
 
@@ -67,9 +67,9 @@ for image in sys.argv[1:]:
             sys.exit(f"tesseract failed on {image}: {proc.stderr.decode(errors='replace')}")
         text = out.with_suffix(".txt").read_text(encoding="utf-8")
         tsv = out.with_suffix(".tsv").read_text(encoding="utf-8")
-'''
+"""
 
-DIRECT_RAPIDOCR = '''\
+DIRECT_RAPIDOCR = """\
 import sys
 from rapidocr import RapidOCR
 
@@ -77,7 +77,7 @@ engine = RapidOCR(params={"Global.log_level": "error"})
 for image in sys.argv[1:]:
     result = engine(image)
     text = "\\n".join(result.txts or ())
-'''
+"""
 
 
 def generate(root: Path, engine: str) -> tuple[list[str], list[str], Path]:
@@ -152,7 +152,10 @@ def main() -> None:
             results[engine] = measure(Path(tmp), engine.strip(), args.reps)
 
     print()
-    print(f"{'engine':10s} {'direct s':>9s} {'plugin s':>9s} {'ratio':>6s} {'target':>7s}  result  (medians of {args.reps})")
+    print(
+        f"{'engine':10s} {'direct s':>9s} {'plugin s':>9s} {'ratio':>6s} {'target':>7s}  "
+        f"result  (medians of {args.reps})"
+    )
     for engine, times in results.items():
         direct = statistics.median(times["direct"])
         plugin = statistics.median(times["plugin"])
@@ -160,7 +163,9 @@ def main() -> None:
         verdict = "PASS" if ratio <= TARGET else "MISS"
         print(f"{engine:10s} {direct:9.2f} {plugin:9.2f} {ratio:6.3f} {'<= ' + str(TARGET):>7s}  {verdict}")
     print("(ratio = plugin median / direct median; whole-subprocess wall clock)")
-    print("raw times:", json.dumps({e: {k: [round(v, 2) for v in vs] for k, vs in t.items()} for e, t in results.items()}))
+    print(
+        "raw times:", json.dumps({e: {k: [round(v, 2) for v in vs] for k, vs in t.items()} for e, t in results.items()})
+    )
     sys.exit(0)
 
 

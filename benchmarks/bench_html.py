@@ -51,8 +51,10 @@ from pytest_ocr.report import html
 
 REPO = Path(__file__).resolve().parent.parent
 IMAGE = REPO / "example_suite" / "data" / "lines" / "rapidocr_en_rec.jpg"
-PAGES = [REPO / "example_suite" / "data" / "pages" / "unlv_8087_054.tif",
-         REPO / "example_suite" / "data" / "pages" / "dinglehopper_462875_0008.jpg"]
+PAGES = [
+    REPO / "example_suite" / "data" / "pages" / "unlv_8087_054.tif",
+    REPO / "example_suite" / "data" / "pages" / "dinglehopper_462875_0008.jpg",
+]
 N_CASES = 5000
 TAGS = ("invoices", "letters", "forms", "receipts", "tables")
 TIME_TARGET = 0.25
@@ -71,12 +73,22 @@ def generate(root: Path, n: int) -> Path:
     suite = root / "suite"
     suite.mkdir()
     (suite / "pytest.ini").write_text("[pytest]\n")
-    lines = ["engines:", "  preds: {type: predictions, path: ../data/predictions.csv}",
-             "defaults:", "  engine: preds", '  thresholds: {cer: "< 0.03"}', "cases:"]
+    lines = [
+        "engines:",
+        "  preds: {type: predictions, path: ../data/predictions.csv}",
+        "defaults:",
+        "  engine: preds",
+        '  thresholds: {cer: "< 0.03"}',
+        "cases:",
+    ]
     for i, name in enumerate(names):
         stem = name[:-4]
-        lines += [f"  - id: {stem}", f"    image: ../data/images/{name}", f"    tags: [{TAGS[i % len(TAGS)]}]",
-                  f"    expected: {{text_file: ../data/gt/{stem}.gt.txt}}"]
+        lines += [
+            f"  - id: {stem}",
+            f"    image: ../data/images/{name}",
+            f"    tags: [{TAGS[i % len(TAGS)]}]",
+            f"    expected: {{text_file: ../data/gt/{stem}.gt.txt}}",
+        ]
     (suite / "suite.ocr.yaml").write_text("\n".join(lines) + "\n")
     return suite
 
@@ -116,9 +128,19 @@ def open_page(page: Path, profile: Path, reps: int = 3) -> tuple[float, float] |
         return None
     drawn, wall = [], []
     for rep in range(reps):
-        argv = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--no-first-run",
-                f"--user-data-dir={profile}-{page.parent.name}-{rep}", "--dump-dom", page.as_uri()]
+        argv = [
+            chromium,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            f"--user-data-dir={profile}-{page.parent.name}-{rep}",
+            "--dump-dom",
+            page.as_uri(),
+        ]
         start = time.perf_counter()
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=300)
         wall.append(time.perf_counter() - start)
@@ -140,13 +162,15 @@ def main() -> None:
         suite = generate(root, N_CASES)
         sides = {"without": [], "with --ocr-html": ["--ocr-html", "report.html"]}
         times: dict[str, list[float]] = {name: [] for name in sides}
-        print(f"{N_CASES} cases on the predictions engine; {args.reps} timed runs per side after one warm-up, "
-              f"interleaved; pytest {' '.join(PYTEST_OPTIONS)}")
+        print(
+            f"{N_CASES} cases on the predictions engine; {args.reps} timed runs per side after one warm-up, "
+            f"interleaved; pytest {' '.join(PYTEST_OPTIONS)}"
+        )
         for name, extra in sides.items():
             elapsed, proc = run_pytest(suite, *extra)
             print(f"  warm-up {name:16s} {elapsed:6.2f} s  rc={proc.returncode}  {last_line(proc)}")
         for rep in range(args.reps):
-            for name in (list(sides) if rep % 2 == 0 else list(reversed(sides))):
+            for name in list(sides) if rep % 2 == 0 else list(reversed(sides)):
                 elapsed, proc = run_pytest(suite, *sides[name])
                 if proc.returncode not in (0, 1):
                     print(f"  WARNING: {name} run {rep} exited {proc.returncode}: {last_line(proc)}")
@@ -169,17 +193,22 @@ def main() -> None:
         print(f"{'side':18s} {'median s':>9s} {'min s':>7s} {'max s':>7s}")
         for name in sides:
             print(f"{name:18s} {statistics.median(times[name]):9.2f} {min(times[name]):7.2f} {max(times[name]):7.2f}")
-        print(f"(a) whole runs: (with - without) / without = {ratio:.3f}  target <= {TIME_TARGET}  "
-              f"{'PASS' if ratio <= TIME_TARGET else 'MISS'}")
-        print(f"(b) html.write alone: median {call:.3f} s (min {min(calls):.3f}, max {max(calls):.3f}) over "
-              f"{args.reps} calls; / run without = {call / without:.3f}  target <= {TIME_TARGET}  "
-              f"{'PASS' if call / without <= TIME_TARGET else 'MISS'}")
+        print(
+            f"(a) whole runs: (with - without) / without = {ratio:.3f}  target <= {TIME_TARGET}  "
+            f"{'PASS' if ratio <= TIME_TARGET else 'MISS'}"
+        )
+        print(
+            f"(b) html.write alone: median {call:.3f} s (min {min(calls):.3f}, max {max(calls):.3f}) over "
+            f"{args.reps} calls; / run without = {call / without:.3f}  target <= {TIME_TARGET}  "
+            f"{'PASS' if call / without <= TIME_TARGET else 'MISS'}"
+        )
 
         total, no_thumbs = sizes(suite / "report.html")
-        print(f"size: {total:.2f} MB; without thumbnails {no_thumbs:.2f} MB ({no_thumbs * 1e6 / N_CASES:.0f} bytes "
-              f"per case)  target <= {SIZE_TARGET_MB} MB  {'PASS' if no_thumbs <= SIZE_TARGET_MB else 'MISS'}")
-        print(f"  (the {N_CASES} images are links to one file: one thumbnail, "
-              f"{(total - no_thumbs) * 1000:.1f} kB)")
+        print(
+            f"size: {total:.2f} MB; without thumbnails {no_thumbs:.2f} MB ({no_thumbs * 1e6 / N_CASES:.0f} bytes "
+            f"per case)  target <= {SIZE_TARGET_MB} MB  {'PASS' if no_thumbs <= SIZE_TARGET_MB else 'MISS'}"
+        )
+        print(f"  (the {N_CASES} images are links to one file: one thumbnail, {(total - no_thumbs) * 1000:.1f} kB)")
 
         print("thumbnail per distinct image (decode, scale, encode; median of 5):")
         for path in (IMAGE, *PAGES):
@@ -197,9 +226,11 @@ def main() -> None:
         if big is None or tiny is None:
             print("opening: not measured (chromium not installed, or the page did not render)")
         else:
-            print("opening in headless Chromium (median of 3): first page drawn after "
-                  f"{big[0]:.0f} ms with {N_CASES} cases, {tiny[0]:.0f} ms with 10; "
-                  f"whole browser run {big[1]:.2f} s and {tiny[1]:.2f} s")
+            print(
+                "opening in headless Chromium (median of 3): first page drawn after "
+                f"{big[0]:.0f} ms with {N_CASES} cases, {tiny[0]:.0f} ms with 10; "
+                f"whole browser run {big[1]:.2f} s and {tiny[1]:.2f} s"
+            )
     sys.exit(0)
 
 

@@ -59,8 +59,9 @@ def write_suite(directory: Path, base_url: str, cases: int, concurrency: int) ->
 
 def timed_run(suite: Path) -> float:
     start = time.perf_counter()
-    result = subprocess.run([sys.executable, "-m", "pytest", *PYTEST_OPTIONS, "suite.ocr.yaml"], cwd=suite,
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", *PYTEST_OPTIONS, "suite.ocr.yaml"], cwd=suite, capture_output=True, text=True
+    )
     elapsed = time.perf_counter() - start
     if result.returncode != 0:
         raise SystemExit(f"the suite in {suite} failed:\n{result.stdout[-3000:]}\n{result.stderr[-2000:]}")
@@ -73,8 +74,9 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=50, help="cases in the suite (default 50)")
     args = parser.parse_args()
 
-    server = subprocess.Popen([sys.executable, str(SERVER), "--delay", str(DELAY), "--text", "hello world"],
-                              stdout=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [sys.executable, str(SERVER), "--delay", str(DELAY), "--text", "hello world"], stdout=subprocess.PIPE, text=True
+    )
     try:
         url = server.stdout.readline().strip()
         with tempfile.TemporaryDirectory(prefix="pytest-ocr-bench-") as tmp:
@@ -83,7 +85,7 @@ def main() -> None:
                 timed_run(suite)  # warm-up
             times: dict[int, list[float]] = {1: [], 8: []}
             for rep in range(args.reps):
-                for k in ((1, 8) if rep % 2 == 0 else (8, 1)):
+                for k in (1, 8) if rep % 2 == 0 else (8, 1):
                     times[k].append(timed_run(suites[k]))
     finally:
         server.terminate()
@@ -91,13 +93,17 @@ def main() -> None:
 
     k1, k8 = statistics.median(times[1]), statistics.median(times[8])
     ratio = k8 / k1
-    print(f"{args.cases} cases, openai engine, server answering after {DELAY * 1000:.0f} ms; "
-          f"{args.reps} interleaved runs per side, medians")
+    print(
+        f"{args.cases} cases, openai engine, server answering after {DELAY * 1000:.0f} ms; "
+        f"{args.reps} interleaved runs per side, medians"
+    )
     print(f"  concurrency 1: {k1:6.2f} s   (runs: {', '.join(f'{t:.2f}' for t in times[1])})")
     print(f"  concurrency 8: {k8:6.2f} s   (runs: {', '.join(f'{t:.2f}' for t in times[8])})")
     print(f"  ratio K8/K1:   {ratio:6.3f}   target <= {TARGET}: {'PASS' if ratio <= TARGET else 'MISS'}")
-    print(f"  floor: the server alone needs {args.cases * DELAY:.1f} s at K=1 and "
-          f"{-(-args.cases // 8) * DELAY:.1f} s at K=8")
+    print(
+        f"  floor: the server alone needs {args.cases * DELAY:.1f} s at K=1 and "
+        f"{-(-args.cases // 8) * DELAY:.1f} s at K=8"
+    )
 
 
 if __name__ == "__main__":

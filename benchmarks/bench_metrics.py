@@ -176,35 +176,46 @@ def check_equivalence(pairs, normalized_pairs) -> list[str]:
         ours = metrics.character_errors(r, h)
         theirs = jiwer.process_characters(nr, nh)
         assert (ours.substitutions, ours.deletions, ours.insertions, ours.hits) == (
-            theirs.substitutions, theirs.deletions, theirs.insertions, theirs.hits), (k, ours, theirs)
+            theirs.substitutions,
+            theirs.deletions,
+            theirs.insertions,
+            theirs.hits,
+        ), (k, ours, theirs)
         assert metrics.cer(r, h) == Levenshtein.distance(nr, nh) / len(nr), k
         assert metrics.cer(nr, nh, normalize=metrics.RAW) == metrics.cer(r, h), k
         result = metrics.score(r, h)
         assert result["cer"].value == metrics.cer(r, h), k
         assert result["cer"].counts["errors"] == ours.errors, k
+
     def jiwer_errors(r, h):
         o = jiwer.process_characters(r, h)
         return o.substitutions + o.deletions + o.insertions
 
     ours_errors = [metrics.character_errors(r, h).errors for r, h in pairs]
-    same_raw = sum(e == jiwer_errors(r, h) for e, (r, h) in zip(ours_errors, pairs))
-    same_normalized = sum(e == jiwer_errors(nr, nh) for e, (nr, nh) in zip(ours_errors, normalized_pairs))
-    notes.append(f"S/D/I/hits equal to jiwer's on {len(sample)} sampled pairs (asserted, jiwer given our normalised "
-                 f"text); error totals equal on {same_normalized}/{len(pairs)} pairs given our normalised text, on "
-                 f"{same_raw}/{len(pairs)} given the raw pages (jiwer only strips; we also collapse whitespace runs "
-                 f"that edits created next to line breaks)")
+    same_raw = sum(e == jiwer_errors(r, h) for e, (r, h) in zip(ours_errors, pairs, strict=True))
+    same_normalized = sum(e == jiwer_errors(nr, nh) for e, (nr, nh) in zip(ours_errors, normalized_pairs, strict=True))
+    notes.append(
+        f"S/D/I/hits equal to jiwer's on {len(sample)} sampled pairs (asserted, jiwer given our normalised "
+        f"text); error totals equal on {same_normalized}/{len(pairs)} pairs given our normalised text, on "
+        f"{same_raw}/{len(pairs)} given the raw pages (jiwer only strips; we also collapse whitespace runs "
+        f"that edits created next to line breaks)"
+    )
     if dinglehopper_cer is not None:
         exact = metrics.profile("ocrd", collapse_whitespace=False)
         ocrd = metrics.profile("ocrd")
         subset = pairs[::DINGLEHOPPER_STRIDE]
         theirs = [dinglehopper_cer(r, h) for r, h in subset]
-        for k, ((r, h), value) in enumerate(zip(subset, theirs)):
+        for k, ((r, h), value) in enumerate(zip(subset, theirs, strict=True)):
             assert metrics.cer(r, h, normalize=exact) == value, (k, metrics.cer(r, h, exact), value)
-        same_ocrd = sum(metrics.cer(r, h, normalize=ocrd) == value for (r, h), value in zip(subset, theirs))
+        same_ocrd = sum(
+            metrics.cer(r, h, normalize=ocrd) == value for (r, h), value in zip(subset, theirs, strict=True)
+        )
         fewer = sum(len(exact.units(r)) < len(r) for r, _ in subset)
-        notes.append(f"grapheme cer equal to dinglehopper's on all {len(subset)} pages of comparison 3 with "
-                     f"profile('ocrd', collapse_whitespace=False) (asserted), on {same_ocrd}/{len(subset)} with the "
-                     f"ocrd profile itself; {fewer}/{len(subset)} references have fewer graphemes than code points")
+        notes.append(
+            f"grapheme cer equal to dinglehopper's on all {len(subset)} pages of comparison 3 with "
+            f"profile('ocrd', collapse_whitespace=False) (asserted), on {same_ocrd}/{len(subset)} with the "
+            f"ocrd profile itself; {fewer}/{len(subset)} references have fewer graphemes than code points"
+        )
     return notes
 
 
@@ -259,8 +270,10 @@ def print_table(comparisons: list[Comparison]) -> None:
         print(f"  {base_label:56s} {base * 1000 * 1000 / n_pairs:8.1f} {base * 1e6 / n_pairs:8.1f}")
         for label, *_ in c.variants:
             t = statistics.median(c.times[label])
-            print(f"  {label:56s} {t * 1000 * 1000 / n_pairs:8.1f} {t * 1e6 / n_pairs:8.1f} {c.ratio(label):6.2f} "
-                  f"{c.target_text():>7s}  {'PASS' if c.ok(label) else 'MISS'}")
+            print(
+                f"  {label:56s} {t * 1000 * 1000 / n_pairs:8.1f} {t * 1e6 / n_pairs:8.1f} {c.ratio(label):6.2f} "
+                f"{c.target_text():>7s}  {'PASS' if c.ok(label) else 'MISS'}"
+            )
 
 
 def profile_side(label: str, run, n_pairs: int) -> None:
@@ -329,8 +342,9 @@ def measure_memory() -> None:
             ref_path, hyp_path = Path(tmp) / f"ref{size}.txt", Path(tmp) / f"hyp{size}.txt"
             ref_path.write_text(reference, encoding="utf-8")
             hyp_path.write_text(hypothesis, encoding="utf-8")
-            proc = subprocess.run([sys.executable, "-c", MEMORY_CHILD, str(ref_path), str(hyp_path)],
-                                  capture_output=True, text=True)
+            proc = subprocess.run(
+                [sys.executable, "-c", MEMORY_CHILD, str(ref_path), str(hyp_path)], capture_output=True, text=True
+            )
             if proc.returncode != 0:
                 print(f"  {size}: child failed rc={proc.returncode}\n{proc.stderr[-2000:]}")
                 return
@@ -338,18 +352,26 @@ def measure_memory() -> None:
             data["ref_len"], data["hyp_len"] = len(reference), len(hypothesis)
             rows[size] = data
     mb = lambda kb: "n/a" if kb is None else f"{kb / 1024:.2f}"  # noqa: E731
-    print(f"  {'chars (ref x hyp)':22s} {'score s':>8s} {'traced peak MB':>15s} {'peak RSS growth MB':>19s} "
-          f"{'ru_maxrss delta MB':>19s} {'RSS before MB':>14s}  values")
+    print(
+        f"  {'chars (ref x hyp)':22s} {'score s':>8s} {'traced peak MB':>15s} {'peak RSS growth MB':>19s} "
+        f"{'ru_maxrss delta MB':>19s} {'RSS before MB':>14s}  values"
+    )
     for d in rows.values():
-        print(f"  {d['ref_len']:>9,d} x {d['hyp_len']:<9,d} {d['seconds']:8.2f} {d['traced_peak_bytes'] / 2**20:15.2f} "
-              f"{mb(d['hwm_delta_kb']):>19s} {mb(d['maxrss_delta_kb']):>19s} {d['rss_before_kb'] / 1024:14.1f}  "
-              + ", ".join(f"{k}={v:.4f}" for k, v in d["values"].items()))
+        print(
+            f"  {d['ref_len']:>9,d} x {d['hyp_len']:<9,d} {d['seconds']:8.2f} {d['traced_peak_bytes'] / 2**20:15.2f} "
+            f"{mb(d['hwm_delta_kb']):>19s} {mb(d['maxrss_delta_kb']):>19s} {d['rss_before_kb'] / 1024:14.1f}  "
+            + ", ".join(f"{k}={v:.4f}" for k, v in d["values"].items())
+        )
     small, large = (rows[s] for s in MEMORY_SIZES)
     cells = large["ref_len"] * large["hyp_len"]
-    print(f"  full O(n*m) DP matrix at {MEMORY_SIZES[1]:,}: {cells:.2e} cells = {cells / 8 / 1e6:,.0f} MB at 1 bit/cell, "
-          f"{cells * 4 / 1e6:,.0f} MB at 4 bytes/cell")
-    print("  (peak RSS growth = VmHWM after the call - VmRSS before it, with the peak mark reset via "
-          "/proc/self/clear_refs; ru_maxrss delta misses anything below the process's earlier peak)")
+    print(
+        f"  full O(n*m) DP matrix at {MEMORY_SIZES[1]:,}: {cells:.2e} cells = {cells / 8 / 1e6:,.0f} MB at 1 bit/cell, "
+        f"{cells * 4 / 1e6:,.0f} MB at 4 bytes/cell"
+    )
+    print(
+        "  (peak RSS growth = VmHWM after the call - VmRSS before it, with the peak mark reset via "
+        "/proc/self/clear_refs; ru_maxrss delta misses anything below the process's earlier peak)"
+    )
     print(f"  {'measure':40s} {'ratio 200k/100k':>16s} {'target':>8s}  result   (linear ~2, quadratic ~4)")
     measures = [("tracemalloc peak (Python allocations)", small["traced_peak_bytes"], large["traced_peak_bytes"])]
     if small["hwm_delta_kb"] is not None:
@@ -362,8 +384,10 @@ def measure_memory() -> None:
             continue
         value = b / a
         print(f"  {name:40s} {value:16.2f} {'<= 2.5x':>8s}  {'PASS' if value <= 2.5 else 'MISS'}")
-    print(f"  time: {large['seconds'] / small['seconds']:.2f}x for 2x the length (editops is O(n*d/64): d grows with n "
-          f"at a fixed error rate)")
+    print(
+        f"  time: {large['seconds'] / small['seconds']:.2f}x for 2x the length (editops is O(n*d/64): d grows with n "
+        f"at a fixed error rate)"
+    )
 
 
 # -- main --------------------------------------------------------------------------------------
@@ -381,11 +405,16 @@ def main() -> None:
     normalized = [(metrics.DEFAULT(r), metrics.DEFAULT(h)) for r, h in pairs]
     ref_chars = [len(r) for r, _ in pairs]
     realized = statistics.mean(Levenshtein.distance(r, h) / len(r) for r, h in normalized)
-    print(f"{N_PAIRS} page pairs, reference {min(ref_chars)}-{max(ref_chars)} chars "
-          f"(mean {statistics.mean(ref_chars):.0f}, {statistics.mean(r.count(chr(10)) + 1 for r, _ in pairs):.0f} lines), "
-          f"mean realised cer {realized:.4f}; seed {SEED}; {args.reps} interleaved repetitions, medians")
-    print(f"python {sys.version.split()[0]}, jiwer {version('jiwer')}, rapidfuzz {version('rapidfuzz')}, "
-          f"dinglehopper {version('dinglehopper') if dinglehopper_cer else 'not available'}")
+    print(
+        f"{N_PAIRS} page pairs, reference {min(ref_chars)}-{max(ref_chars)} chars "
+        f"(mean {statistics.mean(ref_chars):.0f}, "
+        f"{statistics.mean(r.count(chr(10)) + 1 for r, _ in pairs):.0f} lines), "
+        f"mean realised cer {realized:.4f}; seed {SEED}; {args.reps} interleaved repetitions, medians"
+    )
+    print(
+        f"python {sys.version.split()[0]}, jiwer {version('jiwer')}, rapidfuzz {version('rapidfuzz')}, "
+        f"dinglehopper {version('dinglehopper') if dinglehopper_cer else 'not available'}"
+    )
     for note in check_equivalence(pairs, normalized):
         print(f"check: {note}")
 
@@ -396,32 +425,59 @@ def main() -> None:
         Comparison(
             "1. cer with S/D/I counts vs jiwer.process_characters",
             ("jiwer.process_characters(ref, hyp)", looped(jiwer.process_characters, pairs)),
-            [("metrics.character_errors(ref, hyp)", looped(metrics.character_errors, pairs)),
-             ('metrics.score(ref, hyp, ["cer"]) (+confusions, details)', looped(score_cer, pairs))],
-            target=2.0, higher_is_better=True),
+            [
+                ("metrics.character_errors(ref, hyp)", looped(metrics.character_errors, pairs)),
+                ('metrics.score(ref, hyp, ["cer"]) (+confusions, details)', looped(score_cer, pairs)),
+            ],
+            target=2.0,
+            higher_is_better=True,
+        ),
         Comparison(
             "2. cer value vs bare Levenshtein.distance (floor)",
             ("Levenshtein.distance(ref, hyp) on normalised text", looped(Levenshtein.distance, normalized)),
-            [("metrics.cer(ref, hyp), raw pages", looped(metrics.cer, pairs)),
-             ("metrics.cer(ref, hyp), pages already normalised", looped(metrics.cer, normalized)),
-             ("metrics.cer(ref, hyp, normalize=RAW), normalised pages",
-              looped(lambda r, h: metrics.cer(r, h, normalize=metrics.RAW), normalized))],
-            target=1.3, higher_is_better=False, inner=2),
+            [
+                ("metrics.cer(ref, hyp), raw pages", looped(metrics.cer, pairs)),
+                ("metrics.cer(ref, hyp), pages already normalised", looped(metrics.cer, normalized)),
+                (
+                    "metrics.cer(ref, hyp, normalize=RAW), normalised pages",
+                    looped(lambda r, h: metrics.cer(r, h, normalize=metrics.RAW), normalized),
+                ),
+            ],
+            target=1.3,
+            higher_is_better=False,
+            inner=2,
+        ),
     ]
     if dinglehopper_cer is not None:
         subset = pairs[::DINGLEHOPPER_STRIDE]
-        comparisons.append(Comparison(
-            f"3. grapheme cer vs dinglehopper character_error_rate ({len(subset)} pages, both sides)",
-            ("dinglehopper character_error_rate(ref, hyp)", looped(dinglehopper_cer, subset)),
-            [('metrics.cer(ref, hyp, normalize=profile("ocrd"))', looped(lambda r, h: metrics.cer(r, h, ocrd), subset)),
-             ('  same, profile("ocrd", collapse_whitespace=False)',
-              looped(lambda r, h: metrics.cer(r, h, ocrd_exact), subset))],
-            target=5.0, higher_is_better=True, n_pairs=len(subset)))
-    comparisons.append(Comparison(
-        "4. default metric set vs Levenshtein.editops",
-        ("Levenshtein.editops(ref, hyp)", looped(Levenshtein.editops, pairs)),
-        [(f"metrics.score(ref, hyp) ({', '.join(metrics.DEFAULT_METRICS)})", looped(metrics.score, pairs))],
-        target=3.0, higher_is_better=False))
+        comparisons.append(
+            Comparison(
+                f"3. grapheme cer vs dinglehopper character_error_rate ({len(subset)} pages, both sides)",
+                ("dinglehopper character_error_rate(ref, hyp)", looped(dinglehopper_cer, subset)),
+                [
+                    (
+                        'metrics.cer(ref, hyp, normalize=profile("ocrd"))',
+                        looped(lambda r, h: metrics.cer(r, h, ocrd), subset),
+                    ),
+                    (
+                        '  same, profile("ocrd", collapse_whitespace=False)',
+                        looped(lambda r, h: metrics.cer(r, h, ocrd_exact), subset),
+                    ),
+                ],
+                target=5.0,
+                higher_is_better=True,
+                n_pairs=len(subset),
+            )
+        )
+    comparisons.append(
+        Comparison(
+            "4. default metric set vs Levenshtein.editops",
+            ("Levenshtein.editops(ref, hyp)", looped(Levenshtein.editops, pairs)),
+            [(f"metrics.score(ref, hyp) ({', '.join(metrics.DEFAULT_METRICS)})", looped(metrics.score, pairs))],
+            target=3.0,
+            higher_is_better=False,
+        )
+    )
 
     for c in comparisons:  # warm-up: caches, lazy tables, allocator
         for _, run in c.sides():
@@ -434,8 +490,10 @@ def main() -> None:
     print_table(comparisons)
     print("(ms/1000 = median seconds per sample scaled to 1,000 pairs; us/pair = the same per pair)")
     if dinglehopper_cer is None:
-        print(f"3. grapheme cer vs dinglehopper: SKIPPED, dinglehopper not importable ({DINGLEHOPPER_ERROR}); "
-              f"pip install -r benchmarks/requirements.txt")
+        print(
+            f"3. grapheme cer vs dinglehopper: SKIPPED, dinglehopper not importable ({DINGLEHOPPER_ERROR}); "
+            f"pip install -r benchmarks/requirements.txt"
+        )
     print(f"(timing took {time.perf_counter() - t_start:.0f} s)")
 
     for c in comparisons:

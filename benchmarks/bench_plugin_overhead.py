@@ -101,7 +101,7 @@ def corrupt(text: str, rng: random.Random) -> str:
     return "".join(chars)
 
 
-PLAIN_TEST = '''\
+PLAIN_TEST = """\
 import csv
 from pathlib import Path
 
@@ -129,7 +129,7 @@ def test_ocr(image, gt, prediction):
         assert f.read(16).startswith(PNG)
     reference = gt.read_text(encoding="utf-8")
     assert cer(reference, prediction) < THRESHOLD
-'''
+"""
 
 
 def suite_yaml(names: list[str]) -> str:
@@ -233,8 +233,10 @@ def main() -> None:
         order = list(sides)
         times: dict[str, list[float]] = {name: [] for name in order}
 
-        print(f"{N_CASES} cases; {args.reps} timed runs per side after one warm-up, interleaved; "
-              f"pytest {' '.join(PYTEST_OPTIONS)}")
+        print(
+            f"{N_CASES} cases; {args.reps} timed runs per side after one warm-up, interleaved; "
+            f"pytest {' '.join(PYTEST_OPTIONS)}"
+        )
         for name in order:  # warm-up: byte-compiles, fills the OS file cache
             elapsed, proc = run_pytest(sides[name])
             print(f"  warm-up {name:14s} {elapsed:6.2f} s  rc={proc.returncode}  {last_line(proc)}")
@@ -257,8 +259,10 @@ def main() -> None:
             ratio = median / plain
             ok = ratio <= TARGET
             missed |= not ok
-            print(f"{name:16s} {median:9.2f} {min(times[name]):7.2f} {max(times[name]):7.2f} "
-                  f"{ratio:6.2f} {'<= ' + str(TARGET):>7s}  {'PASS' if ok else 'MISS'}")
+            print(
+                f"{name:16s} {median:9.2f} {min(times[name]):7.2f} {max(times[name]):7.2f} "
+                f"{ratio:6.2f} {'<= ' + str(TARGET):>7s}  {'PASS' if ok else 'MISS'}"
+            )
         print("(ratio = plugin median / plain median; times are whole-subprocess wall clock)")
 
         if missed or args.profile:

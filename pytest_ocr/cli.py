@@ -54,18 +54,18 @@ def cmd_score(args: argparse.Namespace) -> int:
         raise CliError(f"unknown metric(s) {', '.join(unknown)}; known: {', '.join(sorted(METRICS))}")
     beyond_text = [n for n in names if METRICS[n].needs not in ("text", "output")]
     if beyond_text:
-        raise CliError(f"{', '.join(beyond_text)} need(s) expected fields, a schema or a task, which a case file "
-                       f"gives; score compares two texts (its metrics: "
-                       f"{', '.join(n for n, m in METRICS.items() if m.needs in ('text', 'output'))})")
+        raise CliError(
+            f"{', '.join(beyond_text)} need(s) expected fields, a schema or a task, which a case file "
+            f"gives; score compares two texts (its metrics: "
+            f"{', '.join(n for n, m in METRICS.items() if m.needs in ('text', 'output'))})"
+        )
     options: dict = {"profile": args.normalize}
     if args.unit:
         options["unit"] = args.unit
     normalization = Normalization.from_dict(options)
     results = score(_read(args.reference), _read(args.hypothesis), names, normalization, args.cer_denominator)
     if args.json:
-        document = {
-            name: {"value": r.value, "counts": r.counts, "details": r.details} for name, r in results.items()
-        }
+        document = {name: {"value": r.value, "counts": r.counts, "details": r.details} for name, r in results.items()}
         print(json.dumps(json_safe(document), indent=2, ensure_ascii=False, allow_nan=False))
     else:
         width = max(len(n) for n in results)
@@ -87,8 +87,9 @@ def _comparison_text(c: Comparison) -> list[str]:
 
     lines = []
     for e in c.engines:
-        counts = ", ".join(f"{n} {e.base[n]} -> {e.head[n]}" if e.base[n] != e.head[n] else f"{n} {e.head[n]}"
-                           for n in COUNTS)
+        counts = ", ".join(
+            f"{n} {e.base[n]} -> {e.head[n]}" if e.base[n] != e.head[n] else f"{n} {e.head[n]}" for n in COUNTS
+        )
         if e.unchanged:
             lines.append(f"{e.engine}: no change ({counts})")
             continue
@@ -105,8 +106,10 @@ def _comparison_text(c: Comparison) -> list[str]:
     for f in c.fingerprints:
         lines.append(f"engine configuration changed: {f.engine}")
         lines += [f"  {change}" for change in f.changes]
-    lines.append(f"items: {len(c.cases)} in both, {len(c.new_items)} new, {len(c.removed_items)} removed "
-                 f"(new and removed items are not compared)")
+    lines.append(
+        f"items: {len(c.cases)} in both, {len(c.new_items)} new, {len(c.removed_items)} removed "
+        f"(new and removed items are not compared)"
+    )
     if c.outcome_changes:
         lines.append(f"outcome changed ({len(c.outcome_changes)}):")
         for o in c.outcome_changes[:TEXT_LIST_LIMIT]:
@@ -114,12 +117,16 @@ def _comparison_text(c: Comparison) -> list[str]:
         lines += _more(c.outcome_changes)
     regressed = c.regressed_cases()
     if regressed:
-        lines.append(f"regressed items ({len(regressed)}; worse than a tolerance the item compares, or breaking a "
-                     f"rule):")
+        lines.append(
+            f"regressed items ({len(regressed)}; worse than a tolerance the item compares, or breaking a rule):"
+        )
         for case in regressed[:TEXT_LIST_LIMIT]:
             worse = [d for d in case.deltas if d.direction == "worse"]
-            shown = "; ".join(f"{d.metric} {format_number(d.old)} -> {format_number(d.new)}" for d in worse
-                              if d.old is not None and d.new is not None)
+            shown = "; ".join(
+                f"{d.metric} {format_number(d.old)} -> {format_number(d.new)}"
+                for d in worse
+                if d.old is not None and d.new is not None
+            )
             lines.append(f"  {case.key}: {shown or case.old_outcome + ' -> ' + case.new_outcome}")
         lines += _more(regressed)
     for note in c.notes:
@@ -132,8 +139,9 @@ def _comparison_text(c: Comparison) -> list[str]:
     if not c.rules:
         lines.append("result: no rules given (--fail-on), nothing gated")
     else:
-        lines.append(f"result: {'FAILED' if c.failed else 'ok'}: {len(c.violations)} rule violation(s) "
-                     f"of {', '.join(c.rules)}")
+        lines.append(
+            f"result: {'FAILED' if c.failed else 'ok'}: {len(c.violations)} rule violation(s) of {', '.join(c.rules)}"
+        )
     # Error messages carry engine output: no terminal control sequences from it.
     return ["".join("\ufffd" if unicodedata.category(ch) == "Cc" else ch for ch in line) for line in lines]
 
@@ -172,8 +180,12 @@ def parser() -> argparse.ArgumentParser:
     s = commands.add_parser("score", help="score a hypothesis text file against a reference text file")
     s.add_argument("reference", help="ground truth, a UTF-8 text file")
     s.add_argument("hypothesis", help="OCR output, a UTF-8 text file")
-    s.add_argument("--metric", action="append", metavar="NAME",
-                   help=f"a metric to compute (repeatable; default: {', '.join(DEFAULT_METRICS)})")
+    s.add_argument(
+        "--metric",
+        action="append",
+        metavar="NAME",
+        help=f"a metric to compute (repeatable; default: {', '.join(DEFAULT_METRICS)})",
+    )
     s.add_argument("--normalize", default="default", choices=sorted(PROFILES), help="normalisation profile")
     s.add_argument("--unit", choices=["codepoint", "grapheme"], help="count characters in this unit")
     s.add_argument("--cer-denominator", default="ref", choices=CER_DENOMINATORS)
@@ -181,24 +193,41 @@ def parser() -> argparse.ArgumentParser:
     s.set_defaults(run=cmd_score)
 
     v = commands.add_parser("serve", help="serve an engine as an HTTP OCR worker (also OpenAI-compatible)")
-    v.add_argument("--engine", required=True, metavar="NAME",
-                   help="an engine declared in --config, or a built-in engine type (tesseract, rapidocr, ...)")
+    v.add_argument(
+        "--engine",
+        required=True,
+        metavar="NAME",
+        help="an engine declared in --config, or a built-in engine type (tesseract, rapidocr, ...)",
+    )
     v.add_argument("--config", metavar="FILE", help="a YAML file with an `engines:` block, as the ocr_config file")
     v.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, this machine only)")
     v.add_argument("--port", type=int, default=8765, help="port to listen on; 0 picks a free one (default: 8765)")
     v.add_argument("--workers", type=int, default=1, metavar="N", help="recognitions run at once (default: 1)")
     v.set_defaults(run=cmd_serve)
 
-    c = commands.add_parser("compare", help="compare two JSON reports (--ocr-report) and fail on regressions",
-                            description="Exit status: 0 no rule violated, 1 a rule violated, 2 bad input.")
+    c = commands.add_parser(
+        "compare",
+        help="compare two JSON reports (--ocr-report) and fail on regressions",
+        description="Exit status: 0 no rule violated, 1 a rule violated, 2 bad input.",
+    )
     c.add_argument("base", metavar="BASE", help="the report to compare against, e.g. the main branch's")
     c.add_argument("head", metavar="HEAD", help="the report of the change")
-    c.add_argument("--fail-on", action="append", default=[], metavar="RULE",
-                   help="exit 1 when HEAD breaks this rule (repeatable): METRIC:TOLERANCE per item (cer:+0.005, "
-                        "cer:+10%%), METRIC.macro:TOLERANCE or METRIC.micro:TOLERANCE per engine, or errors "
-                        "(an item measured in BASE is an error in HEAD)")
-    c.add_argument("--min-match", type=float, default=0.5, metavar="SHARE",
-                   help="warn when fewer than this share of HEAD's items are in BASE (default 0.5)")
+    c.add_argument(
+        "--fail-on",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="exit 1 when HEAD breaks this rule (repeatable): METRIC:TOLERANCE per item (cer:+0.005, "
+        "cer:+10%%), METRIC.macro:TOLERANCE or METRIC.micro:TOLERANCE per engine, or errors "
+        "(an item measured in BASE is an error in HEAD)",
+    )
+    c.add_argument(
+        "--min-match",
+        type=float,
+        default=0.5,
+        metavar="SHARE",
+        help="warn when fewer than this share of HEAD's items are in BASE (default 0.5)",
+    )
     output = c.add_mutually_exclusive_group()
     output.add_argument("--markdown", action="store_true", help="print Markdown for a PR comment or job summary")
     output.add_argument("--json", action="store_true", help="print the comparison as JSON")

@@ -31,7 +31,8 @@ import time
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from types import FrameType
+from typing import Any, NoReturn
 from urllib.parse import urlsplit
 
 from . import __version__
@@ -41,11 +42,18 @@ from .errors import OcrError
 from .storable import json_safe
 
 MAX_BODY = 50 * 1024 * 1024
-SUFFIXES = {"image/png": ".png", "image/jpeg": ".jpg", "image/tiff": ".tif", "image/gif": ".gif",
-            "image/bmp": ".bmp", "image/webp": ".webp"}
+SUFFIXES = {
+    "image/png": ".png",
+    "image/jpeg": ".jpg",
+    "image/tiff": ".tif",
+    "image/gif": ".gif",
+    "image/bmp": ".bmp",
+    "image/webp": ".webp",
+}
 EXPECTED_IMAGE = "an image (PNG, JPEG, TIFF, GIF, BMP or WebP)"
-EXPECTED_OCR = ('multipart/form-data with the image in file field "image", '
-                'or application/json {"image": "<base64 of the image>"}')
+EXPECTED_OCR = (
+    'multipart/form-data with the image in file field "image", or application/json {"image": "<base64 of the image>"}'
+)
 
 
 class SetupError(OcrError):
@@ -119,7 +127,8 @@ def _image_from_form(body: bytes, content_type: str) -> bytes:
         raise RequestError(400, f"malformed multipart body; expected {EXPECTED_OCR}")
     fields = {part.get_param("name", header="content-disposition"): part for part in message.iter_parts()}
     if "image" in fields:
-        return fields["image"].get_payload(decode=True) or b""
+        payload = fields["image"].get_payload(decode=True)  # bytes, or None for a multipart part
+        return payload if isinstance(payload, bytes) else b""
     names = ", ".join(map(str, fields)) or "none"
     raise RequestError(400, f"no file field 'image' in the form (fields: {names}); expected {EXPECTED_OCR}")
 
@@ -214,8 +223,14 @@ class Handler(BaseHTTPRequestHandler):
         else:
             raise RequestError(415, f"unsupported Content-Type {content_type or '(none)'!r}; expected {EXPECTED_OCR}")
         recognition = self.server.worker.recognize(image)
-        return {"text": recognition.text, "lines": recognition.lines, "confidence": recognition.confidence,
-                "fields": recognition.fields, "warnings": list(recognition.warnings), "engine": self.server.worker.name}
+        return {
+            "text": recognition.text,
+            "lines": recognition.lines,
+            "confidence": recognition.confidence,
+            "fields": recognition.fields,
+            "warnings": list(recognition.warnings),
+            "engine": self.server.worker.name,
+        }
 
     def _chat(self, body: bytes) -> dict:
         media = self.headers.get("Content-Type", "").partition(";")[0].strip().lower()
@@ -240,8 +255,17 @@ class Handler(BaseHTTPRequestHandler):
         }
 
     def _models(self, body: bytes) -> dict:
-        return {"object": "list", "data": [{"id": self.server.worker.name, "object": "model",
-                                            "created": self.server.started, "owned_by": "pytest-ocr"}]}
+        return {
+            "object": "list",
+            "data": [
+                {
+                    "id": self.server.worker.name,
+                    "object": "model",
+                    "created": self.server.started,
+                    "owned_by": "pytest-ocr",
+                }
+            ],
+        }
 
     def _info(self, body: bytes) -> dict:
         worker = self.server.worker
@@ -273,7 +297,7 @@ class WorkerServer(ThreadingHTTPServer):
 
     @property
     def url(self) -> str:
-        host, port = self.server_address[:2]
+        host, port = str(self.server_address[0]), self.server_address[1]
         return f"http://{f'[{host}]' if ':' in host else host}:{port}"
 
 
@@ -291,12 +315,15 @@ def run(name: str, config: Path | None, host: str, port: int, workers: int) -> i
     engine = load_engine(name, config)
     server = make_server(Worker(engine, name, workers), host, port)
 
-    def stop(signum, frame):
+    def stop(signum: int, frame: FrameType | None) -> NoReturn:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, stop)
-    print(f"pytest-ocr serve: engine {name!r} ({server.worker.fingerprint.get('type')}) on {server.url} "
-          f"with {workers} worker{'s' if workers != 1 else ''}; POST /ocr, POST /v1/chat/completions", flush=True)
+    print(
+        f"pytest-ocr serve: engine {name!r} ({server.worker.fingerprint.get('type')}) on {server.url} "
+        f"with {workers} worker{'s' if workers != 1 else ''}; POST /ocr, POST /v1/chat/completions",
+        flush=True,
+    )
     try:
         server.serve_forever()
     except KeyboardInterrupt:

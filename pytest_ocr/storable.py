@@ -55,8 +55,9 @@ def storable(recognition: object, engine: str) -> Recognition:
     problems = []
     if not isinstance(recognition.text, str):
         problems.append(f"text is {type(recognition.text).__name__}, not str")
-    if recognition.lines is not None and not (isinstance(recognition.lines, list)
-                                              and all(isinstance(line, str) for line in recognition.lines)):
+    if recognition.lines is not None and not (
+        isinstance(recognition.lines, list) and all(isinstance(line, str) for line in recognition.lines)
+    ):
         problems.append("lines is not a list of str")
     if recognition.fields is not None and not isinstance(recognition.fields, dict):
         problems.append(f"fields is {type(recognition.fields).__name__}, not a mapping")
@@ -76,8 +77,9 @@ def storable(recognition: object, engine: str) -> Recognition:
         warnings=[_storable_value(str(w), count) for w in recognition.warnings],
     )
     if count[0]:
-        stored.warnings.append(f"the output held {count[0]} lone surrogate code point(s) (not Unicode text); "
-                               f"stored and scored as U+FFFD")
+        stored.warnings.append(
+            f"the output held {count[0]} lone surrogate code point(s) (not Unicode text); stored and scored as U+FFFD"
+        )
     if confidence is not None and not math.isfinite(confidence):
         stored.confidence = None
         stored.warnings.append(f"the engine reported a confidence of {confidence!r}; recorded as none")

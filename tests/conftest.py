@@ -11,7 +11,7 @@ DATA = REPO / "example_suite" / "data"
 # An engine users write in plain Python: reads the "OCR output" from a side-car
 # file next to the image, so plugin tests control exactly what the engine returns
 # while running the real `python` engine type end to end.
-SIDECAR_ENGINE = '''
+SIDECAR_ENGINE = """
 from pathlib import Path
 
 def read(image_path):
@@ -19,7 +19,7 @@ def read(image_path):
     if not sidecar.exists():
         raise RuntimeError("engine crashed on " + Path(image_path).name)
     return sidecar.read_text(encoding="utf-8")
-'''
+"""
 
 ENGINE_CONFIG = """
 engines:
@@ -65,4 +65,6 @@ class Suite:
         return path
 
 
-requires_tesseract = pytest.mark.skipif(shutil.which("tesseract") is None, reason="the tesseract binary is not installed")
+requires_tesseract = pytest.mark.skipif(
+    shutil.which("tesseract") is None, reason="the tesseract binary is not installed"
+)

@@ -33,9 +33,14 @@ def test_items_worse_than_the_baseline_fail_new_ones_do_not(suite):
     write_suite(suite, {"same": 1, "worse": 1, "better": 2, "tolerated": 1})
     run(suite, "--ocr-report", "base.json").assert_outcomes(passed=4)
     write_suite(suite, {"same": 1, "worse": 2, "better": 1, "tolerated": 2, "new": 3})
-    text = (suite.path / "s.ocr.yaml").read_text().replace(
-        "{id: tolerated, image: tolerated.tif, expected: {text: abcdefghij}}",
-        "{id: tolerated, image: tolerated.tif, expected: {text: abcdefghij}, regression: {cer: 0.1}}")
+    text = (
+        (suite.path / "s.ocr.yaml")
+        .read_text()
+        .replace(
+            "{id: tolerated, image: tolerated.tif, expected: {text: abcdefghij}}",
+            "{id: tolerated, image: tolerated.tif, expected: {text: abcdefghij}, regression: {cer: 0.1}}",
+        )
+    )
     suite.write("s.ocr.yaml", text)
     result = run(suite, "--ocr-baseline", "base.json", "--ocr-report", "head.json")
     result.assert_outcomes(passed=4, failed=1)
@@ -59,10 +64,13 @@ def test_relative_tolerances_and_higher_is_better_metrics(suite):
     write_suite(suite, {"a": 2, "b": 2}, extra=", metrics: [char_accuracy]")
     run(suite, "--ocr-report", "base.json").assert_outcomes(passed=2)
     # char_accuracy 0.8 -> 0.7: worse by 0.1, which is 12.5 % of 0.8
-    suite.write("s.ocr.yaml", """cases:
+    suite.write(
+        "s.ocr.yaml",
+        """cases:
   - {id: a, image: a.tif, expected: {text: abcdefghij}, regression: {char_accuracy: "15%"}}
   - {id: b, image: b.tif, expected: {text: abcdefghij}, regression: {char_accuracy: "10%"}}
-""")
+""",
+    )
     suite.image("a.tif", TEXT[3])
     suite.image("b.tif", TEXT[3])
     result = run(suite, "--ocr-baseline", "base.json")
@@ -83,21 +91,33 @@ def test_verbs_write_only_what_they_say_and_never_deselected_items(suite):
     write_suite(suite, {"a": 0, "b": 2, "c": 1, "d": 3})
     run(suite, "--ocr-baseline", "base.json", "--ocr-baseline-write", "create").assert_outcomes(passed=3, failed=1)
     assert {k: r["metrics"]["cer"] for k, r in records(suite, "base.json").items()} == {
-        "a": 0.1, "b": 0.1, "c": 0.1, "d": 0.3}  # only d was added
+        "a": 0.1,
+        "b": 0.1,
+        "c": 0.1,
+        "d": 0.3,
+    }  # only d was added
 
     # ratchet: a improved (taken), b got worse (kept), c unchanged (kept)
     result = run(suite, "--ocr-baseline", "base.json", "--ocr-baseline-write", "ratchet")
     result.assert_outcomes(passed=3, failed=1)  # b still fails against the old baseline
     assert "0 added, 1 replaced, 3 kept" in result.stdout.str()
     assert {k: r["metrics"]["cer"] for k, r in records(suite, "base.json").items()} == {
-        "a": 0.0, "b": 0.1, "c": 0.1, "d": 0.3}
+        "a": 0.0,
+        "b": 0.1,
+        "c": 0.1,
+        "d": 0.3,
+    }
 
     # update, only for the items that ran (-k b): b's regression is accepted, nothing else touched
     result = run(suite, "--ocr-baseline", "base.json", "--ocr-baseline-write", "update", "-k", "b")
     result.assert_outcomes(passed=1)  # update accepts: the regression does not fail
     assert "0 added, 1 replaced, 0 kept" in result.stdout.str()
     assert {k: r["metrics"]["cer"] for k, r in records(suite, "base.json").items()} == {
-        "a": 0.0, "b": 0.2, "c": 0.1, "d": 0.3}
+        "a": 0.0,
+        "b": 0.2,
+        "c": 0.1,
+        "d": 0.3,
+    }
     # and now nothing regresses
     run(suite, "--ocr-baseline", "base.json").assert_outcomes(passed=4)
 
@@ -105,25 +125,35 @@ def test_verbs_write_only_what_they_say_and_never_deselected_items(suite):
 def test_a_changed_engine_configuration_is_named(suite):
     write_suite(suite, {"a": 1})
     run(suite, "--ocr-report", "base.json").assert_outcomes(passed=1)
-    suite.write("ocr-config.yaml", """
+    suite.write(
+        "ocr-config.yaml",
+        """
 engines:
   fake: {type: python, function: sidecar_engine:read, kwargs: {}}
 defaults: {engine: fake}
-""".replace("kwargs: {}", "kwargs: {}"))
-    suite.pytester.makepyfile(sidecar_engine='''
+""".replace("kwargs: {}", "kwargs: {}"),
+    )
+    suite.pytester.makepyfile(
+        sidecar_engine="""
 from pathlib import Path
 
 def read(image_path, mode="plain"):
     return Path(image_path).with_suffix(".ocr.txt").read_text(encoding="utf-8")
-''')
-    suite.write("ocr-config.yaml", """
+"""
+    )
+    suite.write(
+        "ocr-config.yaml",
+        """
 engines:
   fake: {type: python, function: sidecar_engine:read, kwargs: {mode: fancy}}
 defaults: {engine: fake}
-""")
+""",
+    )
     result = run(suite, "--ocr-baseline", "base.json")
     result.assert_outcomes(passed=1)
-    result.stdout.fnmatch_lines(["*warning: the baseline was recorded with another fake configuration: *config.kwargs*"])
+    result.stdout.fnmatch_lines(
+        ["*warning: the baseline was recorded with another fake configuration: *config.kwargs*"]
+    )
 
 
 def test_bad_baseline_files_are_usage_errors(suite):
@@ -146,8 +176,9 @@ def test_baseline_comparison_is_the_same_under_xdist(suite):
     serial.assert_outcomes(passed=3, failed=1)
     parallel.assert_outcomes(passed=3, failed=1)
     keep = ("id", "outcome", "metrics", "baseline")
-    assert [{k: r[k] for k in keep} for r in load_report(suite, "serial.json")["results"]] == \
-        [{k: r[k] for k in keep} for r in load_report(suite, "parallel.json")["results"]]
+    assert [{k: r[k] for k in keep} for r in load_report(suite, "serial.json")["results"]] == [
+        {k: r[k] for k in keep} for r in load_report(suite, "parallel.json")["results"]
+    ]
 
 
 def test_the_controller_writes_the_baseline_under_xdist(suite):
@@ -156,5 +187,7 @@ def test_the_controller_writes_the_baseline_under_xdist(suite):
     run(suite, "-n", "2", "--ocr-baseline", "parallel.json", "--ocr-baseline-write", "create").assert_outcomes(passed=4)
     keep = ("id", "outcome", "metrics", "prediction", "fingerprint_id")
     serial, parallel = load_report(suite, "serial.json"), load_report(suite, "parallel.json")
-    assert [{k: r[k] for k in keep} for r in serial["results"]] == [{k: r[k] for k in keep} for r in parallel["results"]]
+    assert [{k: r[k] for k in keep} for r in serial["results"]] == [
+        {k: r[k] for k in keep} for r in parallel["results"]
+    ]
     assert len(parallel["results"]) == 4 and serial["engines"] == parallel["engines"]

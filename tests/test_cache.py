@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_ocr.engines.cache import FORMAT, Cached, OutputCache, cacheable
 from pytest_ocr.engines import EngineSpec, Recognition, fingerprint_id
+from pytest_ocr.engines.cache import FORMAT, Cached, OutputCache, cacheable
 from pytest_ocr.engines.command import CommandEngine
 from pytest_ocr.engines.predictions import PredictionsEngine
 from pytest_ocr.engines.python import PythonEngine
@@ -28,7 +28,7 @@ IMAGE = DATA / "pages" / "tess_phototest.tif"
 FINGERPRINT = {"type": "my-engine", "version": "1.2", "config": {"model": "small", "params": {"beam": [1, 2]}}}
 
 EVERYTHING = Recognition(
-    text="Grüße, ſtraße — 漢字 🙂\n\"quoted\" \\ back\tslash\n",
+    text='Grüße, ſtraße — 漢字 🙂\n"quoted" \\ back\tslash\n',
     lines=None,
     confidence=None,
     raw={"finish_reason": "stop", "usage": {"prompt_tokens": 12, "total": 3.5}, "list": [1, None, True, "ä"]},
@@ -394,12 +394,16 @@ def _fresh_python_engine(directory: Path, target: str, *modules: str) -> PythonE
 
 def test_editing_a_python_engines_module_misses_the_cache(tmp_path):
     name = f"ocr_cache_engine_{uuid.uuid4().hex}"
-    module = _write_module(tmp_path, name, """
+    module = _write_module(
+        tmp_path,
+        name,
+        """
         __version__ = "1.0"
 
         def read(image_path):
             return "first"
-    """)
+    """,
+    )
     try:
         before = _fresh_python_engine(tmp_path, f"{name}:read", name)
         assert before.fingerprint()["config"]["source"] == sha256(module.read_bytes())[:16]
@@ -423,10 +427,14 @@ def test_editing_a_python_engines_module_misses_the_cache(tmp_path):
 def test_the_source_hashed_is_the_module_that_defines_the_function(tmp_path):
     facade, impl = f"ocr_facade_{uuid.uuid4().hex}", f"ocr_impl_{uuid.uuid4().hex}"
     _write_module(tmp_path, facade, f"from {impl} import read\n")
-    implementation = _write_module(tmp_path, impl, """
+    implementation = _write_module(
+        tmp_path,
+        impl,
+        """
         def read(image_path):
             return "v1"
-    """)
+    """,
+    )
     try:
         before = _fresh_python_engine(tmp_path, f"{facade}:read", facade, impl)
         assert before.fingerprint()["config"]["source"] == sha256(implementation.read_bytes())[:16]

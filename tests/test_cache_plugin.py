@@ -10,7 +10,7 @@ from conftest import DATA
 
 pytest_plugins = ["pytester"]
 
-COUNTING_ENGINE = '''
+COUNTING_ENGINE = """
 import os
 from pathlib import Path
 
@@ -18,7 +18,7 @@ def read(image_path, suffix=""):
     with open(Path(__file__).parent / "calls.log", "a") as log:
         log.write(Path(image_path).stem + "\\n")
     return Path(image_path).with_suffix(".ocr.txt").read_text(encoding="utf-8") + suffix
-'''
+"""
 
 
 def make_suite(pytester, names=("a", "b", "c"), suffix="") -> None:
@@ -30,12 +30,15 @@ def make_suite(pytester, names=("a", "b", "c"), suffix="") -> None:
         (pytester.path / f"{name}.ocr.txt").write_text(f"text {name}")
     cases = "\n".join(f"  - {{id: {n}, image: {n}.tif, expected: {{text: text {n}}}}}" for n in names)
     kwargs = f", kwargs: {{suffix: '{suffix}'}}" if suffix else ""
-    pytester.makefile(".ocr.yaml", suite=f"""
+    pytester.makefile(
+        ".ocr.yaml",
+        suite=f"""
 engines: {{counting: {{type: python, function: "counting:read"{kwargs}}}}}
 defaults: {{engine: counting}}
 cases:
 {cases}
-""")
+""",
+    )
 
 
 def calls(pytester) -> list[str]:
@@ -46,8 +49,17 @@ def calls(pytester) -> list[str]:
 
 
 def run(pytester, *args):
-    return pytester.runpytest("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "--ocr-cache-dir", "ocr-cache",
-                              "--ocr-report", "report.json", *args)
+    return pytester.runpytest(
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:hypothesispytest",
+        "--ocr-cache-dir",
+        "ocr-cache",
+        "--ocr-report",
+        "report.json",
+        *args,
+    )
 
 
 def report(pytester) -> dict:

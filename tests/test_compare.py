@@ -21,14 +21,14 @@ from pytest_ocr.run.stored import ReportError, load_report
 # A second engine whose version and options we change between the runs (its fingerprint),
 # reading the same side-car files as the `fake` engine. The version lives in another
 # module so that the engine's own source stays the same.
-ENGINE2 = '''
+ENGINE2 = """
 from pathlib import Path
 
 from engine2_version import __version__
 
 def read(image_path, variant="a"):
     return Path(image_path).with_suffix(".ocr.txt").read_text(encoding="utf-8")
-'''
+"""
 
 CONFIG = """
 engines:
@@ -59,10 +59,23 @@ HEAD_CASES = """cases:
   - {id: other, image: other.tif, expected: {text: xyz}, engine: fake2}
 """
 # What the engine "reads" (None: no side-car, the engine raises: an error item).
-BASE_OUTPUT = {"worse": "abcdefghiX", "better": "abcdeXghij", "same": "hello world", "removed": "0123456788",
-               "crashes": "abcdefghij", "other": "xyz"}
-HEAD_OUTPUT = {"worse": "abcdefghXY", "better": "abcdefghij", "same": "hello world", "new": "klmnopqrsX",
-               "crashes": None, "broken": None, "other": "xyz"}
+BASE_OUTPUT = {
+    "worse": "abcdefghiX",
+    "better": "abcdeXghij",
+    "same": "hello world",
+    "removed": "0123456788",
+    "crashes": "abcdefghij",
+    "other": "xyz",
+}
+HEAD_OUTPUT = {
+    "worse": "abcdefghXY",
+    "better": "abcdefghij",
+    "same": "hello world",
+    "new": "klmnopqrsX",
+    "crashes": None,
+    "broken": None,
+    "other": "xyz",
+}
 
 # Worked out by hand (character error rate = edits / reference characters):
 #   engine fake, BASE: worse 1/10, better 1/10 (fails its < 0.05), same 0/11, removed 1/10, crashes 0/10
@@ -85,9 +98,21 @@ ID = "s.ocr.yaml::{}[fake]".format
 def _run_pytest(root: Path, report: str) -> None:
     result = subprocess.run(
         # no output cache: every case shows the same image, and what the engine reads changes between runs
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "--ocr-no-cache",
-         "--ocr-report", report],
-        cwd=root, capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            "--ocr-no-cache",
+            "--ocr-report",
+            report,
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
         # engine2_version.py changes within a second and keeps its size: no stale bytecode
         env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
     )
@@ -111,8 +136,10 @@ def make_runs(root: Path) -> Path:
     """BASE and HEAD reports (base.json, head.json) of one project, made by the real plugin in two runs."""
     (root / "pytest.ini").write_text(INI, encoding="utf-8")
     (root / "sidecar_engine.py").write_text(SIDECAR_ENGINE, encoding="utf-8")
-    for name, version, variant, cases, outputs in (("base.json", "1.0", "a", BASE_CASES, BASE_OUTPUT),
-                                                   ("head.json", "1.1", "b", HEAD_CASES, HEAD_OUTPUT)):
+    for name, version, variant, cases, outputs in (
+        ("base.json", "1.0", "a", BASE_CASES, BASE_OUTPUT),
+        ("head.json", "1.1", "b", HEAD_CASES, HEAD_OUTPUT),
+    ):
         (root / "engine2.py").write_text(ENGINE2, encoding="utf-8")
         (root / "engine2_version.py").write_text(f"__version__ = {version!r}\n", encoding="utf-8")
         (root / "ocr-config.yaml").write_text(CONFIG.format(variant=variant), encoding="utf-8")
@@ -142,8 +169,13 @@ def head(runs):
 
 
 def run_cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "pytest_ocr.cli", "compare", *map(str, args)],
-                          capture_output=True, text=True, cwd=cwd, encoding="utf-8")
+    return subprocess.run(
+        [sys.executable, "-m", "pytest_ocr.cli", "compare", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        encoding="utf-8",
+    )
 
 
 # -- the comparison ------------------------------------------------------------------------
@@ -176,11 +208,19 @@ def test_items_new_removed_outcome_changes_and_case_deltas(base, head):
     c = compare(base, head, [])
     assert c.new_items == [ID("new-broken"), ID("new")]  # sorted: "-" before "["
     assert c.removed_items == [ID("removed")]
-    assert [case.key for case in c.cases] == [ID("better"), ID("crashes"), "s.ocr.yaml::other[fake2]", ID("same"),
-                                             ID("worse")]
+    assert [case.key for case in c.cases] == [
+        ID("better"),
+        ID("crashes"),
+        "s.ocr.yaml::other[fake2]",
+        ID("same"),
+        ID("worse"),
+    ]
     changes = {(o.key, o.old, o.new) for o in c.outcome_changes}
-    assert changes == {(ID("better"), "failed", "passed"), (ID("crashes"), "passed", "error"),
-                       (ID("worse"), "passed", "failed")}
+    assert changes == {
+        (ID("better"), "failed", "passed"),
+        (ID("crashes"), "passed", "error"),
+        (ID("worse"), "passed", "failed"),
+    }
     crashed = next(o for o in c.outcome_changes if o.new == "error")
     assert "engine crashed on crashes.tif" in crashed.error
     worse = next(case for case in c.cases if case.key == ID("worse"))
@@ -204,29 +244,32 @@ def test_fingerprint_change_of_one_engine(base, head):
     ]
 
 
-@pytest.mark.parametrize(("rule", "violated"), [
-    # per item, absolute: worse's cer 0.1 -> 0.2 is 0.1 worse
-    ("cer:+0.05", [ID("worse")]),
-    ("cer:+0.15", []),
-    # per item, relative to the old value: allowed 50% of 0.1 = 0.05 < 0.1; 150% of 0.1 = 0.15 >= 0.1
-    ("cer:+50%", [ID("worse")]),
-    ("cer:150%", []),
-    # higher is better: char_accuracy 0.9 -> 0.8 is 0.1 worse
-    ("char_accuracy:+0.05", [ID("worse")]),
-    ("char_accuracy:+0.2", []),
-    # aggregates: cer macro +0.015, micro +0.014347..., char_accuracy micro 0.014347... lower
-    ("cer.macro:+0.01", ["fake"]),
-    ("cer.macro:+0.02", []),
-    ("cer.micro:+0.014", ["fake"]),
-    ("cer.micro:+0.015", []),
-    ("cer.macro:+20%", ["fake"]),  # allowed 0.2 * 0.06 = 0.012 < 0.015
-    ("cer.macro:+30%", []),  # allowed 0.3 * 0.06 = 0.018
-    ("char_accuracy.micro:+0.014", ["fake"]),
-    ("char_accuracy.micro:+0.015", []),
-    ("exact_match.macro:+0", []),  # it got better
-    # errors: crashes was passed and is now an error; new-broken is new, never a failure
-    ("errors", [ID("crashes")]),
-])
+@pytest.mark.parametrize(
+    ("rule", "violated"),
+    [
+        # per item, absolute: worse's cer 0.1 -> 0.2 is 0.1 worse
+        ("cer:+0.05", [ID("worse")]),
+        ("cer:+0.15", []),
+        # per item, relative to the old value: allowed 50% of 0.1 = 0.05 < 0.1; 150% of 0.1 = 0.15 >= 0.1
+        ("cer:+50%", [ID("worse")]),
+        ("cer:150%", []),
+        # higher is better: char_accuracy 0.9 -> 0.8 is 0.1 worse
+        ("char_accuracy:+0.05", [ID("worse")]),
+        ("char_accuracy:+0.2", []),
+        # aggregates: cer macro +0.015, micro +0.014347..., char_accuracy micro 0.014347... lower
+        ("cer.macro:+0.01", ["fake"]),
+        ("cer.macro:+0.02", []),
+        ("cer.micro:+0.014", ["fake"]),
+        ("cer.micro:+0.015", []),
+        ("cer.macro:+20%", ["fake"]),  # allowed 0.2 * 0.06 = 0.012 < 0.015
+        ("cer.macro:+30%", []),  # allowed 0.3 * 0.06 = 0.018
+        ("char_accuracy.micro:+0.014", ["fake"]),
+        ("char_accuracy.micro:+0.015", []),
+        ("exact_match.macro:+0", []),  # it got better
+        # errors: crashes was passed and is now an error; new-broken is new, never a failure
+        ("errors", [ID("crashes")]),
+    ],
+)
 def test_each_rule_kind(base, head, rule, violated):
     c = compare(base, head, [parse_rule(rule)])
     assert [v.key or v.engine for v in c.violations] == violated
@@ -240,12 +283,14 @@ def test_violation_messages_say_values_direction_and_tolerance(base, head):
     # the values exactly as the reports hold them (0.94 is a float mean: 0.9400000000000001)
     old, new = (r.summaries["fake"].metrics["char_accuracy"].macro for r in (base, head))
     assert (old, new) == pytest.approx((0.94, 0.925))
-    assert messages[0] == (f"fake (macro): char_accuracy: {old!r} -> {new!r} ({new - old!r}; higher is better; "
-                           f"tolerance 0.01): REGRESSED")
+    assert messages[0] == (
+        f"fake (macro): char_accuracy: {old!r} -> {new!r} ({new - old!r}; higher is better; tolerance 0.01): REGRESSED"
+    )
     # then per item, by id: crashes before worse
     assert messages[2] == f"{ID('worse')}: cer: 0.1 -> 0.2 (+0.1; lower is better; tolerance 0.05): REGRESSED"
-    assert messages[1].startswith(f"{ID('crashes')}: passed -> error: sidecar_engine:read raised RuntimeError: "
-                                  f"engine crashed on crashes.tif")
+    assert messages[1].startswith(
+        f"{ID('crashes')}: passed -> error: sidecar_engine:read raised RuntimeError: engine crashed on crashes.tif"
+    )
     worse = next(case for case in c.cases if case.key == ID("worse"))
     assert worse.violated
     # with rules naming metrics, only those are compared per item
@@ -274,8 +319,9 @@ def test_to_dict_is_standard_json(base, head):
     assert document["failed"] is True and document["rules"] == ["cer:+0.05"]
     worse = next(case for case in document["cases"] if case["key"] == ID("worse"))
     assert worse["regressed"] is True and worse["violated"] is True
-    assert document["fingerprints"] == [{"engine": "fake2",
-                                         "changes": ["version: 1.0 -> 1.1", "config.kwargs.variant: a -> b"]}]
+    assert document["fingerprints"] == [
+        {"engine": "fake2", "changes": ["version: 1.0 -> 1.1", "config.kwargs.variant: a -> b"]}
+    ]
 
 
 # -- rules ---------------------------------------------------------------------------------
@@ -291,14 +337,17 @@ def test_rule_grammar():
     assert parse_rule("errors").scope == "errors"
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("cer", "bad rule 'cer': expected METRIC:TOLERANCE (cer:+0.005, cer:+10%)"),
-    ("cerr:+0.1", "unknown metric 'cerr'; did you mean 'cer'?"),
-    ("cer.mean:+0.1", "an aggregate is METRIC.macro or METRIC.micro, not 'cer.mean'"),
-    ("cer:-0.1", "a tolerance is a number such as 0.005 or a percentage such as \"10%\", not '-0.1'"),
-    ("cer:lots", "not 'lots'"),
-    ("errors:+1", "errors takes no tolerance"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("cer", "bad rule 'cer': expected METRIC:TOLERANCE (cer:+0.005, cer:+10%)"),
+        ("cerr:+0.1", "unknown metric 'cerr'; did you mean 'cer'?"),
+        ("cer.mean:+0.1", "an aggregate is METRIC.macro or METRIC.micro, not 'cer.mean'"),
+        ("cer:-0.1", "a tolerance is a number such as 0.005 or a percentage such as \"10%\", not '-0.1'"),
+        ("cer:lots", "not 'lots'"),
+        ("errors:+1", "errors takes no tolerance"),
+    ],
+)
 def test_bad_rules_say_what_was_expected(text, message):
     with pytest.raises(RuleError) as info:
         parse_rule(text)
@@ -309,12 +358,25 @@ def test_bad_rules_say_what_was_expected(text, message):
 
 
 def test_fingerprint_changes_on_nested_dicts():
-    old = {"type": "tesseract", "version": "tesseract 5.3.0", "fingerprint_id": "aaaa",
-           "config": {"lang": "eng", "psm": None, "config": {}, "model": "a",
-                      "traineddata": {"eng": "7d4322bd2a774972"}}}
-    new = {"type": "tesseract", "version": "tesseract 5.4.1", "fingerprint_id": "bbbb",
-           "config": {"lang": "deu", "psm": 6, "config": {"tessedit_char_whitelist": "0123456789"}, "model": "b",
-                      "traineddata": {"deu": "1a2b3c4d5e6f7a8b"}, "oem": 1}}
+    old = {
+        "type": "tesseract",
+        "version": "tesseract 5.3.0",
+        "fingerprint_id": "aaaa",
+        "config": {"lang": "eng", "psm": None, "config": {}, "model": "a", "traineddata": {"eng": "7d4322bd2a774972"}},
+    }
+    new = {
+        "type": "tesseract",
+        "version": "tesseract 5.4.1",
+        "fingerprint_id": "bbbb",
+        "config": {
+            "lang": "deu",
+            "psm": 6,
+            "config": {"tessedit_char_whitelist": "0123456789"},
+            "model": "b",
+            "traineddata": {"deu": "1a2b3c4d5e6f7a8b"},
+            "oem": 1,
+        },
+    }
     assert fingerprint_changes(old, new) == [
         "version: tesseract 5.3.0 -> tesseract 5.4.1",
         "config.lang: eng -> deu",
@@ -366,10 +428,13 @@ def test_load_report_errors_name_the_file_and_the_problem(runs, tmp_path):
     (tmp_path / "schema.json").write_text(json.dumps(broken), encoding="utf-8")
     with pytest.raises(ReportError) as info:
         load_report(tmp_path / "schema.json")
-    assert str(info.value) == (f"{tmp_path / 'schema.json'}: not a valid pytest-ocr report: at /results/2/outcome: "
-                               f"'bogus' is not one of ['passed', 'failed', 'error', 'filtered', 'skipped', 'invalid']")
-    (tmp_path / "nan.json").write_text(json.dumps(report).replace('"duration_s": ', '"duration_s": NaN, "x": ', 1),
-                                       encoding="utf-8")
+    assert str(info.value) == (
+        f"{tmp_path / 'schema.json'}: not a valid pytest-ocr report: at /results/2/outcome: "
+        f"'bogus' is not one of ['passed', 'failed', 'error', 'filtered', 'skipped', 'invalid']"
+    )
+    (tmp_path / "nan.json").write_text(
+        json.dumps(report).replace('"duration_s": ', '"duration_s": NaN, "x": ', 1), encoding="utf-8"
+    )
     with pytest.raises(ReportError, match=r"nan\.json: not JSON: NaN is not standard JSON"):
         load_report(tmp_path / "nan.json")
     (tmp_path / "v3.json").write_text(json.dumps({**report, "schema_version": 3}), encoding="utf-8")

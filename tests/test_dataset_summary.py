@@ -12,24 +12,29 @@ pytest_plugins = ["pytester"]
 
 # Reads the side-car text and a confidence from the image's name: "lowconf" images come
 # back at 0.3, below the dataset's conf_threshold of 0.5.
-ENGINE = '''
+ENGINE = """
 from pathlib import Path
 
 def read(image_path):
     path = Path(image_path)
     return {"text": path.with_suffix(".ocr.txt").read_text(encoding="utf-8"),
             "confidence": 0.3 if "lowconf" in path.stem else 0.9}
-'''
+"""
 
-LABELS = "\n".join([
-    "img/a.jpg\thello",            # exact
-    "img/b.jpg\tworld",            # one substitution: ned 1/5
-    "img/lowconf.jpg\tignored",    # filtered
-    "no tab on this line",          # skipped (line 4)
-    "img/missing.jpg\tgone",        # skipped: no such image (line 5)
-    "",                             # blank: not an entry
-    "img/c.jpg\t数据集",            # exact, CJK
-]) + "\n"
+LABELS = (
+    "\n".join(
+        [
+            "img/a.jpg\thello",  # exact
+            "img/b.jpg\tworld",  # one substitution: ned 1/5
+            "img/lowconf.jpg\tignored",  # filtered
+            "no tab on this line",  # skipped (line 4)
+            "img/missing.jpg\tgone",  # skipped: no such image (line 5)
+            "",  # blank: not an entry
+            "img/c.jpg\t数据集",  # exact, CJK
+        ]
+    )
+    + "\n"
+)
 
 
 def make(pytester):
@@ -41,11 +46,14 @@ def make(pytester):
         (pytester.path / "img" / f"{stem}.jpg").write_bytes(image)
         (pytester.path / "img" / f"{stem}.ocr.txt").write_text(text, encoding="utf-8")
     (pytester.path / "labels.txt").write_text(LABELS, encoding="utf-8")
-    pytester.makefile(".ocr.yaml", rec="""
+    pytester.makefile(
+        ".ocr.yaml",
+        rec="""
 engines: {conf: {type: python, function: "conf_engine:read"}}
 defaults: {engine: conf}
 dataset: {type: paddle, label_file: labels.txt, conf_threshold: 0.5}
-""")
+""",
+    )
 
 
 def check(pytester, *args):
@@ -57,7 +65,13 @@ def check(pytester, *args):
     report = json.loads((pytester.path / "r.json").read_text())
     (summary,) = report["datasets"]
     assert {k: summary[k] for k in ("file", "engine", "total", "evaluated", "filtered", "skipped")} == {
-        "file": "rec.ocr.yaml", "engine": "conf", "total": 6, "evaluated": 3, "filtered": 1, "skipped": 2}
+        "file": "rec.ocr.yaml",
+        "engine": "conf",
+        "total": 6,
+        "evaluated": 3,
+        "filtered": 1,
+        "skipped": 2,
+    }
     assert summary["accuracy"] == 2 / 3  # a and c exact, b not
     assert summary["ned"] == (0 + 1 / 5 + 0) / 3 and summary["ned_similarity"] == 1 - (1 / 5) / 3
     assert summary["inference_mean_ms"] > 0 and 0 < summary["item_time_s"]

@@ -18,7 +18,10 @@ def test_example_suite_passes(tmp_path):
     report_path = tmp_path / "report.json"
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "example_suite", "-p", "no:cacheprovider", "--ocr-report", str(report_path)],
-        cwd=REPO, capture_output=True, text=True, timeout=600,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     assert "26 passed" in result.stdout

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import random
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -357,7 +357,7 @@ def test_two_columns_read_row_wise():
     left = ["Eight happy frogs", "scuba dived under", "the cold river in", "March and came up"]
     right = ["Jenny chick flaps", "white wings at the", "old farm gate when", "the sun goes down"]
     column_wise = "\n".join(left + right)
-    row_wise = "\n".join(f"{a} {b}" for a, b in zip(left, right))
+    row_wise = "\n".join(f"{a} {b}" for a, b in zip(left, right, strict=True))
     result = fca(column_wise, row_wise)
     assert result.errors == len(left)
     assert result.accuracy == pytest.approx(1 - 4 / len(column_wise.replace("\n", "")))
@@ -382,7 +382,7 @@ def _oracle_counts(a: str, b: str) -> tuple:
     return d + i + 2 * r, r, d, i
 
 
-@lru_cache(maxsize=None)
+@cache
 def _oracle_match(g: str, o: str) -> tuple:
     """Every window, both full lines, the lengthening and the deletion, tried one
     by one: (gt offset, gt length, ocr offset, ocr length, R, D, I)."""
@@ -461,6 +461,7 @@ def oracle(reference: str, hypothesis: str, coefficients=COEFFICIENTS) -> tuple:
             best = (errors, pairs)
             if errors == 0:
                 break
+
     def side(piece: tuple) -> tuple:
         return (piece[0], piece[1], piece[2]) if piece[0] else ("", None, None)
 

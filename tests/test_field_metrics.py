@@ -21,8 +21,9 @@ from hypothesis import strategies as st
 from pytest_ocr import metrics
 from pytest_ocr.metrics import METRICS, Structured, field_scores, flatten, parse_matcher, pooled, score
 
-PROPERTY = settings(max_examples=300, derandomize=True, deadline=None, database=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = settings(
+    max_examples=300, derandomize=True, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
+)
 FIELD_METRICS = ["field_precision", "field_recall", "field_f1"]
 
 # Spec 2.1, "Example usage".
@@ -67,7 +68,11 @@ def test_spec_example_through_the_plain_function():
     scores = metrics.field_scores(SPEC_GROUND_TRUTH, SPEC_EXTRACTED)
     assert (scores.precision, scores.recall, scores.f1) == (0.5, 0.5, 0.5)
     assert (scores.correct, scores.missing, scores.incorrect, scores.extra) == (
-        ["invoice_number", "date"], ["vendor"], ["total"], ["customer"])
+        ["invoice_number", "date"],
+        ["vendor"],
+        ["total"],
+        ["customer"],
+    )
 
 
 def test_a_numeric_matcher_does_not_forgive_letter_o_for_zero():
@@ -77,7 +82,10 @@ def test_a_numeric_matcher_does_not_forgive_letter_o_for_zero():
     assert results["field_f1"].details["mismatches"]["total"]["match"] == {"type": "numeric", "decimal": "."}
     fixed = dict(SPEC_EXTRACTED, total="150")
     assert field_results(SPEC_GROUND_TRUTH, fixed, {"total": "numeric"})["field_f1"].details["correct_fields"] == [
-        "invoice_number", "date", "total"]
+        "invoice_number",
+        "date",
+        "total",
+    ]
 
 
 # -- flattening -------------------------------------------------------------------------------
@@ -248,7 +256,9 @@ def test_field_match_errors_name_the_key_and_fail_at_construction():
 def test_matchers_describe_themselves_with_defaults():
     assert parse_matcher("fuzzy").describe() == {"type": "fuzzy", "max_cer": 0.1}
     assert parse_matcher({"type": "date", "formats": ["%d/%m/%Y"]}).describe() == {
-        "type": "date", "formats": ["%d/%m/%Y"]}
+        "type": "date",
+        "formats": ["%d/%m/%Y"],
+    }
     assert parse_matcher("exact").describe() == "exact"
 
 
@@ -271,8 +281,12 @@ def test_nested_fields_score_key_path_by_key_path():
         "date": "2024-03-15",
         "currency": "EUR",
     }
-    field_match = {"items.0.total": "numeric", "items.1.total": "numeric",
-                   "date": {"type": "date", "formats": ["%d/%m/%Y"]}, "not.expected": "exact"}
+    field_match = {
+        "items.0.total": "numeric",
+        "items.1.total": "numeric",
+        "date": {"type": "date", "formats": ["%d/%m/%Y"]},
+        "not.expected": "exact",
+    }
     results = field_results(expected, extracted, field_match, FIELD_METRICS + ["field_completeness"])
     details = results["field_f1"].details
     # expected key paths: seller.name, seller.vat, items.0.desc, items.0.total, items.1.desc,
@@ -282,7 +296,8 @@ def test_nested_fields_score_key_path_by_key_path():
     assert details["incorrect_fields"] == ["items.1.total"]
     assert details["extra_fields"] == ["currency", "items.2.desc", "items.2.total"]
     assert details["mismatches"] == {
-        "items.1.total": {"expected": "1.80", "extracted": "1.30", "match": {"type": "numeric", "decimal": "."}}}
+        "items.1.total": {"expected": "1.80", "extracted": "1.30", "match": {"type": "numeric", "decimal": "."}}
+    }
     assert results["field_f1"].counts == {"correct": 5, "extracted": 9, "expected": 7}
     assert results["field_precision"].value == pytest.approx(5 / 9)
     assert results["field_recall"].value == pytest.approx(5 / 7)
@@ -349,14 +364,22 @@ INVOICE_SCHEMA = {
 
 def test_schema_required_paths_recurse_into_required_objects():
     assert metrics.schema_required_paths(INVOICE_SCHEMA) == [
-        "invoice_number", "seller", "seller.name", "seller.address", "seller.address.city", "items"]
+        "invoice_number",
+        "seller",
+        "seller.name",
+        "seller.address",
+        "seller.address.city",
+        "items",
+    ]
 
 
 @pytest.mark.parametrize(
     "extracted, present",
     [
-        ({"invoice_number": "1", "seller": {"name": "A", "address": {"city": "B"}}, "items": []},
-         ["invoice_number", "seller", "seller.name", "seller.address", "seller.address.city", "items"]),
+        (
+            {"invoice_number": "1", "seller": {"name": "A", "address": {"city": "B"}}, "items": []},
+            ["invoice_number", "seller", "seller.name", "seller.address", "seller.address.city", "items"],
+        ),
         ({"invoice_number": None, "seller": {"name": "A"}}, ["invoice_number", "seller", "seller.name"]),
         ({"seller": "Acme"}, ["seller"]),  # present, but not an object: no seller.name
         (None, []),
@@ -395,7 +418,10 @@ def test_needs_of_every_metric():
     assert not METRICS["field_completeness"].accepts({"text", "output", "task"})
     assert not METRICS["cer"].accepts({"output", "fields"})
     assert Structured(expected_fields={"a": 1}, task={"type": "qa", "expected": "x"}).inputs() == {
-        "output", "fields", "task"}
+        "output",
+        "fields",
+        "task",
+    }
 
 
 def test_text_metrics_ignore_structured_inputs():
@@ -403,12 +429,16 @@ def test_text_metrics_ignore_structured_inputs():
     with_structure = score("abc def", "abd def", ["cer", "wer", "token_f1"], structured=structured)
     without = score("abc def", "abd def", ["cer", "wer", "token_f1"])
     assert {n: (r.value, r.counts) for n, r in with_structure.items()} == {
-        n: (r.value, r.counts) for n, r in without.items()}
+        n: (r.value, r.counts) for n, r in without.items()
+    }
 
 
 def test_results_are_json_serialisable():
-    results = field_results(SPEC_GROUND_TRUTH, {**SPEC_EXTRACTED, "nan": float("nan"), "when": None},
-                            names=FIELD_METRICS + ["field_completeness"])
+    results = field_results(
+        SPEC_GROUND_TRUTH,
+        {**SPEC_EXTRACTED, "nan": float("nan"), "when": None},
+        names=FIELD_METRICS + ["field_completeness"],
+    )
     for name, r in results.items():
         assert r.value == METRICS[name].from_counts(r.counts)
         json.dumps({"value": r.value, "counts": r.counts, "details": r.details}, allow_nan=False)
@@ -423,8 +453,11 @@ flat_fields = st.dictionaries(st.sampled_from(KEYS), st.sampled_from(VALUES), ma
 
 def spec_algorithm(extracted: dict, ground_truth: dict) -> tuple[list, list, list, list]:
     """Spec 2.1's calculate_field_extraction_f1, with casefold for lower()."""
-    correct = [k for k in ground_truth if k in extracted
-               and str(extracted[k]).strip().casefold() == str(ground_truth[k]).strip().casefold()]
+    correct = [
+        k
+        for k in ground_truth
+        if k in extracted and str(extracted[k]).strip().casefold() == str(ground_truth[k]).strip().casefold()
+    ]
     missing = [k for k in ground_truth if k not in extracted]
     incorrect = [k for k in ground_truth if k in extracted and k not in correct]
     extra = sorted(k for k in extracted if k not in ground_truth)

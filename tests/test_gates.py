@@ -91,7 +91,9 @@ def test_k_subsets_and_the_minimum_count(suite):
 
 def test_command_line_and_project_gates(suite):
     three_cases(suite)
-    suite.write("ocr-config.yaml", """
+    suite.write(
+        "ocr-config.yaml",
+        """
 engines: {fake: {type: python, function: sidecar_engine:read}}
 defaults: {engine: fake}
 aggregate:
@@ -99,9 +101,11 @@ aggregate:
     cer.micro: "< 0.5"
   "engine:other":
     cer.micro: "< 0.5"
-""")
-    suite.write("s.ocr.yaml", SUITE.replace("aggregate:", "unused:").split("unused:")[0]
-                + SUITE.split("min_cases: 2\n")[1])
+""",
+    )
+    suite.write(
+        "s.ocr.yaml", SUITE.replace("aggregate:", "unused:").split("unused:")[0] + SUITE.split("min_cases: 2\n")[1]
+    )
     result = run(suite, "--ocr-gate", "cer.micro<0.1", "--ocr-gate", "tag:receipts cer.macro >= 0.4")
     out = result.stdout.str()
     assert "fake: cer.micro = 0.5 over 3 case(s)" not in out  # micro is 5/30
@@ -120,7 +124,9 @@ aggregate:
 
 def test_gate_mistakes_are_located(suite):
     suite.image("a.tif", "x")
-    suite.write("s.ocr.yaml", """aggregate:
+    suite.write(
+        "s.ocr.yaml",
+        """aggregate:
   cer.mikro: "< 0.1"
   cerr.micro: "< 0.1"
   wer.macro: "<< 1"
@@ -130,7 +136,8 @@ def test_gate_mistakes_are_located(suite):
       cer.micro: "< 1"
 cases:
   - {id: a, image: a.tif, expected: {text: x}}
-""")
+""",
+    )
     result = run(suite)
     result.assert_outcomes(errors=1)
     out = result.stdout.str()

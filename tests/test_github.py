@@ -13,12 +13,15 @@ def test_annotations_and_step_summary(suite, monkeypatch):
     suite.image("good.tif", "abcdefghij")
     suite.image("bad.tif", "abcdefghXX")
     suite.image("crash.tif", None)  # the sidecar engine raises for this one
-    suite.write("s.ocr.yaml", """aggregate: {cer.macro: "< 0.01"}
+    suite.write(
+        "s.ocr.yaml",
+        """aggregate: {cer.macro: "< 0.01"}
 cases:
   - {id: good, image: good.tif, expected: {text: abcdefghij}, thresholds: {cer: "<= 0.1"}}
   - {id: bad, image: bad.tif, expected: {text: abcdefghij}, thresholds: {cer: "< 0.1"}}
   - {id: crash, image: crash.tif, expected: {text: abcdefghij}}
-""")
+""",
+    )
     run(suite, "--ocr-report", "base.json")
     suite.image("good.tif", "abcdefghiX")  # a regression against the baseline, within its threshold
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
@@ -28,8 +31,10 @@ cases:
     result.assert_outcomes(passed=0, failed=3, errors=1)
     out = result.stdout.lines
     # line 3 is the "good" case, 4 "bad", 5 "crash"; ":" and "," in values are escaped
-    assert ("::error file=s.ocr.yaml,line=3,title=OCR failed%3A good on fake::"
-            "cer: 0 -> 0.1 (+0.1; lower is better; tolerance 0): REGRESSED") in out
+    assert (
+        "::error file=s.ocr.yaml,line=3,title=OCR failed%3A good on fake::"
+        "cer: 0 -> 0.1 (+0.1; lower is better; tolerance 0): REGRESSED"
+    ) in out
     # the same message as the failure text: the one predicate that decided
     assert "::error file=s.ocr.yaml,line=4,title=OCR failed%3A bad on fake::cer = 0.2, expected < 0.1: FAILED" in out
     crash = next(line for line in out if line.startswith("::error file=s.ocr.yaml,line=5,"))

@@ -33,7 +33,7 @@ BROWSER_TIMEOUT = 90  # seconds for one headless Chromium run, start to exit
 
 # The engine: reads "<image stem>.<side>.json" and returns its text, fields and warnings,
 # or raises with its "raise" message; a second engine is the same function on side "b".
-TWIN_ENGINE = '''
+TWIN_ENGINE = """
 import json
 from pathlib import Path
 
@@ -44,25 +44,32 @@ def read(image_path, side="a", note=""):
     if "raise" in data:
         raise RuntimeError(data["raise"])
     return Recognition(text=data["text"], fields=data.get("fields"), warnings=data.get("warnings", []))
-'''
+"""
 
 # Everything a browser could act on, with quotes, a script end tag and a right-to-left override.
-HOSTILE = ("<script>alert(1)</script> \"><img src=x onerror=alert(1)> '\" </script><b>bold</b> "
-           "\u202eevil\u202c &amp; <!-- c -->")
+HOSTILE = (
+    '<script>alert(1)</script> "><img src=x onerror=alert(1)> \'" </script><b>bold</b> '
+    "\u202eevil\u202c &amp; <!-- c -->"
+)
 HOSTILE_ERROR = "boom </script><img src=x onerror=alert(2)><script>alert(2)</script>"
-HOSTILE_NOTE = "</script><script>alert(3)</script>\"><img src=x onerror=alert(3)>"
-HOSTILE_IMAGE = "x\"><img src=x onerror=alert(4)>.tif"
+HOSTILE_NOTE = '</script><script>alert(3)</script>"><img src=x onerror=alert(3)>'
+HOSTILE_IMAGE = 'x"><img src=x onerror=alert(4)>.tif'
 HOSTILE_FIELD = "<b>x</b></script><img src=x onerror=alert(5)>"
 
-CONFIG = """
+CONFIG = (
+    """
 engines:
   alpha: {type: python, function: "twin:read", kwargs: {side: a}}
-  beta: {type: python, function: "twin:read", kwargs: {side: b, note: %s}}
+  beta: {type: python, function: "twin:read", kwargs: {side: b, note: """
+    + json.dumps(HOSTILE_NOTE)
+    + """}}
 defaults:
   engine: [alpha, beta]
-""" % json.dumps(HOSTILE_NOTE)
+"""
+)
 
-CASES = """cases:
+CASES = (
+    """cases:
   - id: hello
     image: hello.tif
     tags: [pages]
@@ -78,7 +85,9 @@ CASES = """cases:
     expected: {text: "Total 12.00 2020-01-01", fields: {total: "12.00", date: "2020-01-01"}}
     thresholds: {field_f1: ">= 0.9"}
   - id: named
-    image: %s
+    image: """
+    + json.dumps(HOSTILE_IMAGE)
+    + """
     expected: {text: abc}
   - id: page
     image: page.tif
@@ -90,16 +99,21 @@ CASES = """cases:
   - id: corrupt
     image: corrupt.png
     expected: {text: abc}
-""" % json.dumps(HOSTILE_IMAGE)
+"""
+)
 
 # What each engine "reads" per image stem (text, or raise, plus fields and warnings).
 OUTPUTS = {
     # "Hello world" -> "Hxllo wrld!": e/x substituted, the o of "world" missing, "!" extra.
     "hello": ({"text": "Hxllo wrld!"}, {"text": "Hello world"}),
-    "hostile": ({"text": "Total 12.00 " + HOSTILE, "fields": {"total": HOSTILE_FIELD}, "warnings": [HOSTILE]},
-                {"raise": HOSTILE_ERROR}),
-    "fields": ({"text": "Total 12.00 2020-01-01", "fields": {"total": "12.00", "date": HOSTILE_FIELD}},
-               {"text": "Total 12.00 2020-01-01", "fields": {"total": "12.00"}}),
+    "hostile": (
+        {"text": "Total 12.00 " + HOSTILE, "fields": {"total": HOSTILE_FIELD}, "warnings": [HOSTILE]},
+        {"raise": HOSTILE_ERROR},
+    ),
+    "fields": (
+        {"text": "Total 12.00 2020-01-01", "fields": {"total": "12.00", "date": HOSTILE_FIELD}},
+        {"text": "Total 12.00 2020-01-01", "fields": {"total": "12.00"}},
+    ),
     Path(HOSTILE_IMAGE).stem: ({"text": "abc"}, {"text": "abc"}),
     "page": ({"text": "abd"}, {"text": "abc"}),
 }
@@ -124,9 +138,19 @@ def made(suite):
         for side, output in (("a", a), ("b", b)):
             (suite.path / image).with_suffix(f".{side}.json").write_text(json.dumps(output), encoding="utf-8")
     suite.write("corrupt.png", "this is not a PNG")
-    result = suite.pytester.runpytest("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "--ocr-no-cache",
-                                      "--ocr-report", "report.json", "--ocr-html", "out/report.html",
-                                      "--ocr-gate", "cer.macro < 0.5")
+    result = suite.pytester.runpytest(
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:hypothesispytest",
+        "--ocr-no-cache",
+        "--ocr-report",
+        "report.json",
+        "--ocr-html",
+        "out/report.html",
+        "--ocr-gate",
+        "cer.macro < 0.5",
+    )
     # hello: alpha fails its CER threshold; fields: both fail field_f1; hostile on beta, missing
     # and corrupt on both are errors. The gate is a test per engine: alpha's CER macro is above 1.
     result.assert_outcomes(passed=7, failed=4, errors=5)
@@ -158,8 +182,13 @@ class Node:
                 yield from child.walk()
 
     def find_all(self, tag: str | None = None, cls: str | None = None, **attrs) -> list[Node]:
-        return [n for n in self.walk() if (tag is None or n.tag == tag) and (cls is None or cls in n.classes())
-                and all(n.attrs.get(k.replace("_", "-")) == v for k, v in attrs.items())]
+        return [
+            n
+            for n in self.walk()
+            if (tag is None or n.tag == tag)
+            and (cls is None or cls in n.classes())
+            and all(n.attrs.get(k.replace("_", "-")) == v for k, v in attrs.items())
+        ]
 
     def find(self, *args, **kwargs) -> Node:
         found = self.find_all(*args, **kwargs)
@@ -252,7 +281,7 @@ def test_hostile_text_appears_only_escaped(made):
 
 def test_html_escaping_of_rendered_text_by_hand():
     # html.escape's entities, and U+FFFD for a right-to-left override and a control character.
-    assert html_report.esc("<a href=\"x\">'&\u202e\x07") == "&lt;a href=&quot;x&quot;&gt;&#x27;&amp;\ufffd\ufffd"
+    assert html_report.esc('<a href="x">\'&\u202e\x07') == "&lt;a href=&quot;x&quot;&gt;&#x27;&amp;\ufffd\ufffd"
     assert html_report.embed_json({"t": "</script>\u2028&"}) == '{"t":"\\u003c/script\\u003e\\u2028\\u0026"}'
 
 
@@ -275,10 +304,17 @@ def test_embedded_data_round_trips_to_the_report(made):
     assert cases["hostile.ocr.yaml::hostile[alpha]"]["warnings"][0] == HOSTILE
     # Field checks: alpha got the date wrong, beta has none; matched case-folded by default.
     assert cases["hostile.ocr.yaml::fields[alpha]"]["fields_check"] == {
-        "missing": [], "extra": [], "absent": [],
-        "incorrect": {"date": {"expected": "2020-01-01", "extracted": HOSTILE_FIELD, "match": "casefold"}}}
+        "missing": [],
+        "extra": [],
+        "absent": [],
+        "incorrect": {"date": {"expected": "2020-01-01", "extracted": HOSTILE_FIELD, "match": "casefold"}},
+    }
     assert cases["hostile.ocr.yaml::fields[beta]"]["fields_check"] == {
-        "missing": ["date"], "extra": [], "absent": [], "incorrect": {}}
+        "missing": ["date"],
+        "extra": [],
+        "absent": [],
+        "incorrect": {},
+    }
     assert cases["hostile.ocr.yaml::hello[beta]"]["fields_check"] is None
     assert data["engines"] == ["alpha", "beta"]
     assert data["confusions"] == {e: report["summary"][e]["top_confusions"] for e in ("alpha", "beta")}
@@ -290,12 +326,16 @@ def test_embedded_data_round_trips_to_the_report(made):
         ref, hyp, out, i, j = case["reference"], case["prediction"], [], 0, 0
         ops = case["diff"]
         for k in range(0, len(ops), 3):
-            kind, a, b = ops[k:k + 3]
-            assert (kind == 0 and a == b) or (kind == 1 and a and b) or (kind == 2 and a and not b) \
+            kind, a, b = ops[k : k + 3]
+            assert (
+                (kind == 0 and a == b)
+                or (kind == 1 and a and b)
+                or (kind == 2 and a and not b)
                 or (kind == 3 and b and not a)
+            )
             if kind == 0:
-                assert ref[i:i + a] == hyp[j:j + b]
-            out.append(hyp[j:j + b])
+                assert ref[i : i + a] == hyp[j : j + b]
+            out.append(hyp[j : j + b])
             i, j = i + a, j + b
         assert (i, j) == (len(ref), len(hyp)) and "".join(out) == hyp
 
@@ -330,16 +370,20 @@ def test_summary_and_charts_show_the_reports_values(made):
     page, report, _ = made
     tree = Tree(page)
     table = tree.root.find("table", cls="summary")
-    rows = {r.find_all("th")[0].text().split(" (")[0]: [td.text() for td in r.find_all("td")]
-            for r in table.find("tbody").find_all("tr")}
+    rows = {
+        r.find_all("th")[0].text().split(" (")[0]: [td.text() for td in r.find_all("td")]
+        for r in table.find("tbody").find_all("tr")
+    }
     summary = report["summary"]
     assert rows["cases"] == ["7", "7"] and rows["failed"] == ["2", "1"] and rows["errors"] == ["2", "3"]
     for metric in ("cer", "wer", "field_f1"):
         for kind in ("macro", "micro"):
             assert rows[f"{metric} {kind}"] == [f"{summary[e]['metrics'][metric][kind]:.4f}" for e in ("alpha", "beta")]
     gates = [[td.text() for td in r.find_all("td")] for r in tree.root.find("table", cls="gates").find_all("tr")[1:]]
-    assert gates == [["FAILED" if not g["passed"] else "passed", g["name"], f"{g['value']:.4f}", str(g["cases"]),
-                      g["message"]] for g in report["gates"]]
+    assert gates == [
+        ["FAILED" if not g["passed"] else "passed", g["name"], f"{g['value']:.4f}", str(g["cases"]), g["message"]]
+        for g in report["gates"]
+    ]
     assert [g[0] for g in gates] == ["FAILED", "passed"]  # alpha's CER macro is above 1, beta's is 0
     charts = tree.root.find("section", cls="charts")
     svgs = charts.find_all("svg")
@@ -365,8 +409,17 @@ def test_summary_and_charts_show_the_reports_values(made):
 
 def test_the_script_inserts_data_as_text_only():
     script = (ASSETS / "report.js").read_text(encoding="utf-8")
-    for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "Function(",
-                 "setTimeout(\"", "srcdoc", "createContextualFragment"):
+    for sink in (
+        "innerHTML",
+        "outerHTML",
+        "insertAdjacentHTML",
+        "document.write",
+        "eval(",
+        "Function(",
+        'setTimeout("',
+        "srcdoc",
+        "createContextualFragment",
+    ):
         assert sink not in script, sink
 
 
@@ -376,9 +429,22 @@ def test_the_script_inserts_data_as_text_only():
 def chromium(tmp_path: Path, url: str, *options: str) -> subprocess.CompletedProcess:
     """Run headless Chromium once, in a fresh profile, killed with its children when it overruns."""
     profile = tmp_path / f"profile-{len(list(tmp_path.glob('profile-*')))}"
-    argv = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--disable-quic", "--no-first-run",
-            f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0", *options, url]
+    argv = [
+        CHROMIUM,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-quic",
+        "--no-first-run",
+        f"--user-data-dir={profile}",
+        "--enable-logging=stderr",
+        "--v=0",
+        *options,
+        url,
+    ]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         out, err = proc.communicate(timeout=BROWSER_TIMEOUT)
@@ -427,14 +493,28 @@ def test_browser_draws_the_list_and_a_failed_case_with_its_diff_and_heat_map(mad
     ref_cell, hyp_cell = diff.find("tbody").find_all("td")
     # The hand alignment: reference H[e]llo w[o]rld·, recognized H[x]llo w·rld[!]
     assert [(s.attrs["class"], s.text()) for s in ref_cell.find_all("span")] == [
-        ("d-eq", "H"), ("d-sub", "e"), ("d-eq", "llo w"), ("d-del", "o"), ("d-eq", "rld"), ("d-gap", "·")]
+        ("d-eq", "H"),
+        ("d-sub", "e"),
+        ("d-eq", "llo w"),
+        ("d-del", "o"),
+        ("d-eq", "rld"),
+        ("d-gap", "·"),
+    ]
     assert [(s.attrs["class"], s.text()) for s in hyp_cell.find_all("span")] == [
-        ("d-eq", "H"), ("d-sub", "x"), ("d-eq", "llo w"), ("d-gap", "·"), ("d-eq", "rld"), ("d-ins", "!")]
+        ("d-eq", "H"),
+        ("d-sub", "x"),
+        ("d-eq", "llo w"),
+        ("d-gap", "·"),
+        ("d-eq", "rld"),
+        ("d-ins", "!"),
+    ]
     # Heat map of this case: e->x, o->(missing), (extra)->!, once each.
     cells = {c.attrs["title"]: c.text() for c in detail.find_all("td", cls="hm-cell")}
     assert cells == {"e → x ×1": "1", "o → ∅ missing ×1": "1", "∅ extra → ! ×1": "1"}
-    metrics = {r.find_all("td")[0].text(): [td.text() for td in r.find_all("td")[1:]]
-               for r in detail.find("table", cls="metrics").find("tbody").find_all("tr")}
+    metrics = {
+        r.find_all("td")[0].text(): [td.text() for td in r.find_all("td")[1:]]
+        for r in detail.find("table", cls="metrics").find("tbody").find_all("tr")
+    }
     assert metrics["cer"] == ["0.2727", "< 0.05", "failed"]  # 3 errors / 11 characters
     assert detail.find("img", cls="thumb").attrs["src"].startswith("data:image/jpeg;base64,")
     # The engines' heat maps on the overview: beta read every text it read right.
@@ -464,13 +544,20 @@ def test_browser_shows_hostile_output_errors_and_fields_as_text(made):
     detail = body.find("div", cls="detail")
     assert detail.find("pre", cls="error").text().startswith("twin:read raised RuntimeError: " + HOSTILE_ERROR)
     assert [p.text() for p in detail.find_all("p", cls="note")] == [
-        "No recognized text: the item did not get that far.", "this case: no confusions."]
+        "No recognized text: the item did not get that far.",
+        "this case: no confusions.",
+    ]
     assert_nothing_injected(body, scripts)
 
     body = rendered(suite.path, path, "#case=hostile.ocr.yaml::fields[alpha]")
     mismatch = body.find("table", cls="field-mismatches").find("tbody").find("tr")
-    assert [td.text() for td in mismatch.find_all("td")] == ["date", "incorrect", "2020-01-01", HOSTILE_FIELD,
-                                                             "casefold"]
+    assert [td.text() for td in mismatch.find_all("td")] == [
+        "date",
+        "incorrect",
+        "2020-01-01",
+        HOSTILE_FIELD,
+        "casefold",
+    ]
     assert_nothing_injected(body, scripts)
 
     body = rendered(suite.path, path, "#case=hostile.ocr.yaml::missing[alpha]")
@@ -487,7 +574,8 @@ def test_browser_filters_by_outcome_engine_and_text(made):
     assert [r.attrs["data-id"] for r in body.find_all("tr", cls="case-row")] == failed
     body = rendered(suite.path, path, "#engine=beta&outcome=error")
     assert [r.attrs["data-id"] for r in body.find_all("tr", cls="case-row")] == [
-        r["id"] for r in report["results"] if r["engine"] == "beta" and r["outcome"] == "error"]
+        r["id"] for r in report["results"] if r["engine"] == "beta" and r["outcome"] == "error"
+    ]
     body = rendered(suite.path, path, "#q=wrld")  # searches the recognized texts too
     assert [r.attrs["data-id"] for r in body.find_all("tr", cls="case-row")] == [HELLO]
 
@@ -506,8 +594,11 @@ def test_browser_screenshots_show_the_diff_colours_and_the_charts(made):
         assert len(image.getcolors(maxcolors=1 << 20)) > 200  # text, thumbnails, charts: not a blank page
 
     def pixels(image: Image.Image, colour: tuple[int, int, int]) -> int:
-        return sum(n for n, rgb in image.getcolors(maxcolors=1 << 20)
-                   if max(abs(a - b) for a, b in zip(rgb, colour)) <= 2)
+        return sum(
+            n
+            for n, rgb in image.getcolors(maxcolors=1 << 20)
+            if max(abs(a - b) for a, b in zip(rgb, colour, strict=True)) <= 2
+        )
 
     for name, colour in DIFF_COLOURS.items():
         assert pixels(shots["case"], colour) >= 50, name
@@ -521,16 +612,21 @@ def test_a_filtered_item_renders_with_its_reason(made, tmp_path):
     _, report, suite = made
     run = RunRecord.from_document(report)
     reason = "filtered: confidence 0.4000 is below 0.5 (conf_threshold)"
-    run.results = [dataclasses.replace(r, outcome="filtered", error=reason, confidence=0.4, metrics={}, details={},
-                                       checks=[]) if r.id == "hostile.ocr.yaml::page[beta]" else r
-                   for r in run.results]
+    run.results = [
+        dataclasses.replace(r, outcome="filtered", error=reason, confidence=0.4, metrics={}, details={}, checks=[])
+        if r.id == "hostile.ocr.yaml::page[beta]"
+        else r
+        for r in run.results
+    ]
     run.summaries = summarize(run.results)
     record = {"id": "hostile.ocr.yaml::page[beta]"}
     target = tmp_path / "filtered.html"
     target.write_text(html_report.render(run, suite.path), encoding="utf-8")
     tree = Tree(target.read_text(encoding="utf-8"))
-    rows = {r.find_all("th")[0].text(): [td.text() for td in r.find_all("td")]
-            for r in tree.root.find("table", cls="summary").find("tbody").find_all("tr")}
+    rows = {
+        r.find_all("th")[0].text(): [td.text() for td in r.find_all("td")]
+        for r in tree.root.find("table", cls="summary").find("tbody").find_all("tr")
+    }
     assert rows["filtered"] == ["0", "1"]
     assert tree.root.find("span", cls="filtered").text() == "1 filtered"
     body = rendered(tmp_path, target, "#outcome=filtered&case=" + record["id"])
@@ -555,9 +651,15 @@ def test_the_content_security_policy_stops_injected_markup(made, tmp_path):
     # Defence in depth: were some text ever left unescaped, the policy would keep it from running.
     page, _, _ = made
     injected = tmp_path / "injected.html"
-    injected.write_text(page.replace(
-        "<main>", '<main><img src=x onerror="document.body.setAttribute(\'data-pwned\', 1)">'
-                  "<script>document.body.setAttribute('data-pwned', 2)</script>", 1), encoding="utf-8")
+    injected.write_text(
+        page.replace(
+            "<main>",
+            "<main><img src=x onerror=\"document.body.setAttribute('data-pwned', 1)\">"
+            "<script>document.body.setAttribute('data-pwned', 2)</script>",
+            1,
+        ),
+        encoding="utf-8",
+    )
     proc = chromium(tmp_path, injected.as_uri(), "--dump-dom")
     body = Tree(proc.stdout).root.find("body")
     assert "data-pwned" not in body.attrs

@@ -70,11 +70,22 @@ def free_port() -> int:
 def test_http_multipart_sends_the_file_the_form_and_the_headers(fake):
     answer = {"result": {"text": "Hello", "lines": ["Hello"], "score": 0.93, "kv": {"total": "5.00"}}, "status": "done"}
     server = fake(reply=lambda request: answer)
-    engine = http_engine(server.ocr_url, form={"lang": "deu", "dpi": 300}, headers={"X-Tenant": "ci"},
-                         text_path="result.text", lines_path="result.lines", confidence_path="result.score",
-                         fields_path="result.kv")
+    engine = http_engine(
+        server.ocr_url,
+        form={"lang": "deu", "dpi": 300},
+        headers={"X-Tenant": "ci"},
+        text_path="result.text",
+        lines_path="result.lines",
+        confidence_path="result.score",
+        fields_path="result.kv",
+    )
     result = engine.recognize(TIFF)
-    assert (result.text, result.lines, result.confidence, result.fields) == ("Hello", ["Hello"], 0.93, {"total": "5.00"})
+    assert (result.text, result.lines, result.confidence, result.fields) == (
+        "Hello",
+        ["Hello"],
+        0.93,
+        {"total": "5.00"},
+    )
     assert result.warnings == []
     (request,) = server.requests
     assert (request.method, request.path) == ("POST", "/ocr")
@@ -127,19 +138,46 @@ def test_http_null_at_an_optional_path_means_not_given(fake):
 @pytest.mark.parametrize(
     ("answer", "options", "expected"),
     [
-        ({"result": {"pages": []}, "status": "done"}, {},
-         "the response has no 'text' (option text_path 'text'); at the top level it has the keys 'result', 'status'"),
-        ({"result": {"pages": []}}, {"text_path": "result.pages.0.text"},
-         "the response has no '0' (option text_path 'result.pages.0.text'); at 'result.pages' it has a list of 0 items"),
-        ({"text": "x", "meta": {}}, {"fields_path": "meta.fields"},
-         "the response has no 'fields' (option fields_path 'meta.fields'); at 'meta' it has no keys (an empty object)"),
-        (["not", "an", "object"], {}, "the response has no 'text' (option text_path 'text'); at the top level it has a list of 3 items"),
+        (
+            {"result": {"pages": []}, "status": "done"},
+            {},
+            "the response has no 'text' (option text_path 'text'); at the top level it has the keys 'result', 'status'",
+        ),
+        (
+            {"result": {"pages": []}},
+            {"text_path": "result.pages.0.text"},
+            "the response has no '0' (option text_path 'result.pages.0.text'); "
+            "at 'result.pages' it has a list of 0 items",
+        ),
+        (
+            {"text": "x", "meta": {}},
+            {"fields_path": "meta.fields"},
+            "the response has no 'fields' (option fields_path 'meta.fields'); "
+            "at 'meta' it has no keys (an empty object)",
+        ),
+        (
+            ["not", "an", "object"],
+            {},
+            "the response has no 'text' (option text_path 'text'); at the top level it has a list of 3 items",
+        ),
         ({"text": 42}, {}, "the value at text_path 'text' is a number, not a string"),
         ({"text": None}, {}, "the value at text_path 'text' is null, not a string"),
-        ({"text": "x", "lines": ["a", 5]}, {"lines_path": "lines"}, "the value at lines_path 'lines' is a list of 2, not a list of strings"),
-        ({"text": "x", "lines": "a\nb"}, {"lines_path": "lines"}, "the value at lines_path 'lines' is a string, not a list of strings"),
+        (
+            {"text": "x", "lines": ["a", 5]},
+            {"lines_path": "lines"},
+            "the value at lines_path 'lines' is a list of 2, not a list of strings",
+        ),
+        (
+            {"text": "x", "lines": "a\nb"},
+            {"lines_path": "lines"},
+            "the value at lines_path 'lines' is a string, not a list of strings",
+        ),
         ({"text": "x", "c": 87.5}, {"confidence_path": "c"}, "the confidence at 'c' is 87.5, not between 0 and 1"),
-        ({"text": "x", "c": True}, {"confidence_path": "c"}, "the value at confidence_path 'c' is a boolean, not a number"),
+        (
+            {"text": "x", "c": True},
+            {"confidence_path": "c"},
+            "the value at confidence_path 'c' is a boolean, not a number",
+        ),
     ],
 )
 def test_http_unexpected_responses_say_what_is_there(fake, answer, options, expected):
@@ -160,21 +198,39 @@ def test_http_info_url_takes_the_remote_engines_fingerprint(fake):
 
 def test_http_info_url_of_another_server_is_a_clear_error(fake):
     server = fake(reply=lambda request: {"status": "ok"})
-    with pytest.raises(EngineError, match=r"GET http://127\.0\.0\.1:\d+/health \(option 'info_url'\) did not answer "
-                                          r"with a pytest-ocr serve /info document"):
+    with pytest.raises(
+        EngineError,
+        match=r"GET http://127\.0\.0\.1:\d+/health \(option 'info_url'\) did not answer "
+        r"with a pytest-ocr serve /info document",
+    ):
         http_engine(server.ocr_url, info_url=f"{server.url}/health")
 
 
 def test_http_fingerprint_has_the_options_that_shape_the_output_and_no_secrets(fake, monkeypatch):
     monkeypatch.setenv("OCR_KEY", SENTINEL)
     server = fake()
-    engine = http_engine(f"{server.ocr_url}?token={SENTINEL}", mode="base64", form={"lang": "deu"}, headers={"X-Tenant": "ci"},
-                         api_key_env="OCR_KEY", api_key_header="X-API-Key", text_path="result.text", timeout=9)
+    engine = http_engine(
+        f"{server.ocr_url}?token={SENTINEL}",
+        mode="base64",
+        form={"lang": "deu"},
+        headers={"X-Tenant": "ci"},
+        api_key_env="OCR_KEY",
+        api_key_header="X-API-Key",
+        text_path="result.text",
+        timeout=9,
+    )
     assert engine.fingerprint() == {
         "type": "http",
         "version": None,
-        "config": {"url": server.ocr_url, "mode": "base64", "json_key": "image", "form": {"lang": "deu"},
-                   "headers": ["X-API-Key", "X-Tenant"], "api_key_env": "OCR_KEY", "text_path": "result.text"},
+        "config": {
+            "url": server.ocr_url,
+            "mode": "base64",
+            "json_key": "image",
+            "form": {"lang": "deu"},
+            "headers": ["X-API-Key", "X-Tenant"],
+            "api_key_env": "OCR_KEY",
+            "text_path": "result.text",
+        },
     }
     assert engine.concurrency == 4
 
@@ -223,7 +279,9 @@ def test_a_key_echoed_by_the_server_is_redacted_everywhere(fake, monkeypatch):
     assert "HTTP 401 Unauthorized" in message and "invalid credentials: Bearer ***" in message
     assert "check the key in $OCR_KEY" in message
 
-    in_text = fake(reply=lambda r: {"text": f"key {r.headers['Authorization']}", "fields": {"k": r.headers["Authorization"]}})
+    in_text = fake(
+        reply=lambda r: {"text": f"key {r.headers['Authorization']}", "fields": {"k": r.headers["Authorization"]}}
+    )
     result = http_engine(in_text.ocr_url, api_key_env="OCR_KEY", fields_path="fields").recognize(PNG)
     assert (result.text, result.fields) == ("key Bearer ***", {"k": "Bearer ***"})
 
@@ -248,7 +306,8 @@ def test_always_500_names_the_status_the_body_and_the_attempts(fake):
         http_engine(server.ocr_url, retries=2).recognize(PNG)
     message = str(info.value)
     assert message.startswith(
-        f"http engine 'my-http': POST {server.ocr_url} for {PNG.name} failed after 3 attempts: HTTP 500 Internal Server Error; "
+        f"http engine 'my-http': POST {server.ocr_url} for {PNG.name} failed after 3 attempts: "
+        "HTTP 500 Internal Server Error; "
         f"response: '{body[:300]}...(shortened)'"
     )
     assert "BEYOND-300" not in message
@@ -271,7 +330,8 @@ def test_slow_server_times_out(fake):
         http_engine(server.ocr_url, retries=1).recognize(PNG)
     assert time.perf_counter() - start < 2.5
     assert str(info.value) == (
-        f"http engine 'my-http': POST {server.ocr_url} for {PNG.name} failed after 2 attempts: no response within 0.5 s "
+        f"http engine 'my-http': POST {server.ocr_url} for {PNG.name} failed after 2 attempts: "
+        "no response within 0.5 s "
         "(timed out); the server may be overloaded or the model slow: raise option 'timeout' or lower 'concurrency'"
     )
     assert len(server.requests) == 2
@@ -283,7 +343,7 @@ def test_malformed_json_shows_the_parse_error_and_the_body(fake):
         http_engine(server.ocr_url).recognize(PNG)
     assert str(info.value) == (
         f"http engine 'my-http': POST {server.ocr_url} for {PNG.name}: the response (HTTP 200) is not valid JSON "
-        "(Unterminated string starting at: line 1 column 10 (char 9)); response: '{\"text\": \"unterminated'; "
+        '(Unterminated string starting at: line 1 column 10 (char 9)); response: \'{"text": "unterminated\'; '
         "check that the URL is the endpoint that answers in JSON"
     )
     assert len(server.requests) == 1  # a 200 is not retried
@@ -294,7 +354,8 @@ def test_dropped_connection(fake):
     with pytest.raises(EngineError) as info:
         http_engine(server.ocr_url).recognize(PNG)
     assert str(info.value) == (
-        f"http engine 'my-http': POST {server.ocr_url} for {PNG.name} failed after 3 attempts: the connection was closed "
+        f"http engine 'my-http': POST {server.ocr_url} for {PNG.name} failed after 3 attempts: "
+        "the connection was closed "
         "without a complete response (Remote end closed connection without response); check the server's log "
         "(a crash, an out-of-memory kill, or a proxy's size or time limit)"
     )
@@ -306,7 +367,8 @@ def test_connection_refused():
     with pytest.raises(EngineError) as info:
         http_engine(f"http://127.0.0.1:{port}/ocr", retries=1).recognize(PNG)
     assert str(info.value) == (
-        f"http engine 'my-http': POST http://127.0.0.1:{port}/ocr for {PNG.name} failed after 2 attempts: could not connect "
+        f"http engine 'my-http': POST http://127.0.0.1:{port}/ocr for {PNG.name} failed after 2 attempts: "
+        "could not connect "
         f"to 127.0.0.1:{port} (Connection refused); is the server running and listening there? check the URL"
     )
 
@@ -317,7 +379,7 @@ def test_a_4xx_is_not_retried(fake):
         http_engine(server.ocr_url).recognize(PNG)
     assert str(info.value) == (
         f"http engine 'my-http': POST {server.ocr_url} for {PNG.name} failed after 1 attempt: HTTP 400 Bad Request; "
-        "response: '{\"error\": {\"message\": \"unsupported image\"}}'; "
+        'response: \'{"error": {"message": "unsupported image"}}\'; '
         "the server rejected the request; check the engine's options against what the server expects"
     )
     assert len(server.requests) == 1
@@ -329,7 +391,8 @@ def test_redirects_are_not_followed(fake, monkeypatch):
     with pytest.raises(EngineError) as info:
         http_engine(server.ocr_url, api_key_env="OCR_KEY", api_key_header="X-API-Key").recognize(PNG)
     assert str(info.value) == (
-        f"http engine 'my-http': POST {server.ocr_url} for {PNG.name} failed after 1 attempt: HTTP 307 Temporary Redirect; "
+        f"http engine 'my-http': POST {server.ocr_url} for {PNG.name} failed after 1 attempt: "
+        "HTTP 307 Temporary Redirect; "
         f"response: '{{}}'; the server redirects (to {server.url}/elsewhere); redirects are not followed: "
         "point the URL at the final address"
     )
@@ -364,9 +427,16 @@ def data_url_of(request) -> str:
 def test_openai_sends_model_prompt_system_parameters_and_the_image(fake, monkeypatch):
     monkeypatch.setenv("OCR_KEY", SENTINEL)
     server = fake(text="Hello")
-    engine = openai_engine(server, prompt="Read it.", system="You are an OCR engine.", max_tokens=512, temperature=0.2,
-                           extra_body={"repetition_penalty": 1.05, "skip_special_tokens": False},
-                           headers={"X-Org": "qa"}, api_key_env="OCR_KEY")
+    engine = openai_engine(
+        server,
+        prompt="Read it.",
+        system="You are an OCR engine.",
+        max_tokens=512,
+        temperature=0.2,
+        extra_body={"repetition_penalty": 1.05, "skip_special_tokens": False},
+        headers={"X-Org": "qa"},
+        api_key_env="OCR_KEY",
+    )
     result = engine.recognize(JPEG)
     (request,) = server.requests
     assert (request.method, request.path) == ("POST", "/v1/chat/completions")
@@ -380,10 +450,16 @@ def test_openai_sends_model_prompt_system_parameters_and_the_image(fake, monkeyp
         "skip_special_tokens": False,
         "messages": [
             {"role": "system", "content": "You are an OCR engine."},
-            {"role": "user", "content": [
-                {"type": "image_url", "image_url": {"url": "data:image/jpeg;base64," + base64.b64encode(JPEG.read_bytes()).decode()}},
-                {"type": "text", "text": "Read it."},
-            ]},
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "image_url",
+                        "image_url": {"url": "data:image/jpeg;base64," + base64.b64encode(JPEG.read_bytes()).decode()},
+                    },
+                    {"type": "text", "text": "Read it."},
+                ],
+            },
         ],
     }
     assert result.text == "Hello"
@@ -479,19 +555,34 @@ def test_openai_truncation_is_a_warning(fake):
 @pytest.mark.parametrize(
     ("answer", "expected"),
     [
-        (completion(None, "content_filter"),
-         "choices.0.message.content is null, not text (finish_reason=content_filter); the model gave no answer to transcribe"),
-        ({"id": "x", "object": "chat.completion"},
-         "the response has no 'choices' (a chat completion's choices.0); at the top level it has the keys 'id', 'object'"),
-        ({"id": "x", "choices": []}, "the response has no '0' (a chat completion's choices.0); at 'choices' it has a list of 0 items"),
-        ({"error": {"message": "model not loaded"}}, "the server answered with an error: {'message': 'model not loaded'}"),
+        (
+            completion(None, "content_filter"),
+            "choices.0.message.content is null, not text (finish_reason=content_filter); "
+            "the model gave no answer to transcribe",
+        ),
+        (
+            {"id": "x", "object": "chat.completion"},
+            "the response has no 'choices' (a chat completion's choices.0); "
+            "at the top level it has the keys 'id', 'object'",
+        ),
+        (
+            {"id": "x", "choices": []},
+            "the response has no '0' (a chat completion's choices.0); at 'choices' it has a list of 0 items",
+        ),
+        (
+            {"error": {"message": "model not loaded"}},
+            "the server answered with an error: {'message': 'model not loaded'}",
+        ),
     ],
 )
 def test_openai_unexpected_responses(fake, answer, expected):
     server = fake(reply=lambda request: answer)
     with pytest.raises(EngineError) as info:
         openai_engine(server).recognize(PNG)
-    assert str(info.value) == f"openai engine 'my-openai': POST {server.base_url}/chat/completions for {PNG.name}: {expected}"
+    assert (
+        str(info.value)
+        == f"openai engine 'my-openai': POST {server.base_url}/chat/completions for {PNG.name}: {expected}"
+    )
 
 
 def test_openai_faults_name_the_endpoint(fake):
@@ -508,13 +599,23 @@ def test_openai_faults_name_the_endpoint(fake):
 def test_openai_fingerprint_and_key(fake, monkeypatch):
     monkeypatch.setenv("OCR_KEY", SENTINEL)
     echo = fake(default="echo_auth")
-    engine = openai_engine(echo, system="Be exact.", extra_body={"top_k": 1}, headers={"X-Org": "qa"}, api_key_env="OCR_KEY")
+    engine = openai_engine(
+        echo, system="Be exact.", extra_body={"top_k": 1}, headers={"X-Org": "qa"}, api_key_env="OCR_KEY"
+    )
     assert engine.fingerprint() == {
         "type": "openai",
         "version": None,
-        "config": {"base_url": echo.base_url, "model": "fake-vlm", "prompt": DEFAULT_PROMPT, "system": "Be exact.",
-                   "max_tokens": 4096, "temperature": 0.0, "extra_body": {"top_k": 1},
-                   "headers": ["Authorization", "X-Org"], "api_key_env": "OCR_KEY"},
+        "config": {
+            "base_url": echo.base_url,
+            "model": "fake-vlm",
+            "prompt": DEFAULT_PROMPT,
+            "system": "Be exact.",
+            "max_tokens": 4096,
+            "temperature": 0.0,
+            "extra_body": {"top_k": 1},
+            "headers": ["Authorization", "X-Org"],
+            "api_key_env": "OCR_KEY",
+        },
     }
     with pytest.raises(EngineError) as info:
         engine.recognize(PNG)
@@ -544,10 +645,22 @@ URL = "http://127.0.0.1:9/ocr"
     ("type_", "options", "expected"),
     [
         ("http", {}, ["'url'", "is required"]),
-        ("http", {"url": "ftp://host/ocr"}, ["option 'url' must be an http:// or https:// URL with a host, got 'ftp://host/ocr'"]),
+        (
+            "http",
+            {"url": "ftp://host/ocr"},
+            ["option 'url' must be an http:// or https:// URL with a host, got 'ftp://host/ocr'"],
+        ),
         ("http", {"url": URL, "mode": "form"}, ["option 'mode' must be one of multipart, base64, got 'form'"]),
-        ("http", {"url": URL, "form": {"image": "x"}}, ["option 'form' has key 'image', which is where the image goes (option 'field')"]),
-        ("http", {"url": URL, "form": {"meta": {"a": 1}}}, ["multipart form fields must be strings or numbers, 'meta' is not"]),
+        (
+            "http",
+            {"url": URL, "form": {"image": "x"}},
+            ["option 'form' has key 'image', which is where the image goes (option 'field')"],
+        ),
+        (
+            "http",
+            {"url": URL, "form": {"meta": {"a": 1}}},
+            ["multipart form fields must be strings or numbers, 'meta' is not"],
+        ),
         ("http", {"url": URL, "headers": {"X-N": 1}}, ["option 'headers' must be dict[str, str]"]),
         ("http", {"url": URL, "concurrency": 0}, ["option 'concurrency' must be 1 or more, got 0"]),
         ("http", {"url": URL, "retries": -1}, ["option 'retries' must be 0 or more, got -1"]),
@@ -556,8 +669,11 @@ URL = "http://127.0.0.1:9/ocr"
         ("http", {"url": URL, "txt_path": "x"}, ["unknown option 'txt_path'", "text_path (str)"]),
         ("openai", {"base_url": URL}, ["option 'model' (str) is required"]),
         ("openai", {"model": "m"}, ["option 'base_url' (str) is required"]),
-        ("openai", {"base_url": URL, "model": "m", "extra_body": {"messages": []}},
-         ["option 'extra_body' sets 'messages'; set it with option 'prompt' instead"]),
+        (
+            "openai",
+            {"base_url": URL, "model": "m", "extra_body": {"messages": []}},
+            ["option 'extra_body' sets 'messages'; set it with option 'prompt' instead"],
+        ),
         ("openai", {"base_url": URL, "model": "m", "max_tokens": 0}, ["option 'max_tokens' must be 1 or more, got 0"]),
         ("openai", {"base_url": URL, "model": "m", "temperature": "0"}, ["option 'temperature' must be number"]),
     ],
@@ -624,7 +740,10 @@ def test_faulty_servers_are_errors_for_their_items_and_the_rest_passes(pytester,
 def test_the_api_key_appears_nowhere_in_output_or_report(pytester, fake, monkeypatch):
     monkeypatch.setenv("OCR_TEST_KEY", SENTINEL)
     fast = {"timeout": 0.5, "retries": 0, "api_key_env": "OCR_TEST_KEY"}
-    echo_error, echo_text = fake(default="echo_auth"), fake(reply=lambda r: completion(f"hello world {r.headers['Authorization']}"))
+    echo_error, echo_text = (
+        fake(default="echo_auth"),
+        fake(reply=lambda r: completion(f"hello world {r.headers['Authorization']}")),
+    )
     engines = {
         "echo-error": {"type": "http", "url": echo_error.ocr_url, **fast},
         "echo-text": {"type": "openai", "base_url": echo_text.base_url, "model": "m", **fast},

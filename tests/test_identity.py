@@ -35,8 +35,23 @@ def project(root: Path, outputs: dict[str, str]) -> Path:
 
 
 def pytest_in(root: Path, *args: str) -> tuple[int, str]:
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:hypothesispytest",
-                           "--ocr-no-cache", *args], cwd=root, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:hypothesispytest",
+            "--ocr-no-cache",
+            *args,
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     return proc.returncode, proc.stdout + proc.stderr
 
 
@@ -62,12 +77,21 @@ def test_an_outside_baseline_matches_the_same_items_however_the_option_is_spelle
         assert "fake: 3 compared, 0 new, 1 regressed" in out
         keys[spelling[0]] = [r["key"] for r in json.loads((root / "head.json").read_text())["results"]]
     # the node ids moved with the rootdir (a separate argument counts as a path); the keys did not
-    assert "rootdir: " + str(artifacts.parent.parent) in pytest_in(root, "--ocr-baseline", str(baseline),
-                                                                    "--collect-only")[1]
-    assert keys["--ocr-baseline"] == keys[f"--ocr-baseline={baseline}"] == [
-        "s.ocr.yaml::a[fake]", "s.ocr.yaml::b[fake]", "s.ocr.yaml::c[fake]"]
-    compared = subprocess.run([sys.executable, "-m", "pytest_ocr.cli", "compare", str(baseline), "head.json",
-                               "--fail-on", "cer:+0.05"], cwd=root, capture_output=True, text=True)
+    assert (
+        "rootdir: " + str(artifacts.parent.parent)
+        in pytest_in(root, "--ocr-baseline", str(baseline), "--collect-only")[1]
+    )
+    assert (
+        keys["--ocr-baseline"]
+        == keys[f"--ocr-baseline={baseline}"]
+        == ["s.ocr.yaml::a[fake]", "s.ocr.yaml::b[fake]", "s.ocr.yaml::c[fake]"]
+    )
+    compared = subprocess.run(
+        [sys.executable, "-m", "pytest_ocr.cli", "compare", str(baseline), "head.json", "--fail-on", "cer:+0.05"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
     assert compared.returncode == 1 and "items: 3 in both, 0 new, 0 removed" in compared.stdout
 
 
@@ -84,8 +108,21 @@ def test_a_baseline_that_matches_no_item_fails_the_gating_and_says_so(places, tm
     assert [g["name"] for g in report["gates"] if not g["passed"]] == ["baseline matches this run"]
     assert report["baseline"]["matched"] == 0 and report["baseline"]["current"] == 3
     # compare says the same of the two reports, and fails when it has rules to check
-    compared = subprocess.run([sys.executable, "-m", "pytest_ocr.cli", "compare", str(artifacts / "other.json"),
-                               "r.json", "--fail-on", "cer:+0.05"], cwd=root, capture_output=True, text=True)
+    compared = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest_ocr.cli",
+            "compare",
+            str(artifacts / "other.json"),
+            "r.json",
+            "--fail-on",
+            "cer:+0.05",
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
     assert compared.returncode == 1
     assert "warning: no item of HEAD (3 items) is in BASE (2 items)" in compared.stdout
     assert "[items in both] no item is in both reports, so no rule compared anything" in compared.stdout
@@ -93,16 +130,27 @@ def test_a_baseline_that_matches_no_item_fails_the_gating_and_says_so(places, tm
 
 def test_a_baseline_that_matches_few_items_warns_with_the_share(places):
     root, artifacts = places
-    code, out = pytest_in(root, "--deselect", "s.ocr.yaml::b[fake]", "--deselect", "s.ocr.yaml::c[fake]",
-                          "--ocr-report", str(artifacts / "one.json"))
+    code, out = pytest_in(
+        root,
+        "--deselect",
+        "s.ocr.yaml::b[fake]",
+        "--deselect",
+        "s.ocr.yaml::c[fake]",
+        "--ocr-report",
+        str(artifacts / "one.json"),
+    )
     assert code == 0, out
     code, out = pytest_in(root, "--ocr-baseline", str(artifacts / "one.json"))
     assert code == 0, out
     assert "warning: only 1 of 3 items (33%) found their record in the baseline" in out
     code, out = pytest_in(root, "--ocr-baseline", str(artifacts / "one.json"), "--ocr-baseline-min-match", "0.3")
     assert code == 0 and "warning: only" not in out
-    compared = subprocess.run([sys.executable, "-m", "pytest_ocr.cli", "compare", str(artifacts / "one.json"),
-                               str(artifacts / "one.json")], cwd=root, capture_output=True, text=True)
+    compared = subprocess.run(
+        [sys.executable, "-m", "pytest_ocr.cli", "compare", str(artifacts / "one.json"), str(artifacts / "one.json")],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
     assert compared.returncode == 0 and "warning" not in compared.stdout
 
 

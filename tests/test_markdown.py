@@ -11,7 +11,7 @@ from html.parser import HTMLParser
 import cmarkgfm
 import pytest
 from cmarkgfm.cmark import Options
-from test_compare import ID, make_runs
+from test_compare import make_runs
 
 from pytest_ocr.report.markdown import MAX_BYTES, comparison_markdown, escape, run_markdown
 from pytest_ocr.run.compare import compare, parse_rules
@@ -23,14 +23,17 @@ from pytest_ocr.run.stored import load_report
 def load(path) -> RunRecord:
     return RunRecord.from_document(load_report(path))
 
+
 pytest_plugins = ["pytester"]
 
 # Everything Markdown or HTML could act on, on one line, as an OCR service might return it.
-HOSTILE = ("<img src=x onerror=alert(1)> <script>alert(1)</script> | `rm -rf /` | **bold** _it_ "
-           "[link](javascript:alert(1)) ~~del~~ $x^2$ @octocat #1 \\| &amp; <!-- c --> <details>")
+HOSTILE = (
+    "<img src=x onerror=alert(1)> <script>alert(1)</script> | `rm -rf /` | **bold** _it_ "
+    "[link](javascript:alert(1)) ~~del~~ $x^2$ @octocat #1 \\| &amp; <!-- c --> <details>"
+)
 
 # An engine that returns the side-car text, or raises with it after "raise:".
-EVIL_ENGINE = '''
+EVIL_ENGINE = """
 from pathlib import Path
 
 def read(image_path, **options):
@@ -38,7 +41,7 @@ def read(image_path, **options):
     if text.startswith("raise:"):
         raise RuntimeError(text[len("raise:"):])
     return text
-'''
+"""
 EVIL_CONFIG = """
 engines:
   evil: {{type: python, function: evil:read, kwargs: {kwargs}}}
@@ -110,13 +113,18 @@ def hostile(suite):
     """BASE: the evil engine reads fine; HEAD: it raises with HOSTILE, and its options
     carry HOSTILE into its fingerprint. Both have an item whose output loops."""
     suite.pytester.makepyfile(evil=EVIL_ENGINE)
-    suite.write("s.ocr.yaml", """cases:
+    suite.write(
+        "s.ocr.yaml",
+        """cases:
   - {id: victim, image: victim.tif, expected: {text: hello}}
   - {id: looping, image: looping.tif, expected: {text: Total 12.00}}
-""")
+""",
+    )
     reports = {}
-    for name, victim, kwargs in (("base.json", "hello", "{}"), ("head.json", "raise:" + HOSTILE, "{note: '%s'}" %
-                                                                  HOSTILE.replace("'", "''"))):
+    for name, victim, kwargs in (
+        ("base.json", "hello", "{}"),
+        ("head.json", "raise:" + HOSTILE, "{note: '" + HOSTILE.replace("'", "''") + "'}"),
+    ):
         suite.write("ocr-config.yaml", EVIL_CONFIG.format(kwargs=kwargs))
         suite.image("victim.tif", victim)
         suite.image("looping.tif", LOOPING)
@@ -145,12 +153,16 @@ def test_hostile_text_renders_as_itself_in_the_run_summary(hostile):
     rendered = render(markdown)
     assert_inert(rendered)
     errors = next(t for t in rendered.tables if t[0] == ["item", "where", "error"])
-    assert errors[1] == ["s.ocr.yaml::victim[evil]", "s.ocr.yaml:2", f"evil:read raised RuntimeError: {HOSTILE}"
-                         .replace("@", "@\u200b")]
+    assert errors[1] == [
+        "s.ocr.yaml::victim[evil]",
+        "s.ocr.yaml:2",
+        f"evil:read raised RuntimeError: {HOSTILE}".replace("@", "@\u200b"),
+    ]
     warnings = next(t for t in rendered.tables if t[0] == ["item", "where", "warning"])
     assert warnings[1][0] == "s.ocr.yaml::looping[evil]"
-    assert warnings[1][2] == ("repetition loop: the output's tail repeats ' <b>|`x`</b>' 12.0 times "
-                              "(132 redundant characters)")
+    assert warnings[1][2] == (
+        "repetition loop: the output's tail repeats ' <b>|`x`</b>' 12.0 times (132 redundant characters)"
+    )
 
 
 def test_hostile_text_renders_as_itself_in_the_comparison(hostile):
@@ -174,8 +186,10 @@ def test_comparison_rows_from_hand_computed_values(runs):
     lines = markdown.splitlines()
     assert lines[0] == "### OCR comparison: base → head"
     assert "**FAILED**: 1 rule violation (rules: cer:+0.05)." in lines
-    assert ("- ❌ cer:+0.05: s.ocr.yaml::worse\\[fake\\]: cer: 0.1 -&gt; 0.2 (+0.1; lower is better; tolerance 0.05): "
-            "REGRESSED") in lines
+    assert (
+        "- ❌ cer:+0.05: s.ocr.yaml::worse\\[fake\\]: cer: 0.1 -&gt; 0.2 (+0.1; lower is better; tolerance 0.05): "
+        "REGRESSED"
+    ) in lines
     # the values of test_compare's worked example, to 4 decimals: 3/51 = 0.0588, 3/41 = 0.0732, 30/2091 = 0.0143
     for row in [
         "| cases | 5 | 6 | +1 |",
@@ -222,9 +236,12 @@ def test_no_rules_and_no_violations_say_so(runs):
 
 def test_run_summary_tables_gates_failures_and_errors(runs):
     head = load(runs / "head.json")
-    head.gates = [GateResult("fake: cer.macro < 0.1", True, "cer.macro = 0.075, expected < 0.1: ok", 0.075, 4),
-                  GateResult("fake: cer.micro < 0.03", False,
-                             "cer.micro = 0.07317073170731707, expected < 0.03: FAILED", 3 / 41, 4)]
+    head.gates = [
+        GateResult("fake: cer.macro < 0.1", True, "cer.macro = 0.075, expected < 0.1: ok", 0.075, 4),
+        GateResult(
+            "fake: cer.micro < 0.03", False, "cer.micro = 0.07317073170731707, expected < 0.03: FAILED", 3 / 41, 4
+        ),
+    ]
     markdown = run_markdown(head)
     lines = markdown.splitlines()
     # HEAD of the worked example: fake 6 items (3 passed, 1 failed, 2 errors), fake2 one passed item;
@@ -257,10 +274,16 @@ def test_run_summary_tables_gates_failures_and_errors(runs):
     assert_inert(rendered)
     errors = next(t for t in rendered.tables if t[0] == ["item", "where", "error"])
     assert errors[1:] == [
-        ["s.ocr.yaml::crashes[fake]", "s.ocr.yaml:6",
-         "sidecar_engine:read raised RuntimeError: engine crashed on crashes.tif"],
-        ["s.ocr.yaml::new-broken[fake]", "s.ocr.yaml:7",
-         "sidecar_engine:read raised RuntimeError: engine crashed on broken.tif"],
+        [
+            "s.ocr.yaml::crashes[fake]",
+            "s.ocr.yaml:6",
+            "sidecar_engine:read raised RuntimeError: engine crashed on crashes.tif",
+        ],
+        [
+            "s.ocr.yaml::new-broken[fake]",
+            "s.ocr.yaml:7",
+            "sidecar_engine:read raised RuntimeError: engine crashed on broken.tif",
+        ],
     ]
 
 
@@ -278,13 +301,15 @@ def test_run_summary_stays_under_the_step_summary_limit(hostile):
     _, head = hostile
     big = copy.deepcopy(head)
     error = next(r for r in big.results if r.outcome == "error")
-    big.results += [dataclasses.replace(error, id=f"s.ocr.yaml::copy-{i:05d}[evil]", key=f"copy-{i}")
-                    for i in range(3000)]
+    big.results += [
+        dataclasses.replace(error, id=f"s.ocr.yaml::copy-{i:05d}[evil]", key=f"copy-{i}") for i in range(3000)
+    ]
     markdown = run_markdown(big, limit=10**6)  # no list cap: only the byte limit holds it
     size = len(markdown.encode("utf-8"))
     assert size <= MAX_BYTES < 1024 * 1024
     last = markdown.rstrip("\n").splitlines()[-1]
-    assert last.startswith("*Cut at 512 KiB: ") and last.endswith(" more lines left out (GitHub limits a step "
-                                                                  "summary to 1 MiB).*")
+    assert last.startswith("*Cut at 512 KiB: ") and last.endswith(
+        " more lines left out (GitHub limits a step summary to 1 MiB).*"
+    )
     assert "copy-00000" in markdown and "copy-02999" not in markdown
     assert_inert(render(markdown))

@@ -251,8 +251,9 @@ def test_every_whitespace_character_but_the_space_is_unprintable():
     assert [c for c in whitespace if c.isprintable()] == [" "]
 
 
-WHITESPACE_HEAVY = st.text(alphabet=st.sampled_from(["a", "ü", "x", " ", " ", "\n", "\n", "\t", "\u3000", "\u00a0", "\r"]),
-                           max_size=30)
+WHITESPACE_HEAVY = st.text(
+    alphabet=st.sampled_from(["a", "ü", "x", " ", " ", "\n", "\n", "\t", "\u3000", "\u00a0", "\r"]), max_size=30
+)
 
 
 @PROPERTY

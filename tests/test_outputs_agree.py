@@ -21,7 +21,7 @@ from pytest_ocr.run.stored import report_schema
 
 pytest_plugins = ["pytester"]
 
-ENGINE = '''
+ENGINE = """
 from pathlib import Path
 
 def read(image_path):
@@ -30,15 +30,15 @@ def read(image_path):
     if not sidecar.exists():
         raise RuntimeError("engine crashed on " + path.name)
     return {"text": sidecar.read_text(encoding="utf-8"), "confidence": 0.3 if "lowconf" in path.stem else 0.9}
-'''
-CONFTEST = '''
+"""
+CONFTEST = """
 import pytest
 
 def pytest_collection_modifyitems(items):
     for item in items:
         if "later" in item.nodeid:
             item.add_marker(pytest.mark.skip(reason="not today"))
-'''
+"""
 SUITE = """engines: {fake: {type: python, function: "engine:read"}}
 defaults: {engine: fake, thresholds: {cer: "< 0.3"}}
 cases:
@@ -55,8 +55,13 @@ dataset: {type: paddle, label_file: labels.txt, conf_threshold: 0.5}
 """
 LABELS = "img/a.jpg\thello\nimg/lowconf.jpg\tignored\nno tab on this line\n"
 # bad misses its threshold in both runs (4/11); the slipped ones pass it but got worse than the baseline.
-BEFORE = {"good": "hello world", "bad": "jxlly wurld", "slipped": "hello world", "slipped-more": "hello world",
-          "later": "hello world"}
+BEFORE = {
+    "good": "hello world",
+    "bad": "jxlly wurld",
+    "slipped": "hello world",
+    "slipped-more": "hello world",
+    "later": "hello world",
+}
 AFTER = {**BEFORE, "slipped": "hello w0rld", "slipped-more": "hxllo w0rld"}
 
 
@@ -88,9 +93,22 @@ def test_every_output_of_one_run_tells_the_same_story(pytester, monkeypatch):
     summary_md = pytester.path / "step-summary.md"
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary_md))
-    result = pytester.runpytest("-p", "no:cacheprovider", "--ocr-no-cache", "--ocr-baseline", "base.json",
-                                "--ocr-report", "head.json", "--ocr-html", "head.html", "--ocr-results-dir", "out",
-                                "--junitxml", "junit.xml", *gates)
+    result = pytester.runpytest(
+        "-p",
+        "no:cacheprovider",
+        "--ocr-no-cache",
+        "--ocr-baseline",
+        "base.json",
+        "--ocr-report",
+        "head.json",
+        "--ocr-html",
+        "head.html",
+        "--ocr-results-dir",
+        "out",
+        "--junitxml",
+        "junit.xml",
+        *gates,
+    )
     out = result.stdout.lines
     report = json.loads((pytester.path / "head.json").read_text(encoding="utf-8"))
     jsonschema.validate(report, report_schema())
@@ -104,16 +122,21 @@ def test_every_output_of_one_run_tells_the_same_story(pytester, monkeypatch):
     assert regressed == ["s.ocr.yaml::slipped-more[fake]", "s.ocr.yaml::slipped[fake]"]
 
     # pytest's own count: items and gates, each a test
-    result.assert_outcomes(passed=outcomes["passed"] + len(report["gates"]) - len(failed_gates),
-                           failed=outcomes["failed"] + len(failed_gates),
-                           errors=outcomes["error"] + outcomes["invalid"],
-                           skipped=outcomes["skipped"] + outcomes["filtered"])
+    result.assert_outcomes(
+        passed=outcomes["passed"] + len(report["gates"]) - len(failed_gates),
+        failed=outcomes["failed"] + len(failed_gates),
+        errors=outcomes["error"] + outcomes["invalid"],
+        skipped=outcomes["skipped"] + outcomes["filtered"],
+    )
 
     # the terminal summary's table and baseline section
     start = next(i for i, line in enumerate(out) if line.startswith("engine "))
     end = next(i for i, line in enumerate(out) if line.startswith("macro = mean"))
-    table = {line.split()[0]: line.split()[1] for line in out[start:end]
-             if line.split()[0] in ("cases", "passed", "failed", "errors", "filtered", "skipped")}
+    table = {
+        line.split()[0]: line.split()[1]
+        for line in out[start:end]
+        if line.split()[0] in ("cases", "passed", "failed", "errors", "filtered", "skipped")
+    }
     fake = report["summary"]["fake"]
     assert table == {k: str(fake[k]) for k in ("cases", "passed", "failed", "errors", "filtered", "skipped")}
     assert "  fake: 5 compared, 0 new, 2 regressed" in out  # every item that found its record
@@ -131,8 +154,10 @@ def test_every_output_of_one_run_tells_the_same_story(pytester, monkeypatch):
     assert "#### Aggregate gates (1 passed, 1 failed)" in markdown
     assert "#### Case files that could not be loaded (1)" in markdown and "#### Failed (3)" in markdown
     assert "#### Errors (1)" in markdown
-    assert ("Gated by thresholds on 6 items, the baseline's tolerances, 2 aggregate gates. **Failed**: 3 failed, "
-            "1 errors, 1 invalid case files, 1 failed gates.") in markdown
+    assert (
+        "Gated by thresholds on 6 items, the baseline's tolerances, 2 aggregate gates. **Failed**: 3 failed, "
+        "1 errors, 1 invalid case files, 1 failed gates."
+    ) in markdown
     md_table = dict(re.findall(r"^\| (cases|passed|failed|errors|filtered|skipped) \| (\d+) \|", markdown, re.M))
     assert md_table == table
 
@@ -153,8 +178,10 @@ def test_every_output_of_one_run_tells_the_same_story(pytester, monkeypatch):
     header = tree.root.find("p", cls="counts").text()
     assert "9 items: 2 passed 3 failed 1 error 1 filtered 1 skipped 1 invalid case file" in " ".join(header.split())
     assert len(embedded(tree)["cases"]) == len(report["results"]) - outcomes["invalid"]
-    rows = {r.find_all("th")[0].text(): [td.text() for td in r.find_all("td")]
-            for r in tree.root.find("table", cls="summary").find("tbody").find_all("tr")}
+    rows = {
+        r.find_all("th")[0].text(): [td.text() for td in r.find_all("td")]
+        for r in tree.root.find("table", cls="summary").find("tbody").find_all("tr")
+    }
     assert {k: rows[k][0] for k in table} == table
 
     # the results directory holds the report's records and summary
@@ -163,18 +190,23 @@ def test_every_output_of_one_run_tells_the_same_story(pytester, monkeypatch):
     assert json.loads((run_dir / "summary.json").read_text())["summary"] == report["summary"]
 
     # --ocr-summary json is the report's summary and gates
-    as_json = pytester.runpytest("-p", "no:cacheprovider", "--ocr-no-cache", "--ocr-baseline", "base.json",
-                                 "--ocr-summary", "json", *gates).stdout.str()
-    printed = json.loads(as_json[as_json.index("{", as_json.index("OCR summary")):as_json.rindex("}") + 1])
+    as_json = pytester.runpytest(
+        "-p", "no:cacheprovider", "--ocr-no-cache", "--ocr-baseline", "base.json", "--ocr-summary", "json", *gates
+    ).stdout.str()
+    printed = json.loads(as_json[as_json.index("{", as_json.index("OCR summary")) : as_json.rindex("}") + 1])
     assert printed["gates"] == report["gates"]
     strip = lambda s: {k: v for k, v in s.items() if k != "performance"}  # noqa: E731 - engine times vary
     assert {e: strip(s) for e, s in printed["summary"].items()} == {e: strip(s) for e, s in report["summary"].items()}
 
     # compare of the two reports counts the same regressed items
-    compared = subprocess.run([sys.executable, "-m", "pytest_ocr.cli", "compare", "base.json", "head.json"],
-                              cwd=pytester.path, capture_output=True, text=True)
+    compared = subprocess.run(
+        [sys.executable, "-m", "pytest_ocr.cli", "compare", "base.json", "head.json"],
+        cwd=pytester.path,
+        capture_output=True,
+        text=True,
+    )
     assert "regressed items (2; " in compared.stdout, compared.stdout
     lines = compared.stdout.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("regressed items"))
-    listed = [line.split()[0].rstrip(":") for line in lines[start + 1:start + 3]]
+    listed = [line.split()[0].rstrip(":") for line in lines[start + 1 : start + 3]]
     assert listed == terminal_regressed

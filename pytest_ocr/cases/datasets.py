@@ -36,8 +36,21 @@ from . import document as doc
 
 TYPES = ("pairs", "paddle", "ground-truth-json", "model-csv", "page-xml", "alto", "hocr")
 
-IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".gif", ".webp", ".jp2",
-                  ".pbm", ".pgm", ".ppm", ".pnm")
+IMAGE_SUFFIXES = (
+    ".png",
+    ".jpg",
+    ".jpeg",
+    ".tif",
+    ".tiff",
+    ".bmp",
+    ".gif",
+    ".webp",
+    ".jp2",
+    ".pbm",
+    ".pgm",
+    ".ppm",
+    ".pnm",
+)
 DEFAULT_IMAGES = [f"*{suffix}" for suffix in IMAGE_SUFFIXES]
 GT_SUFFIX = ".gt.txt"  # tesstrain's side-car ground truth: foo.png + foo.gt.txt
 
@@ -88,7 +101,9 @@ def load(config: dict, base: Path) -> Loaded:
     """The cases of a (schema-valid) ``dataset:`` block, with unique valid ids, sorted;
     paths relative to ``base``, the suite file's directory. Raises DatasetError."""
     loaded = ADAPTERS[config["type"]](config, base)
-    for raw, case_id in zip(loaded.cases, unique_ids([(raw["id"], raw["source"]) for raw in loaded.cases])):
+    for raw, case_id in zip(
+        loaded.cases, unique_ids([(raw["id"], raw["source"]) for raw in loaded.cases]), strict=True
+    ):
         raw["id"] = case_id
     loaded.cases.sort(key=lambda raw: raw["id"])
     loaded.skipped.sort(key=lambda s: (s.file, s.line or 0))
@@ -102,8 +117,10 @@ def unique_ids(names: list[tuple[str, str]]) -> list[str]:
     not depend on which other entries the dataset has."""
     ids = [_sanitize(name) for name, _ in names]
     clashing = {i for i, n in Counter(ids).items() if n > 1}
-    out = [f"{i}-{hashlib.sha1(source.encode()).hexdigest()[:8]}" if i in clashing else i
-           for i, (_, source) in zip(ids, names)]
+    out = [
+        f"{i}-{hashlib.sha1(source.encode()).hexdigest()[:8]}" if i in clashing else i
+        for i, (_, source) in zip(ids, names, strict=True)
+    ]
     seen: set[str] = set()
     for index, case_id in enumerate(out):  # a hashed id equal to a plain one: vanishingly rare, still unique
         n = 2
@@ -180,7 +197,7 @@ def _read_text(path: Path, option: str) -> str:
         raise DatasetError(option, f"cannot read {path}: {exc.strerror}") from None
 
 
-def _case(name: str, source: str, image: Path, **expected) -> dict:
+def _case(name: str, source: str, image: Path, **expected: object) -> dict:
     return {"id": name, "source": source, "image": str(image), "expected": expected}
 
 
@@ -222,7 +239,7 @@ def paddle(config: dict, base: Path) -> Loaded:
         if not line.strip():
             continue
 
-        def skip(reason: str) -> None:
+        def skip(reason: str, number: int = number) -> None:
             loaded.skipped.append(Skipped(str(label_file), number, reason))
 
         if "\t" not in line:
@@ -260,8 +277,11 @@ def _detection_label(label: str) -> str:
         boxes = json.loads(label)
     except ValueError:
         return label  # a recognition label that happens to start with "["
-    if not (isinstance(boxes, list) and boxes
-            and all(isinstance(b, dict) and isinstance(b.get("transcription"), str) for b in boxes)):
+    if not (
+        isinstance(boxes, list)
+        and boxes
+        and all(isinstance(b, dict) and isinstance(b.get("transcription"), str) for b in boxes)
+    ):
         return label
     # "###" marks an illegible box in PaddleOCR's datasets: not ground truth.
     return "\n".join(b["transcription"] for b in boxes if b["transcription"] != "###")
@@ -282,15 +302,19 @@ def ground_truth_json(config: dict, base: Path) -> Loaded:
     try:
         document = doc.load(truth_file)
     except doc.DocumentError as exc:
-        raise DatasetError("path", "; ".join(f"{truth_file}:{p.line}: {p.message}" if p.line else
-                                             f"{truth_file}: {p.message}" for p in exc.problems)) from None
+        raise DatasetError(
+            "path",
+            "; ".join(
+                f"{truth_file}:{p.line}: {p.message}" if p.line else f"{truth_file}: {p.message}" for p in exc.problems
+            ),
+        ) from None
     if not isinstance(document.data, dict):
         raise DatasetError("path", f"{truth_file}: expected an object mapping image names to ground truth")
     loaded = Loaded()
     for name, entry in document.data.items():
         line = document.line_of((name,))
 
-        def skip(reason: str) -> None:
+        def skip(reason: str, line: int | None = line) -> None:
             loaded.skipped.append(Skipped(str(truth_file), line, reason))
 
         if not isinstance(entry, dict):
@@ -309,11 +333,10 @@ def ground_truth_json(config: dict, base: Path) -> Loaded:
         elif not (images / name).is_file():
             skip(f"image not found: {images / name}")
         else:
-            expected = {"text": text} if text is not None else {}
+            expected: dict[str, object] = {"text": text} if text is not None else {}
             if fields:
                 expected["fields"] = fields
-            loaded.cases.append(_case(_name(Path(name).as_posix()), f"{truth_file}:{line}", images / name,
-                                      **expected))
+            loaded.cases.append(_case(_name(Path(name).as_posix()), f"{truth_file}:{line}", images / name, **expected))
     return loaded
 
 
@@ -330,16 +353,20 @@ def model_csv(config: dict, base: Path) -> Loaded:
     loaded = Loaded()
     for csv_file in sorted(p for p in models.iterdir() if p.suffix.lower() == ".csv" and p.is_file()):
         if not _ENGINE_NAME.fullmatch(csv_file.stem):
-            raise DatasetError("models", f"{csv_file}: the file name (without .csv) is the engine name and may "
-                                         "only hold letters, digits, '_', '.' and '-'; rename the file")
+            raise DatasetError(
+                "models",
+                f"{csv_file}: the file name (without .csv) is the engine name and may "
+                "only hold letters, digits, '_', '.' and '-'; rename the file",
+            )
         loaded.engines[csv_file.stem] = {"type": "predictions", "path": os.path.relpath(csv_file, base)}
     if not loaded.engines:
         raise DatasetError("models", f"no .csv files in {models} (one per model: image_name,batch_id,inference)")
     visible = (p for p in images.iterdir() if not p.name.startswith("."))
     for entry in sorted(visible):
         if entry.is_file() and _is_image(entry):
-            loaded.skipped.append(Skipped(str(entry), None, "not in a batch directory "
-                                                            "(expected images/{batch_id}/{image_name})"))
+            loaded.skipped.append(
+                Skipped(str(entry), None, "not in a batch directory (expected images/{batch_id}/{image_name})")
+            )
         if not entry.is_dir():
             continue
         batch = entry.name
@@ -386,7 +413,9 @@ def _descendants(element: Element, name: str) -> list[Element]:
 
 def _parse(path: Path) -> Element:
     try:
-        return SafeET.parse(str(path)).getroot()
+        root = SafeET.parse(str(path)).getroot()
+        assert root is not None  # a parsed document has a root element, or parse() raised
+        return root
     except ParseError as exc:
         raise _Unusable(f"not well-formed XML: {exc}", exc.position[0]) from None
     except defusedxml.DefusedXmlException as exc:
@@ -433,8 +462,9 @@ def _page_regions(page: Element) -> list[Element]:
             try:
                 members.sort(key=lambda c: int(c.get("index", "")))
             except ValueError:
-                raise _Unusable(f"ReadingOrder group {group.get('id')!r}: an index is missing or not a number") \
-                    from None
+                raise _Unusable(
+                    f"ReadingOrder group {group.get('id')!r}: an index is missing or not a number"
+                ) from None
         for member in members:
             if "Group" in _local(member):
                 walk(member)
@@ -445,7 +475,11 @@ def _page_regions(page: Element) -> list[Element]:
         for group in reading_order:
             walk(group)
     seen: set[int] = set()
-    unique = [r for r in ordered if not (id(r) in seen or seen.add(id(r)))]
+    unique = []
+    for r in ordered:
+        if id(r) not in seen:
+            seen.add(id(r))
+            unique.append(r)
     return unique + [r for r in regions if id(r) not in seen]
 
 
@@ -493,25 +527,34 @@ def _classes(element: Element) -> set[str]:
 def _hocr(root: Element, level: str) -> tuple[str, str]:
     pages = [e for e in root.iter() if "ocr_page" in _classes(e)]
     if len(pages) != 1:
-        raise _Unusable(f"{len(pages)} ocr_page elements; one page per hOCR file is expected" if pages
-                        else "not an hOCR document (no ocr_page element)")
+        raise _Unusable(
+            f"{len(pages)} ocr_page elements; one page per hOCR file is expected"
+            if pages
+            else "not an hOCR document (no ocr_page element)"
+        )
     page = pages[0]
-    regions = ([e for e in page.iter() if "ocr_par" in _classes(e)]
-               or [e for e in page.iter() if "ocr_carea" in _classes(e)] or [page])
+    regions = (
+        [e for e in page.iter() if "ocr_par" in _classes(e)]
+        or [e for e in page.iter() if "ocr_carea" in _classes(e)]
+        or [page]
+    )
 
     def line_text(line: Element) -> str:
         words = [e for e in line.iter() if "ocrx_word" in _classes(e)]
         pieces = ["".join(w.itertext()).strip() for w in words] if words else "".join(line.itertext()).split()
         return " ".join(p for p in pieces if p)
 
-    text = _blocks([[line_text(l) for l in r.iter() if _classes(l) & HOCR_LINES] for r in regions])
+    text = _blocks([[line_text(e) for e in r.iter() if _classes(e) & HOCR_LINES] for r in regions])
     match = _HOCR_IMAGE.search(page.get("title", ""))
     return text, (match.group(1) or match.group(2)) if match else ""
 
 
 LayoutReader = Callable[[Element, str], tuple[str, str]]
-_WHERE_IMAGE = {"page-xml": "Page/@imageFilename", "alto": "sourceImageInformation/fileName",
-                "hocr": "the ocr_page title's image"}
+_WHERE_IMAGE = {
+    "page-xml": "Page/@imageFilename",
+    "alto": "sourceImageInformation/fileName",
+    "hocr": "the ocr_page title's image",
+}
 
 
 def _layout_stems(name: str) -> list[str]:
@@ -547,8 +590,9 @@ def _layout(reader: LayoutReader, default_include: list[str]) -> Callable[[dict,
     return adapter
 
 
-def _layout_image(path: Path, relative: str, stems: list[str], reference: str, image_dir: Path | None,
-                  kind: str) -> Path:
+def _layout_image(
+    path: Path, relative: str, stems: list[str], reference: str, image_dir: Path | None, kind: str
+) -> Path:
     """With image_dir: the image there (mirroring the layout file's folder) with the
     layout file's stem; else the image the file names, relative to the file."""
     if image_dir is not None:
@@ -563,8 +607,10 @@ def _layout_image(path: Path, relative: str, stems: list[str], reference: str, i
         raise _Unusable(f"names no image ({_WHERE_IMAGE[kind]}); set image_dir")
     image = Path(os.path.normpath(path.parent / reference))
     if not image.is_file():
-        raise _Unusable(f"image not found: {image} (named by {_WHERE_IMAGE[kind]}); "
-                        "set image_dir to take the image with the same stem from a directory")
+        raise _Unusable(
+            f"image not found: {image} (named by {_WHERE_IMAGE[kind]}); "
+            "set image_dir to take the image with the same stem from a directory"
+        )
     return image
 
 

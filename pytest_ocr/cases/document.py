@@ -92,7 +92,9 @@ def load(path: Path) -> Document:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise DocumentError(path, [Problem(exc.lineno, (), f"malformed JSON: {exc.msg} (column {exc.colno})")]) from None
+            raise DocumentError(
+                path, [Problem(exc.lineno, (), f"malformed JSON: {exc.msg} (column {exc.colno})")]
+            ) from None
         try:  # JSON is YAML; composing it only to learn line numbers
             node = yaml.compose(text, Loader=SafeLoader)
         except yaml.YAMLError:
@@ -109,7 +111,9 @@ def load(path: Path) -> Document:
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             what = " ".join(s for s in (exc.context, exc.problem) if s)
-            raise DocumentError(path, [Problem(mark.line + 1 if mark else None, (), f"malformed YAML: {what}")]) from None
+            raise DocumentError(
+                path, [Problem(mark.line + 1 if mark else None, (), f"malformed YAML: {what}")]
+            ) from None
         except yaml.YAMLError as exc:
             raise DocumentError(path, [Problem(None, (), f"malformed YAML: {exc}")]) from None
         finally:
@@ -136,7 +140,9 @@ def _walk(root: yaml.Node) -> tuple[dict, list[Problem]]:
         return sizes[id(node)]
 
     if expanded_size(root) > MAX_EXPANDED_NODES:
-        return {(): 1}, [Problem(1, (), f"document expands to more than {MAX_EXPANDED_NODES} nodes through YAML aliases")]
+        return {(): 1}, [
+            Problem(1, (), f"document expands to more than {MAX_EXPANDED_NODES} nodes through YAML aliases")
+        ]
 
     def walk(node: yaml.Node, keypath: KeyPath) -> None:
         lines.setdefault(keypath, node.start_mark.line + 1)
@@ -154,7 +160,9 @@ def _walk(root: yaml.Node) -> tuple[dict, list[Problem]]:
                     continue
                 key = key_node.value
                 if key in seen:
-                    problems.append(Problem(line, keypath + (key,), f"duplicate key {key!r} (first on line {seen[key]})"))
+                    problems.append(
+                        Problem(line, keypath + (key,), f"duplicate key {key!r} (first on line {seen[key]})")
+                    )
                     continue
                 seen[key] = line
                 lines[keypath + (key,)] = line

@@ -1,6 +1,6 @@
-"""Aggregate gates as declared (an ``aggregate:`` block, ``--ocr-gate``): thresholds on a run's macro or micro averages, judged after every
-item ran, per engine (``cer.micro: "< 0.03"``), optionally within an engine, a tag or a
-group (``tag:receipts``).
+"""Aggregate gates as declared (an ``aggregate:`` block, ``--ocr-gate``): thresholds on a
+run's macro or micro averages, judged after every item ran, per engine
+(``cer.micro: "< 0.03"``), optionally within an engine, a tag or a group (``tag:receipts``).
 
 A gate over fewer cases than its ``min_cases`` (default 1) fails: an empty or tiny
 selection (``-k`` that matched nothing of a tag, an engine that crashed on every image)
@@ -57,9 +57,16 @@ class Gate:
         return f"{self.subject(engine)} {self.op} {format_number(self.bound)}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"metric": self.metric, "kind": self.kind, "op": self.op, "bound": self.bound,
-                "scope": [list(s) for s in self.scope], "min_cases": self.min_cases, "source": self.source,
-                "file": self.file}
+        return {
+            "metric": self.metric,
+            "kind": self.kind,
+            "op": self.op,
+            "bound": self.bound,
+            "scope": [list(s) for s in self.scope],
+            "min_cases": self.min_cases,
+            "source": self.source,
+            "file": self.file,
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Gate:
@@ -71,8 +78,11 @@ def _gate(name: str, expression: object, scope: tuple, min_cases: int, keypath: 
     if not dot or kind not in KINDS:
         raise GateError(f"a gate is METRIC.macro or METRIC.micro (e.g. cer.micro), not {name!r}", keypath)
     if metric not in METRICS:
-        raise GateError(f"unknown metric {metric!r} in gate {name!r}{did_you_mean(metric, METRICS)} "
-                        f"(known: {', '.join(sorted(METRICS))})", keypath)
+        raise GateError(
+            f"unknown metric {metric!r} in gate {name!r}{did_you_mean(metric, METRICS)} "
+            f"(known: {', '.join(sorted(METRICS))})",
+            keypath,
+        )
     try:
         threshold = parse_threshold(name, expression)
     except ThresholdError as exc:
@@ -88,14 +98,18 @@ def parse_block(block: object, keypath: tuple = ("aggregate",)) -> tuple[list[tu
 
     def walk(node: object, scope: tuple, min_cases: int, path: tuple) -> None:
         if not isinstance(node, dict):
-            problems.append(GateError(f"expected a mapping of gates such as {{cer.micro: \"< 0.03\"}}, "
-                                      f"got {type(node).__name__}", path))
+            problems.append(
+                GateError(
+                    f'expected a mapping of gates such as {{cer.micro: "< 0.03"}}, got {type(node).__name__}', path
+                )
+            )
             return
         if "min_cases" in node:
             value = node["min_cases"]
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                problems.append(GateError(f"min_cases must be a whole number of 1 or more, not {value!r}",
-                                          path + ("min_cases",)))
+                problems.append(
+                    GateError(f"min_cases must be a whole number of 1 or more, not {value!r}", path + ("min_cases",))
+                )
             else:
                 min_cases = value
         for key, value in node.items():
@@ -106,8 +120,13 @@ def parse_block(block: object, keypath: tuple = ("aggregate",)) -> tuple[list[tu
             if scoped:
                 kind = scoped.group(1)
                 if any(k == kind for k, _ in scope) or (kind == "engine" and scope):
-                    problems.append(GateError(f"scope {key!r} inside {' '.join(f'{k}:{v}' for k, v in scope)}: "
-                                              "an engine scope comes first, and each kind once", where))
+                    problems.append(
+                        GateError(
+                            f"scope {key!r} inside {' '.join(f'{k}:{v}' for k, v in scope)}: "
+                            "an engine scope comes first, and each kind once",
+                            where,
+                        )
+                    )
                     continue
                 walk(value, scope + ((kind, scoped.group(2)),), min_cases, where)
                 continue
@@ -124,8 +143,10 @@ def parse_cli(text: str) -> Gate:
     """``--ocr-gate "cer.micro<0.05"`` or ``"engine:tesseract tag:receipts cer.micro < 0.1"``."""
     match = _CLI.match(text)
     if not match:
-        raise GateError(f"--ocr-gate {text!r}: expected [engine:NAME] [tag:NAME | group:NAME] METRIC.macro|micro "
-                        f"OPERATOR NUMBER, e.g. \"cer.micro<0.05\" or \"tag:receipts field_f1.macro >= 0.8\"")
+        raise GateError(
+            f"--ocr-gate {text!r}: expected [engine:NAME] [tag:NAME | group:NAME] METRIC.macro|micro "
+            f'OPERATOR NUMBER, e.g. "cer.micro<0.05" or "tag:receipts field_f1.macro >= 0.8"'
+        )
     scope_text, metric, kind, expression = match.groups()
     block: dict = {f"{metric}.{kind}": expression.strip()}
     for token in reversed(scope_text.split()):
@@ -135,5 +156,3 @@ def parse_cli(text: str) -> Gate:
         raise GateError(f"--ocr-gate {text!r}: {problems[0]}")
     gate = found[0][0]
     return Gate(**{**gate.__dict__, "source": "--ocr-gate"})
-
-

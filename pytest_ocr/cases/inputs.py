@@ -46,8 +46,9 @@ def _read_data(path: Path, what: str, case: Case) -> object:
     try:
         return yaml.load(text, Loader=SafeLoader)
     except yaml.YAMLError as exc:
-        raise CaseInputError(f"{what} is not valid JSON or YAML: {path}: {exc} (case {case.id} at {case.location})") \
-            from None
+        raise CaseInputError(
+            f"{what} is not valid JSON or YAML: {path}: {exc} (case {case.id} at {case.location})"
+        ) from None
 
 
 def read_inputs(case: Case) -> Inputs:
@@ -63,13 +64,17 @@ def read_inputs(case: Case) -> Inputs:
     if case.expected_fields_file is not None:
         fields = _read_data(case.expected_fields_file, "fields file", case)  # type: ignore[assignment]
         if not isinstance(fields, dict) or not fields:
-            raise CaseInputError(f"fields file {case.expected_fields_file} must hold a non-empty mapping of "
-                                 f"field names to values (case {case.id} at {case.location})")
+            raise CaseInputError(
+                f"fields file {case.expected_fields_file} must hold a non-empty mapping of "
+                f"field names to values (case {case.id} at {case.location})"
+            )
     schema = case.schema
     if case.schema_file is not None:
         schema = _read_data(case.schema_file, "schema file", case)  # type: ignore[assignment]
         problems = check_schema(schema) if isinstance(schema, (dict, bool)) else ["not a mapping"]
         if problems:
-            raise CaseInputError(f"schema file {case.schema_file} is not a valid JSON Schema: {problems[0]} "
-                                 f"(case {case.id} at {case.location})")
+            raise CaseInputError(
+                f"schema file {case.schema_file} is not a valid JSON Schema: {problems[0]} "
+                f"(case {case.id} at {case.location})"
+            )
     return Inputs(reference, fields, schema)

@@ -6,6 +6,7 @@ import os
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ..engines import EngineSpec
 from ..errors import did_you_mean
@@ -16,7 +17,7 @@ from ..scoring.thresholds import parse
 from ..scoring.tolerance import Tolerance, ToleranceError
 from . import datasets
 from . import document as doc
-from .document import Document, DocumentError, Problem
+from .document import Document, DocumentError, KeyPath, Problem
 from .gates import Gate, parse_block
 from .model import SHOWN_SKIPPED, Case, DatasetInfo, Defaults, Scope
 from .schema import validate
@@ -32,7 +33,7 @@ def default_case_id(path: Path) -> str:
     return path.stem
 
 
-def engine_specs(block: dict, document: Document, keypath: tuple = ("engines",)) -> dict[str, EngineSpec]:
+def engine_specs(block: dict | None, document: Document, keypath: tuple = ("engines",)) -> dict[str, EngineSpec]:
     """EngineSpecs for an ``engines:`` block; relative paths resolve against the declaring file."""
     specs = {}
     for name, options in (block or {}).items():
@@ -59,8 +60,13 @@ def _check_metric_names(block: object, keypath: tuple, document: Document) -> li
         named += [(m, keypath + ("metrics", i)) for i, m in enumerate(block["metrics"]) if isinstance(m, str)]
     for metric, where in named:
         if metric not in METRICS:
-            problems.append(Problem(document.line_of(where), where, f"unknown metric {metric!r}"
-                                    f"{did_you_mean(metric, METRICS)} (known: {', '.join(sorted(METRICS))})"))
+            problems.append(
+                Problem(
+                    document.line_of(where),
+                    where,
+                    f"unknown metric {metric!r}{did_you_mean(metric, METRICS)} (known: {', '.join(sorted(METRICS))})",
+                )
+            )
     return problems
 
 
@@ -106,20 +112,35 @@ def _check_inputs_for_metrics(case: Case, keypath: tuple, document: Document) ->
     """Every metric a case asks for (by threshold or ``metrics:``) has the inputs it needs,
     and its task has an expected result."""
     inputs = {"output"} | case.inputs
-    what = {"text": "expected.text or expected.text_file", "fields": "expected.fields or expected.fields_file",
-            "schema": "expected.schema or expected.schema_file", "task": "a task: block"}
+    what = {
+        "text": "expected.text or expected.text_file",
+        "fields": "expected.fields or expected.fields_file",
+        "schema": "expected.schema or expected.schema_file",
+        "task": "a task: block",
+    }
     problems = []
     for name in dict.fromkeys([*(t.metric for t in case.thresholds), *case.metrics, *case.regression]):
         if not METRICS[name].accepts(inputs):
             needs = " or ".join(what[n] for n in METRICS[name].needs.split("|"))
-            problems.append(Problem(case.line, keypath, f"case {case.id!r}: metric {name!r} needs {needs}, "
-                                                        f"which this case does not have"))
+            problems.append(
+                Problem(
+                    case.line,
+                    keypath,
+                    f"case {case.id!r}: metric {name!r} needs {needs}, which this case does not have",
+                )
+            )
     task = case.task
     if task is not None and "expected" not in task and not (task["type"] == "extraction" and case.has_fields):
-        expected = "expected fields (task.expected or expected.fields)" if task["type"] == "extraction" else (
-            "task.expected (the answer)" if task["type"] == "qa" else "task.expected (the label)")
-        problems.append(Problem(document.line_of(keypath + ("task",)), keypath + ("task",),
-                                f"a {task['type']} task needs {expected}"))
+        expected = (
+            "expected fields (task.expected or expected.fields)"
+            if task["type"] == "extraction"
+            else ("task.expected (the answer)" if task["type"] == "qa" else "task.expected (the label)")
+        )
+        problems.append(
+            Problem(
+                document.line_of(keypath + ("task",)), keypath + ("task",), f"a {task['type']} task needs {expected}"
+            )
+        )
     return problems
 
 
@@ -129,8 +150,9 @@ def _check_regression(block: object, keypath: tuple, document: Document) -> list
     for metric, tolerance in regression.items() if isinstance(regression, dict) else ():
         where = keypath + ("regression", metric)
         if metric not in METRICS:
-            problems.append(Problem(document.line_of(where), where,
-                                    f"unknown metric {metric!r}{did_you_mean(metric, METRICS)}"))
+            problems.append(
+                Problem(document.line_of(where), where, f"unknown metric {metric!r}{did_you_mean(metric, METRICS)}")
+            )
         elif tolerance is not None:
             try:
                 Tolerance.parse(tolerance)
@@ -145,8 +167,10 @@ def _gates(data: dict, document: Document, file: str | None) -> tuple[tuple[Gate
         return (), []
     found, errors = parse_block(data["aggregate"])
     problems = [Problem(document.line_of(e.keypath), e.keypath, str(e)) for e in errors]
-    gates = tuple(Gate(**{**g.__dict__, "source": f"{document.path}:{document.line_of(where)}", "file": file})
-                  for g, where in found)
+    gates = tuple(
+        Gate(**{**g.__dict__, "source": f"{document.path}:{document.line_of(where)}", "file": file})
+        for g, where in found
+    )
     return gates, problems
 
 
@@ -169,8 +193,9 @@ def load_project_config(path: Path) -> Scope:
     return Scope(Defaults().merged(data.get("defaults", {})), engine_specs(data.get("engines"), document), gates)
 
 
-def _entries(data: dict, path: Path) -> list[tuple[object, tuple]]:
-    """(raw case, key path) for each case written in a suite or single-case file."""
+def _entries(data: dict, path: Path) -> list[tuple[Any, tuple]]:
+    """(raw case, key path) for each case written in a suite or single-case file; a raw
+    case is as parsed from YAML/JSON, a mapping once the file passed validation."""
     if "cases" in data:
         cases = data["cases"] if isinstance(data["cases"], list) else []
         return [(case, ("cases", i)) for i, case in enumerate(cases)]
@@ -188,7 +213,7 @@ def _dataset(data: dict, document: Document, problems: list[Problem]) -> dataset
     block = data.get("dataset")
     if not isinstance(block, dict) or any(p.keypath[:1] == DATASET for p in problems):
         return None
-    where = DATASET
+    where: KeyPath = DATASET
     try:
         loaded = datasets.load(block, document.path.parent)
     except datasets.DatasetError as exc:
@@ -197,28 +222,51 @@ def _dataset(data: dict, document: Document, problems: list[Problem]) -> dataset
         return None
     if not loaded.cases:
         first = f"; first: {loaded.skipped[0]}" if loaded.skipped else ""
-        problems.append(Problem(document.line_of(where), where,
-                                f"the {block['type']} dataset gives no cases: {loaded.total} entries, "
-                                f"{len(loaded.skipped)} skipped{first}"))
+        problems.append(
+            Problem(
+                document.line_of(where),
+                where,
+                f"the {block['type']} dataset gives no cases: {loaded.total} entries, "
+                f"{len(loaded.skipped)} skipped{first}",
+            )
+        )
         return None
     written = {raw.get("id"): i for raw, (_, i) in _entries(data, document.path) if isinstance(raw, dict)}
     for raw in loaded.cases:
         if raw["id"] in written:
             where = ("cases", written[raw["id"]], "id")
-            problems.append(Problem(document.line_of(where), where,
-                                    f"case id {raw['id']!r} is also the id of a dataset case ({raw['source']})"))
-    declared = data.get("engines") if isinstance(data.get("engines"), dict) else {}
+            problems.append(
+                Problem(
+                    document.line_of(where),
+                    where,
+                    f"case id {raw['id']!r} is also the id of a dataset case ({raw['source']})",
+                )
+            )
+    declared = data.get("engines")
+    if not isinstance(declared, dict):
+        declared = {}
     for name in sorted(set(loaded.engines) & set(declared)):
-        problems.append(Problem(document.line_of(("engines", name)), ("engines", name),
-                                f"engine {name!r} is also declared by the dataset (line {document.line_of(DATASET)})"))
+        problems.append(
+            Problem(
+                document.line_of(("engines", name)),
+                ("engines", name),
+                f"engine {name!r} is also declared by the dataset (line {document.line_of(DATASET)})",
+            )
+        )
     return loaded
 
 
-def _dataset_info(loaded: datasets.Loaded, block: dict, document: Document, name: Callable[[Path], str]
-                  ) -> DatasetInfo:
+def _dataset_info(loaded: datasets.Loaded, block: dict, document: Document, name: Callable[[Path], str]) -> DatasetInfo:
     skipped = tuple(datasets.Skipped(name(Path(s.file)), s.line, s.reason) for s in loaded.skipped[:SHOWN_SKIPPED])
-    return DatasetInfo(name(document.path), document.line_of(DATASET) or 1, block["type"], loaded.total,
-                       len(loaded.cases), skipped, len(loaded.skipped))
+    return DatasetInfo(
+        name(document.path),
+        document.line_of(DATASET) or 1,
+        block["type"],
+        loaded.total,
+        len(loaded.cases),
+        skipped,
+        len(loaded.skipped),
+    )
 
 
 def _check_dataset_inputs(cases: list[Case], document: Document) -> list[Problem]:
@@ -230,8 +278,10 @@ def _check_dataset_inputs(cases: list[Case], document: Document) -> list[Problem
     problems = []
     for similar in kinds.values():
         more = f" (nor do {len(similar) - 1} more dataset cases like it)" if len(similar) > 1 else ""
-        problems += [Problem(p.line, p.keypath, p.message + more)
-                     for p in _check_inputs_for_metrics(similar[0], DATASET, document)]
+        problems += [
+            Problem(p.line, p.keypath, p.message + more)
+            for p in _check_inputs_for_metrics(similar[0], DATASET, document)
+        ]
     return problems
 
 
@@ -256,7 +306,7 @@ def load_cases(path: Path, project: Scope, name: Callable[[Path], str] = str) ->
     problems += _check_regression(data.get("defaults"), ("defaults",), document)
     gates, gate_problems = _gates(data, document, name(path))
     problems += gate_problems
-    seen: dict[str, int] = {}
+    seen: dict[str, int | None] = {}
     for raw, keypath in _entries(data, path):
         if not isinstance(raw, dict):
             continue
@@ -267,8 +317,9 @@ def load_cases(path: Path, project: Scope, name: Callable[[Path], str] = str) ->
         if isinstance(case_id, str):
             line = document.line_of(keypath + ("id",))
             if case_id in seen:
-                problems.append(Problem(line, keypath + ("id",),
-                                        f"duplicate case id {case_id!r} (first on line {seen[case_id]})"))
+                problems.append(
+                    Problem(line, keypath + ("id",), f"duplicate case id {case_id!r} (first on line {seen[case_id]})")
+                )
             seen.setdefault(case_id, line)
     dataset = _dataset(data, document, problems)
     _raise_if(path, problems)
@@ -276,7 +327,7 @@ def load_cases(path: Path, project: Scope, name: Callable[[Path], str] = str) ->
     defaults = project.defaults.merged(data.get("defaults", {}))
     entries = _entries(data, path)
     cases = [_case(raw, keypath, defaults, document) for raw, keypath in entries]
-    for case, (_, keypath) in zip(cases, entries):
+    for case, (_, keypath) in zip(cases, entries, strict=True):
         problems += _check_inputs_for_metrics(case, keypath, document)
     engines = {**project.engines, **engine_specs(data.get("engines"), document)}
     summary = None
@@ -318,7 +369,7 @@ def _case(raw: dict, keypath: tuple, defaults: Defaults, document: Document) -> 
         expected_text=expected.get("text"),
         expected_text_file=beside("text_file"),
         engines=merged.engine,
-        thresholds=tuple(parse(m, e) for m, e in sorted(merged.thresholds.items()) if e is not None),
+        thresholds=tuple(parse(m, e) for m, e in sorted((merged.thresholds or {}).items()) if e is not None),
         normalization=Normalization.from_dict(merged.normalize),
         tags=merged.tags,
         cer_denominator=merged.cer_denominator,
@@ -328,11 +379,11 @@ def _case(raw: dict, keypath: tuple, defaults: Defaults, document: Document) -> 
         expected_fields_file=beside("fields_file"),
         schema=expected.get("schema"),
         schema_file=beside("schema_file"),
-        match={key: parse_matcher(spec) for key, spec in merged.match.items()},  # parsed once, checked above
-        extract=merged.extract,
+        match={key: parse_matcher(spec) for key, spec in (merged.match or {}).items()},  # parsed once, checked above
+        extract=merged.extract or {},
         task=raw.get("task"),
-        tokens=merged.tokens,
-        regression={m: Tolerance.parse(t) for m, t in merged.regression.items() if t is not None},
+        tokens=merged.tokens or {},
+        regression={m: Tolerance.parse(t) for m, t in (merged.regression or {}).items() if t is not None},
         min_confidence=merged.min_confidence,
         source=raw.get("source"),
     )

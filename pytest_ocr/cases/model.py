@@ -56,8 +56,12 @@ class Case:
     @property
     def inputs(self) -> set[str]:
         """What the case gives besides the output (the metric registry's ``needs``)."""
-        present = (("text", self.has_reference_text), ("fields", self.has_fields), ("schema", self.has_schema),
-                   ("task", self.task is not None))
+        present = (
+            ("text", self.has_reference_text),
+            ("fields", self.has_fields),
+            ("schema", self.has_schema),
+            ("task", self.task is not None),
+        )
         return {name for name, has in present if has}
 
     @property
@@ -128,8 +132,15 @@ class DatasetInfo:
     skipped_count: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {"file": self.file, "line": self.line, "type": self.type, "total": self.total, "cases": self.cases,
-                "skipped": [s.to_dict() for s in self.skipped], "skipped_count": self.skipped_count}
+        return {
+            "file": self.file,
+            "line": self.line,
+            "type": self.type,
+            "total": self.total,
+            "cases": self.cases,
+            "skipped": [s.to_dict() for s in self.skipped],
+            "skipped_count": self.skipped_count,
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> DatasetInfo:

@@ -62,8 +62,9 @@ def _explain(error: ValidationError, document: Document) -> list[Problem]:
         branches: dict = {}
         for sub in error.context:
             branches.setdefault(sub.relative_schema_path[0], []).append(sub)
-        fitting = [subs for subs in branches.values()
-                   if not any(e.validator == "type" and not e.relative_path for e in subs)]
+        fitting = [
+            subs for subs in branches.values() if not any(e.validator == "type" and not e.relative_path for e in subs)
+        ]
         if len(fitting) == 1:
             return [p for sub in fitting[0] for p in _explain(sub, document)]
     if kind == "additionalProperties" and isinstance(instance, dict):
@@ -75,8 +76,13 @@ def _explain(error: ValidationError, document: Document) -> list[Problem]:
         out = []
         for key in sorted(set(instance) - set(allowed)):
             hint = did_you_mean(key, allowed_hint)
-            out.append(Problem(document.line_of(keypath + (key,)), keypath + (key,),
-                               f"unknown key {key!r}{hint} (allowed here: {', '.join(allowed)})"))
+            out.append(
+                Problem(
+                    document.line_of(keypath + (key,)),
+                    keypath + (key,),
+                    f"unknown key {key!r}{hint} (allowed here: {', '.join(allowed)})",
+                )
+            )
         return out
     if kind == "required":
         out = []

@@ -47,7 +47,7 @@ REDACTED = "***"
 USER_AGENT = f"pytest-ocr/{__version__}"
 
 # Options every HTTP engine takes; each engine adds its own and its own defaults.
-COMMON_SCHEMA = {
+COMMON_SCHEMA: dict[str, tuple[Any, Any]] = {
     "api_key_env": (str, None),
     "headers": (dict[str, str], {}),
     "retries": (int, 3),
@@ -261,21 +261,29 @@ class Client:
     def _describe(self, reason: BaseException | None, url: str) -> tuple[str, str]:
         host = urllib3.util.parse_url(url).netloc
         if isinstance(reason, ReadTimeoutError):
-            return (f"no response within {self.timeout:g} s (timed out)",
-                    "the server may be overloaded or the model slow: raise option 'timeout' or lower 'concurrency'")
+            return (
+                f"no response within {self.timeout:g} s (timed out)",
+                "the server may be overloaded or the model slow: raise option 'timeout' or lower 'concurrency'",
+            )
         if isinstance(reason, NameResolutionError):
             return f"cannot resolve host {urllib3.util.parse_url(url).host!r}", "check the URL's host name"
         if isinstance(reason, NewConnectionError):  # a ConnectTimeoutError subclass: test it first
             cause = _os_error(reason)
-            return (f"could not connect to {host} ({cause.strerror if cause else reason})",
-                    "is the server running and listening there? check the URL")
+            return (
+                f"could not connect to {host} ({cause.strerror if cause else reason})",
+                "is the server running and listening there? check the URL",
+            )
         if isinstance(reason, ConnectTimeoutError):
-            return (f"could not connect to {host} within {self.timeout:g} s",
-                    "check the URL and that the host is reachable")
+            return (
+                f"could not connect to {host} within {self.timeout:g} s",
+                "check the URL and that the host is reachable",
+            )
         if isinstance(reason, ProtocolError):
             inner = reason.args[1] if len(reason.args) > 1 else reason
-            return (f"the connection was closed without a complete response ({inner})",
-                    "check the server's log (a crash, an out-of-memory kill, or a proxy's size or time limit)")
+            return (
+                f"the connection was closed without a complete response ({inner})",
+                "check the server's log (a crash, an out-of-memory kill, or a proxy's size or time limit)",
+            )
         if isinstance(reason, SSLError):
             return f"TLS error: {reason}", "check the certificate and that the URL's scheme is right"
         return f"{type(reason).__name__}: {reason}", "check the URL and the server"
@@ -285,7 +293,7 @@ class Client:
 
 
 def _os_error(exc: BaseException) -> OSError | None:
-    seen = exc
+    seen: BaseException | None = exc
     while seen is not None:
         if isinstance(seen, OSError) and seen.strerror:
             return seen

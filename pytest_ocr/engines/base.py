@@ -103,7 +103,7 @@ def _leaves(value: object, prefix: str = "") -> dict[str, object]:
 
 def _show(value: object) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
-    return text if len(text) <= SHOWN_VALUE_CHARS else text[:SHOWN_VALUE_CHARS - 3] + "..."
+    return text if len(text) <= SHOWN_VALUE_CHARS else text[: SHOWN_VALUE_CHARS - 3] + "..."
 
 
 def fingerprint_changes(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> list[str]:

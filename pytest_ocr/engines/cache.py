@@ -23,7 +23,7 @@ import json
 import math
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..files import write_atomic
 from .base import Recognition, fingerprint_id
@@ -59,11 +59,11 @@ def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not standard JSON")
 
 
-def _number(value: Any) -> bool:
+def _number(value: Any) -> TypeGuard[float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _strings(value: Any) -> bool:
+def _strings(value: Any) -> TypeGuard[list[str]]:
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 

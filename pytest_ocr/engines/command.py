@@ -118,13 +118,13 @@ class CommandEngine:
         return proc
 
     def recognize(self, image: Path) -> Recognition:
-        image = str(Path(image).absolute())
-        argv = [arg.replace(PLACEHOLDER, image) for arg in self.argv]
-        proc = self._run(argv, f"command {self.argv[0]!r} on {image}")
+        path = str(Path(image).absolute())
+        argv = [arg.replace(PLACEHOLDER, path) for arg in self.argv]
+        proc = self._run(argv, f"command {self.argv[0]!r} on {path}")
         try:
             text = proc.stdout.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise EngineError(f"output of command {self.argv[0]!r} on {image} was not UTF-8: {exc}") from exc
+            raise EngineError(f"output of command {self.argv[0]!r} on {path} was not UTF-8: {exc}") from exc
         return Recognition(text=text)
 
     def fingerprint(self) -> dict:

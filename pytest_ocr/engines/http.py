@@ -100,7 +100,7 @@ class HttpEngine:
         if not isinstance(fingerprint, dict) or not isinstance(fingerprint.get("type"), str):
             raise self.client.error(
                 f"GET {_http.public_url(info_url)} (option 'info_url') did not answer with a pytest-ocr serve "
-                f"/info document ({{\"engine\", \"fingerprint\": {{\"type\", \"version\", \"config\"}}}}); "
+                f'/info document ({{"engine", "fingerprint": {{"type", "version", "config"}}}}); '
                 f"remove the option for other servers"
             )
         version = fingerprint.get("version")
@@ -129,7 +129,7 @@ class HttpEngine:
         return self.client.clean(recognition)
 
     def _parse(self, document: Any) -> Recognition:
-        values = {}
+        values: dict[str, Any] = {}
         for key, (kind, expected) in RESULT_TYPES.items():
             path = self.paths[key]
             value = None if path is None else _http.lookup(document, path, f"option {key} {path!r}")
@@ -163,5 +163,12 @@ def _kind(value: Any) -> str:
     """A JSON value's type in JSON's words."""
     if isinstance(value, list):
         return f"a list of {len(value)}"
-    names = {type(None): "null", bool: "a boolean", int: "a number", float: "a number", str: "a string", dict: "an object"}
+    names = {
+        type(None): "null",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        str: "a string",
+        dict: "an object",
+    }
     return names.get(type(value), type(value).__name__)

@@ -101,8 +101,12 @@ class OpenAIEngine:
             )
         self.model, self.prompt, self.system = options["model"], options["prompt"], options["system"]
         self.max_tokens = options["max_tokens"]
-        self.body = {"model": self.model, "max_tokens": self.max_tokens, "temperature": options["temperature"],
-                     **options["extra_body"]}
+        self.body = {
+            "model": self.model,
+            "max_tokens": self.max_tokens,
+            "temperature": options["temperature"],
+            **options["extra_body"],
+        }
         self.concurrency = options["concurrency"]
 
         timeout = _options.check_timeout(spec, options["timeout"])

@@ -159,8 +159,13 @@ class PredictionsEngine:
         if self._batched:
             # An image name that occurs in one batch only is found by its name alone too.
             names = Counter(key.rpartition("/")[2] for key in table)
-            table.update({name: text for key, text in list(table.items())
-                          if names[name := key.rpartition("/")[2]] == 1 and name not in table})
+            table.update(
+                {
+                    name: text
+                    for key, text in list(table.items())
+                    if names[name := key.rpartition("/")[2]] == 1 and name not in table
+                }
+            )
         return table
 
     def recognize(self, image: Path) -> Recognition:

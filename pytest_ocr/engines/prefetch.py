@@ -11,8 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TypeVar
 
 LOOKAHEAD = 2  # queued recognitions per thread, so a thread finishing one starts the next at once
+
+_T = TypeVar("_T")
 
 
 class Prefetcher:
@@ -20,7 +23,9 @@ class Prefetcher:
         self._pools: dict[str, ThreadPoolExecutor] = {}
         self._futures: dict[str, Future] = {}  # item id -> its recognition
 
-    def result(self, item_id: str, engine_key: str, concurrency: int, upcoming: Iterable[tuple[str, Callable]]):
+    def result(
+        self, item_id: str, engine_key: str, concurrency: int, upcoming: Iterable[tuple[str, Callable[[], _T]]]
+    ) -> _T:
         """The recognition of ``item_id``, after making sure it and the next ones of
         ``upcoming`` ((item id, start function) in run order, this item first, all on
         the same engine) are started. Raises what the recognition raised."""

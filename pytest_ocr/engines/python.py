@@ -19,8 +19,7 @@ from .cache import file_sha256
 
 SCHEMA = {"function": (str, _options.REQUIRED), "kwargs": (dict[str, Any], {})}
 
-RESULT_TYPES = {"text": str, "lines": list[str] | None, "confidence": float | None, "raw": Any,
-                "fields": dict | None}
+RESULT_TYPES = {"text": str, "lines": list[str] | None, "confidence": float | None, "raw": Any, "fields": dict | None}
 EXPECTED = "a str, a Recognition or a dict with key 'text' (and optionally 'lines', 'confidence', 'raw', 'fields')"
 TRACEBACK_FRAMES = 5
 

@@ -14,7 +14,7 @@ from typing import Any
 from . import _options
 from .base import EngineError, EngineSpec, Recognition
 
-SCHEMA = {"params": (dict[str, Any], {})}
+SCHEMA: dict[str, tuple[Any, Any]] = {"params": (dict[str, Any], {})}
 
 INSTALL_HINT = 'install it with `pip install "pytest-ocr[rapidocr]"`'
 

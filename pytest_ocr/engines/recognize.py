@@ -19,8 +19,14 @@ class Timed:
     cached: bool = False
 
 
-def recognize(engine: Engine, name: str, image: Path, cache: OutputCache | None = None,
-              fingerprint: dict | None = None, refresh: bool = False) -> Timed:
+def recognize(
+    engine: Engine,
+    name: str,
+    image: Path,
+    cache: OutputCache | None = None,
+    fingerprint: dict | None = None,
+    refresh: bool = False,
+) -> Timed:
     """The output of engine ``name`` for ``image``: from the cache when it has it (unless
     ``refresh``), else from the engine, and then stored."""
     key = None

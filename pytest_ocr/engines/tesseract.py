@@ -15,12 +15,13 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from . import _options
 from ._options import Scalar
 from .base import EngineError, EngineSpec, Recognition
 
-SCHEMA = {
+SCHEMA: dict[str, tuple[Any, Any]] = {
     "lang": (str, "eng"),
     "psm": (int, None),
     "oem": (int, None),

@@ -1,10 +1,10 @@
 """OCR text metrics as plain functions; no pytest needed.
 
-    >>> from pytest_ocr import metrics
-    >>> metrics.cer("INVOICE #12345", "INV0ICE #12345")
-    0.07142857142857142
-    >>> metrics.field_scores({"total": "$1,500.00"}, {"total": "1500"}, {"total": "numeric"}).f1
-    1.0
+>>> from pytest_ocr import metrics
+>>> metrics.cer("INVOICE #12345", "INV0ICE #12345")
+0.07142857142857142
+>>> metrics.field_scores({"total": "$1,500.00"}, {"total": "1500"}, {"total": "numeric"}).f1
+1.0
 """
 
 from .edit import ErrorCounts, cer, character_errors, confusions, error_rate, exact_match, ned, wer, word_errors

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rapidfuzz.distance import Levenshtein
+from rapidfuzz.distance import Editops, Levenshtein
 
 from .normalize import DEFAULT, Normalization
 
@@ -49,7 +49,7 @@ def error_rate(errors: float, reference_length: float) -> float:
     return errors / reference_length
 
 
-def align_counts(reference: Sequence, hypothesis: Sequence, unit: str, editops=None) -> ErrorCounts:
+def align_counts(reference: Sequence, hypothesis: Sequence, unit: str, editops: Editops | None = None) -> ErrorCounts:
     """S/D/I counts of the minimal Levenshtein alignment of two sequences.
 
     Counts come from rapidfuzz's editops, the same alignment jiwer reports.
@@ -94,7 +94,9 @@ def wer(reference: str, hypothesis: str, normalize: Normalization = DEFAULT) -> 
 
 def ned(reference: str, hypothesis: str, normalize: Normalization = DEFAULT) -> float:
     """Normalised edit distance: edits / the longer of the two lengths, in [0, 1]."""
-    return Levenshtein.normalized_distance(normalize.units(normalize(reference)), normalize.units(normalize(hypothesis)))
+    return Levenshtein.normalized_distance(
+        normalize.units(normalize(reference)), normalize.units(normalize(hypothesis))
+    )
 
 
 def exact_match(reference: str, hypothesis: str, normalize: Normalization = DEFAULT) -> float:
@@ -106,13 +108,14 @@ DELETE = "<DELETE>"
 INSERT = "<INSERT>"
 
 
-def confusions(reference: Sequence, hypothesis: Sequence, editops=None) -> Counter:
+def confusions(reference: Sequence, hypothesis: Sequence, editops: Editops | None = None) -> Counter:
     """(reference unit, recognized unit) -> count over the minimal alignment; a deleted
     unit is recognized as ``<DELETE>``, an inserted one comes from ``<INSERT>``."""
     if editops is None:
         editops = Levenshtein.editops(reference, hypothesis)
     table: Counter = Counter()
-    for tag, i, j in editops:
+    for op in editops:
+        tag, i, j = op.tag, op.src_pos, op.dest_pos
         if tag == "replace":
             table[reference[i], hypothesis[j]] += 1
         elif tag == "delete":

@@ -106,6 +106,7 @@ greedy runs, and window scans that grow with line length times length difference
 from __future__ import annotations
 
 import heapq
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import product
@@ -122,7 +123,9 @@ COEFFICIENT_GRID: tuple[tuple[int, ...], ...] = (
     tuple(range(0, 6)),
 )
 #: Every (c_edit, c_length_diff, c_offset, c_length) setting, in the order tried.
-COEFFICIENTS: tuple[tuple[int, int, int, int], ...] = tuple(product(*COEFFICIENT_GRID))
+COEFFICIENTS: tuple[tuple[int, int, int, int], ...] = tuple(
+    (ce, cl, co, cs) for ce, cl, co, cs in product(*COEFFICIENT_GRID)
+)
 
 
 @dataclass(frozen=True)
@@ -212,7 +215,7 @@ def _match_lines(gt: str, ocr: str) -> tuple[int, int, int, int, int, int, int, 
             best_score, best_idx = score, idx
             best = (score, r, d, i, gi, gl, oj, ol)
 
-    if best is not None and (best[2] or best[1]):
+    if best is not None and best_score is not None and (best[2] or best[1]):
         # Extend the match at its end (reference: "elongate at the end for handling deletes").
         _, r, d, _, gi, gl, oj, _ = best
         prev = None
@@ -230,7 +233,7 @@ def _match_lines(gt: str, ocr: str) -> tuple[int, int, int, int, int, int, int, 
                 best_score = score
                 best = (score, r2, d2, i2, gi, len(gsub), oj, len(osub))
 
-    if best_score is None or lg < best_score:
+    if best is None or best_score is None or lg < best_score:
         best = (lg, 0, lg, 0, 0, lg, 0, 0)  # delete the whole GT piece
     return best
 
@@ -261,7 +264,7 @@ def _digit_table(n: int) -> bytes:
     return bytes(0x31 if b == n else 0x30 for b in range(256))
 
 
-def _bits(mask: int):
+def _bits(mask: int) -> Iterator[int]:
     """Indices of the set bits of ``mask``, lowest first."""
     while mask:
         low = mask & -mask
@@ -390,9 +393,9 @@ class _Matcher:
             for n in range(count):
                 mine = at_corners[n]
                 if n not in leaders and any(
-                    all(a <= b for a, b in zip(at_corners[m], mine))
+                    all(a <= b for a, b in zip(at_corners[m], mine, strict=True))
                     if m < n
-                    else all(a < b for a, b in zip(at_corners[m], mine))
+                    else all(a < b for a, b in zip(at_corners[m], mine, strict=True))
                     for m in leaders
                 ):
                     continue
@@ -480,12 +483,13 @@ class _Matcher:
         ``_explore``)."""
         gt0 = _initial_pieces(reference)
         ocr0 = _initial_pieces(hypothesis)
-        best = None
+        best: tuple | None = None
         done = 0
         for settings in self._passes:
             if settings & ~done:
                 best = self._explore(gt0, ocr0, settings & ~done, best)
             done |= settings
+        assert best is not None  # the last pass has every setting
         errors, _, node, gt_left, ocr_left = best
         records = []
         while node:
@@ -594,6 +598,8 @@ class _Matcher:
                 target = entry[0]
                 for node, moving in moves:
                     target[(record, node, cost + (node[2] if node else 0))] = moving
+        # Without a bound nothing is dropped, so some history reached the end.
+        assert best is not None
         return best
 
 
@@ -616,9 +622,9 @@ def _describe(records: list) -> list:
             }
         )
     matches.sort(
-        key=lambda m: (0, m["gt_line"], m["gt_start"])
-        if m["gt_line"] is not None
-        else (1, m["ocr_line"], m["ocr_start"])
+        key=lambda m: (
+            (0, m["gt_line"], m["gt_start"]) if m["gt_line"] is not None else (1, m["ocr_line"], m["ocr_start"])
+        )
     )
     return matches
 

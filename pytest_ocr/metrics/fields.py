@@ -29,7 +29,7 @@ from ..errors import did_you_mean
 # -- key paths ---------------------------------------------------------------------------
 
 
-def scalar_text(value) -> str:
+def scalar_text(value: object) -> str:
     """A field value as text, without inventing digits: YAML ``150.0`` stays "150.0"
     (Python's shortest round-trip float form), booleans are "true"/"false" as written
     in YAML and JSON, a null is "", dates (YAML parses ``2024-03-15`` as one) are ISO."""
@@ -42,7 +42,7 @@ def scalar_text(value) -> str:
     return str(value)
 
 
-def _walk(fields) -> Iterator[tuple[str, object, bool]]:
+def _walk(fields: Mapping | list | tuple) -> Iterator[tuple[str, object, bool]]:
     """(key path, value, is a container) for every node below the top, depth first in
     document order. Iterative: an engine's output may nest as deep as JSON allows."""
     stack = [("", _items(fields))]
@@ -54,28 +54,29 @@ def _walk(fields) -> Iterator[tuple[str, object, bool]]:
             continue
         key, value = entry
         path = f"{prefix}{key}"
-        container = isinstance(value, (Mapping, list, tuple))
-        yield path, value, container
-        if container:
+        if isinstance(value, (Mapping, list, tuple)):
+            yield path, value, True
             stack.append((path + ".", _items(value)))
+        else:
+            yield path, value, False
 
 
-def _items(node) -> Iterator[tuple[object, object]]:
+def _items(node: Mapping | list | tuple) -> Iterator[tuple[object, object]]:
     return iter(node.items() if isinstance(node, Mapping) else enumerate(node))
 
 
-def _check_container(fields, what: str) -> None:
+def _check_container(fields: object, what: str) -> None:
     if not isinstance(fields, (Mapping, list, tuple)):
         raise TypeError(f"{what} must be a mapping or a list, not {type(fields).__name__}")
 
 
-def flatten(fields: Mapping | list) -> dict[str, str]:
+def flatten(fields: Mapping | list | tuple) -> dict[str, str]:
     """Leaf key paths -> values as text. Empty mappings and lists have no leaves."""
     _check_container(fields, "fields")
     return {path: scalar_text(value) for path, value, container in _walk(fields) if not container}
 
 
-def key_paths(fields: Mapping | list) -> set[str]:
+def key_paths(fields: Mapping | list | tuple) -> set[str]:
     """Every key path present, containers included (``seller`` and ``seller.name``)."""
     _check_container(fields, "fields")
     return {path for path, _, _ in _walk(fields)}
@@ -106,7 +107,7 @@ class Matcher:
         return {"type": self.name, **{o: _plain(getattr(self, o)) for o in self.options}}
 
 
-def _plain(value):
+def _plain(value: object) -> object:
     return list(value) if isinstance(value, tuple) else value
 
 
@@ -184,7 +185,7 @@ class Date(Matcher):
             raise ValueError(f"formats must be a list of strptime formats, not {formats!r}")
         for f in formats:
             if not isinstance(f, str) or "%" not in f:
-                raise ValueError(f"formats: {f!r} is not a strptime format (e.g. \"%d/%m/%Y\")")
+                raise ValueError(f'formats: {f!r} is not a strptime format (e.g. "%d/%m/%Y")')
         object.__setattr__(self, "formats", tuple(formats))
 
     def parse(self, text: str) -> dt.datetime | None:
@@ -231,7 +232,7 @@ MATCHERS: dict[str, type[Matcher]] = {m.name: m for m in (Exact, Casefold, Numer
 DEFAULT_MATCHER = Casefold()
 
 
-def parse_matcher(spec) -> Matcher:
+def parse_matcher(spec: object) -> Matcher:
     """A matcher from its case-file spelling: a name (``numeric``) or a mapping with
     ``type`` and the type's options (``{type: fuzzy, max_cer: 0.2}``)."""
     if isinstance(spec, Matcher):
@@ -317,7 +318,7 @@ class FieldScores:
         }
 
 
-def field_scores(expected: Mapping | list, extracted, field_match: Mapping | None = None) -> FieldScores:
+def field_scores(expected: Mapping | list, extracted: object, field_match: Mapping | None = None) -> FieldScores:
     """Compare extracted fields with the expected ones, key path by key path.
 
     ``extracted`` is untrusted engine output: None, or anything that is not a mapping
@@ -368,14 +369,16 @@ def _allows_object(schema: Mapping) -> bool:
     return kind == "object" or (isinstance(kind, list) and "object" in kind)
 
 
-def schema_required_paths(schema, prefix: str = "") -> list[str]:
+def schema_required_paths(schema: object, prefix: str = "") -> list[str]:
     """Key paths a JSON Schema requires: its top-level ``required``, and recursively the
     ``required`` of each required property that is an object schema with its own.
     ``$ref``, ``allOf`` and array items are not followed."""
     if not isinstance(schema, Mapping):
         return []
     paths = []
-    properties = schema.get("properties") if isinstance(schema.get("properties"), Mapping) else {}
+    properties = schema.get("properties")
+    if not isinstance(properties, Mapping):
+        properties = {}
     for name in schema.get("required") or ():
         path = f"{prefix}{name}"
         paths.append(path)
@@ -399,7 +402,7 @@ class Completeness:
         return {"required_from": self.source, "present_fields": self.present, "absent_fields": self.absent}
 
 
-def completeness(extracted, schema=None, expected: Mapping | list | None = None) -> Completeness:
+def completeness(extracted: object, schema: object = None, expected: Mapping | list | None = None) -> Completeness:
     """Required key paths present among the extracted ones (a present key with a null
     value counts, as for JSON Schema's ``required``). Required paths come from the
     schema when there is one, else from the expected fields' leaf key paths."""

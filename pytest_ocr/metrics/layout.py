@@ -14,7 +14,8 @@ def ssa_counts(reference: str, hypothesis: str) -> tuple[int, int]:
     """(hits, whitespace penalty) of the minimal alignment of two layout-preserving texts."""
     hits = len(reference)
     penalty = 0
-    for tag, i, j in Levenshtein.editops(reference, hypothesis):
+    for op in Levenshtein.editops(reference, hypothesis):
+        tag, i, j = op.tag, op.src_pos, op.dest_pos
         if tag != "insert":
             hits -= 1
         ref_char = reference[i] if tag != "insert" else ""

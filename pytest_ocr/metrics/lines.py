@@ -18,4 +18,4 @@ def line_errors(reference: list[str], hypothesis: list[str]) -> tuple[list[int],
     total = max(len(reference), len(hypothesis))
     padded_ref = reference + [""] * (total - len(reference))
     padded_hyp = hypothesis + [""] * (total - len(hypothesis))
-    return [i for i, (r, h) in enumerate(zip(padded_ref, padded_hyp)) if r != h], total
+    return [i for i, (r, h) in enumerate(zip(padded_ref, padded_hyp, strict=True)) if r != h], total

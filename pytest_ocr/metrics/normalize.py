@@ -21,12 +21,15 @@ import json
 import re
 import sys
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from functools import cache
+from typing import Literal, cast
 
 import regex
 
 UNICODE_FORMS = ("NFC", "NFD", "NFKC", "NFKD", "none")
+UnicodeForm = Literal["NFC", "NFD", "NFKC", "NFKD", "none"]
 UNITS = ("codepoint", "grapheme")
 
 _GRAPHEME = regex.compile(r"\X")
@@ -65,20 +68,29 @@ def _punctuation_table() -> dict[int, None]:
     return {cp: None for cp in range(sys.maxunicode + 1) if unicodedata.category(chr(cp)).startswith("P")}
 
 
+# A replacement rule: a pattern and what its matches become (a string or a function of the match).
+Rule = tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]
+
+
 @cache
-def _rules(profile: str, equivalences: tuple[tuple[str, str], ...], form: str) -> tuple[tuple[re.Pattern, str], ...]:
+def _rules(profile: str, equivalences: tuple[tuple[str, str], ...], form: UnicodeForm) -> tuple[Rule, ...]:
     """The replacements to run, in order: the user's equivalences first (their keys
     see the text before a profile rewrites it), then the profile's rules. Keys are put
     in the same Unicode form as the text, or an "ü" key would never match NFD text."""
-    rules = []
+    rules: list[Rule] = []
     if equivalences:
+
         def in_form(text: str) -> str:
             return text if form == "none" else unicodedata.normalize(form, text)
 
         # One alternation, longest key first, so "ſt" wins over "ſ" where both are given.
         table = {in_form(k): v for k, v in equivalences}
         alternation = "|".join(re.escape(k) for k in sorted(table, key=len, reverse=True))
-        rules.append((re.compile(alternation), lambda m, table=table: table[m.group(0)]))
+
+        def replace(m: re.Match[str]) -> str:
+            return table[m.group(0)]
+
+        rules.append((re.compile(alternation), replace))
     rules += [(re.compile(pattern), replacement) for pattern, replacement in PROFILE_RULES.get(profile, ())]
     return tuple(rules)
 
@@ -145,18 +157,19 @@ class Normalization:
         return steps
 
     def __call__(self, text: str) -> str:
-        if self.unicode != "none":
-            text = unicodedata.normalize(self.unicode, text)
-        rules = _rules(self.profile, self.equivalences, self.unicode)
+        form = cast(UnicodeForm, self.unicode)  # checked against UNICODE_FORMS in __post_init__
+        if form != "none":
+            text = unicodedata.normalize(form, text)
+        rules = _rules(self.profile, self.equivalences, form)
         if rules:
             for pattern, replacement in rules:
                 text = pattern.sub(replacement, text)
-            if self.unicode != "none":  # a replacement may not be in the chosen form
-                text = unicodedata.normalize(self.unicode, text)
+            if form != "none":  # a replacement may not be in the chosen form
+                text = unicodedata.normalize(form, text)
         if self.casefold:
             text = text.casefold()
-            if self.unicode != "none":  # folding can undo composition ("ǰ" -> "j" + U+030C)
-                text = unicodedata.normalize(self.unicode, text)
+            if form != "none":  # folding can undo composition ("ǰ" -> "j" + U+030C)
+                text = unicodedata.normalize(form, text)
         if self.remove_punctuation:
             text = text.translate(_punctuation_table())
         if self.collapse_whitespace:
@@ -188,6 +201,6 @@ DEFAULT = Normalization()
 RAW = Normalization.from_dict("none")
 
 
-def profile(name: str, **overrides) -> Normalization:
+def profile(name: str, **overrides: object) -> Normalization:
     """A named profile, optionally with some options overridden."""
     return Normalization.from_dict({"profile": name, **overrides})

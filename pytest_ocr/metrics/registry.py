@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TypeVar
 
-from rapidfuzz.distance import Levenshtein
+from rapidfuzz.distance import Editops, Levenshtein
 
 from . import fields, layout, lines, repetition, structured, task, tokens, words
 from .edit import ErrorCounts, align_counts, confusions
@@ -72,6 +73,8 @@ class Structured:
 
 NO_STRUCTURE = Structured()
 
+_T = TypeVar("_T")
+
 
 @dataclass(frozen=True)
 class MetricResult:
@@ -103,15 +106,15 @@ class Prepared:
         self.structured = NO_STRUCTURE if structured is None else structured
 
     @cached_property
-    def ref_units(self):
+    def ref_units(self) -> str | list[str]:
         return self.normalization.units(self.reference)
 
     @cached_property
-    def hyp_units(self):
+    def hyp_units(self) -> str | list[str]:
         return self.normalization.units(self.hypothesis)
 
     @cached_property
-    def char_editops(self):
+    def char_editops(self) -> Editops:
         return Levenshtein.editops(self.ref_units, self.hyp_units)
 
     @cached_property
@@ -173,12 +176,12 @@ class Prepared:
         return task.evaluate_task(self._need("task", self.structured.task), self.structured.field_match)
 
     @staticmethod
-    def _need(what: str, value):
+    def _need(what: str, value: _T | None) -> _T:
         if value is None:
             raise ValueError(f"this metric needs {NEEDS[what]}, and none was given")
         return value
 
-    def details(self, unit: str, empty_reference: bool, **more) -> dict:
+    def details(self, unit: str, empty_reference: bool, **more: object) -> dict:
         """What every metric records: unit, normalisation steps, and whether the
         empty-reference policy decided the value."""
         return {"unit": unit, "normalization": self.normalization.steps(), "empty_reference": empty_reference, **more}
@@ -244,14 +247,15 @@ def _cer(p: Prepared) -> MetricResult:
         "max": max(c.reference_length, c.hypothesis_length),
         "path": c.errors + c.hits,
     }[p.cer_denominator]
-    counts = {"errors": c.errors, "denominator": denominator}
+    counts: dict[str, float] = {"errors": c.errors, "denominator": denominator}
     table = confusions(p.ref_units, p.hyp_units, p.char_editops)
     top = [[r, h, n] for (r, h), n in sorted(table.items(), key=lambda item: (-item[1], item[0]))[:TOP_CONFUSIONS]]
     return MetricResult(
         _cer_value(counts),
         counts,
-        p.details(c.unit, c.reference_length == 0, denominator=p.cer_denominator, **_alignment_details(c),
-                  confusions=top),
+        p.details(
+            c.unit, c.reference_length == 0, denominator=p.cer_denominator, **_alignment_details(c), confusions=top
+        ),
     )
 
 
@@ -261,7 +265,7 @@ def _cer_value(counts: dict) -> float:
 
 def _char_accuracy(p: Prepared) -> MetricResult:
     c = p.chars
-    counts = {"correct": c.reference_length - c.errors, "total": c.reference_length}
+    counts: dict[str, float] = {"correct": c.reference_length - c.errors, "total": c.reference_length}
     return MetricResult(_accuracy(counts), counts, p.details(c.unit, c.reference_length == 0, **_alignment_details(c)))
 
 
@@ -299,7 +303,7 @@ def _exact_match(p: Prepared) -> MetricResult:
 def _word_metric(value: Callable[[dict], float]) -> Callable[[Prepared], MetricResult]:
     def compute(p: Prepared) -> MetricResult:
         w = p.words
-        counts = {
+        counts: dict[str, float] = {
             "hits": w.hits,
             "substitutions": w.substitutions,
             "deletions": w.deletions,
@@ -334,7 +338,7 @@ def _wip_value(c: dict) -> float:
 
 def _token_metric(value: Callable[[dict], float]) -> Callable[[Prepared], MetricResult]:
     def compute(p: Prepared) -> MetricResult:
-        counts = {
+        counts: dict[str, float] = {
             "matched": words.bag_matches(p.ref_words, p.hyp_words),
             "reference_tokens": len(p.ref_words),
             "hypothesis_tokens": len(p.hyp_words),
@@ -358,7 +362,7 @@ def _f1(c: dict) -> float:
 
 
 def _token_exact_match_rate(p: Prepared) -> MetricResult:
-    counts = {
+    counts: dict[str, float] = {
         "matches": words.positional_matches(p.ref_words, p.hyp_words),
         "longer": max(len(p.ref_words), len(p.hyp_words)),
     }
@@ -371,7 +375,7 @@ def _positional_rate(c: dict) -> float:
 
 def _over_reference_words(count: Callable[[list, list], int]) -> Callable[[Prepared], MetricResult]:
     def compute(p: Prepared) -> MetricResult:
-        counts = {
+        counts: dict[str, float] = {
             "matches": count(p.ref_words, p.hyp_words),
             "reference_words": len(p.ref_words),
             "hypothesis_words": len(p.hyp_words),
@@ -388,7 +392,7 @@ def _share_of_reference(c: dict) -> float:
 def _ngram_overlap(n: int) -> Callable[[Prepared], MetricResult]:
     def compute(p: Prepared) -> MetricResult:
         matched, reference, hypothesis = words.ngram_matches(p.ref_words, p.hyp_words, n)
-        counts = {"matches": matched, "reference_ngrams": reference, "hypothesis_ngrams": hypothesis}
+        counts: dict[str, float] = {"matches": matched, "reference_ngrams": reference, "hypothesis_ngrams": hypothesis}
         return MetricResult(_ngram_value(counts), counts, p.details(f"word {n}-gram", reference == 0))
 
     return compute
@@ -399,7 +403,10 @@ def _ngram_value(c: dict) -> float:
 
 
 def _bow_error(p: Prepared) -> MetricResult:
-    counts = {"differences": words.bag_differences(p.ref_words, p.hyp_words), "denominator": 2 * len(p.ref_words)}
+    counts: dict[str, float] = {
+        "differences": words.bag_differences(p.ref_words, p.hyp_words),
+        "denominator": 2 * len(p.ref_words),
+    }
     return MetricResult(_bow_value(counts), counts, p.details("word", not p.ref_words))
 
 
@@ -412,11 +419,17 @@ def _bow_value(c: dict) -> float:
 
 def _ser(p: Prepared) -> MetricResult:
     errors, total = lines.line_errors(p.ref_lines, p.hyp_lines)
-    counts = {"error_lines": len(errors), "lines": total}
+    counts: dict[str, float] = {"error_lines": len(errors), "lines": total}
     return MetricResult(
-        _ser_value(counts), counts,
-        p.details("line", not p.ref_lines, error_indices=errors, reference_lines=len(p.ref_lines),
-                  hypothesis_lines=len(p.hyp_lines)),
+        _ser_value(counts),
+        counts,
+        p.details(
+            "line",
+            not p.ref_lines,
+            error_indices=errors,
+            reference_lines=len(p.ref_lines),
+            hypothesis_lines=len(p.hyp_lines),
+        ),
     )
 
 
@@ -426,11 +439,13 @@ def _ser_value(c: dict) -> float:
 
 def _fca(p: Prepared) -> MetricResult:
     result = flexible_character_accuracy("\n".join(p.ref_lines), "\n".join(p.hyp_lines))
-    counts = {"correct": result.reference_length - result.errors, "total": result.reference_length}
+    counts: dict[str, float] = {"correct": result.reference_length - result.errors, "total": result.reference_length}
     return MetricResult(
-        _accuracy(counts), counts,
-        p.details("codepoint", result.reference_length == 0, errors=result.errors,
-                  reference_length=result.reference_length),
+        _accuracy(counts),
+        counts,
+        p.details(
+            "codepoint", result.reference_length == 0, errors=result.errors, reference_length=result.reference_length
+        ),
     )
 
 
@@ -439,12 +454,21 @@ def _ssa(p: Prepared) -> MetricResult:
     reference = layout_normalization(p.raw_reference)
     hypothesis = layout_normalization(p.raw_hypothesis)
     hits, penalty = layout.ssa_counts(reference, hypothesis)
-    counts = {"score": max(0, hits - penalty), "reference_length": len(reference),
-              "hypothesis_length": len(hypothesis)}
+    counts: dict[str, float] = {
+        "score": max(0, hits - penalty),
+        "reference_length": len(reference),
+        "hypothesis_length": len(hypothesis),
+    }
     return MetricResult(
-        _ssa_value(counts), counts,
-        p.details("codepoint", not reference, hits=hits, whitespace_penalty=penalty,
-                  normalization_for_layout=layout_normalization.steps()),
+        _ssa_value(counts),
+        counts,
+        p.details(
+            "codepoint",
+            not reference,
+            hits=hits,
+            whitespace_penalty=penalty,
+            normalization_for_layout=layout_normalization.steps(),
+        ),
     )
 
 
@@ -458,20 +482,22 @@ def _ssa_value(c: dict) -> float:
 def _field_metric(value: Callable[[dict], float]) -> Callable[[Prepared], MetricResult]:
     def compute(p: Prepared) -> MetricResult:
         f = p.field_scores
-        return MetricResult(value(f.counts), f.counts, {"unit": "field", **f.details()})
+        counts: dict[str, float] = dict(f.counts)
+        return MetricResult(value(counts), counts, {"unit": "field", **f.details()})
 
     return compute
 
 
 def _completeness(p: Prepared) -> MetricResult:
     c = p.completeness
-    return MetricResult(fields.completeness_value(c.counts), c.counts, {"unit": "field", **c.details()})
+    counts: dict[str, float] = dict(c.counts)
+    return MetricResult(fields.completeness_value(counts), counts, {"unit": "field", **c.details()})
 
 
 def _validity(check: Callable[[Prepared], tuple[bool, dict]]) -> Callable[[Prepared], MetricResult]:
     def compute(p: Prepared) -> MetricResult:
         valid, details = check(p)
-        counts = {"valid": 1 if valid else 0, "outputs": 1}
+        counts: dict[str, float] = {"valid": 1 if valid else 0, "outputs": 1}
         return MetricResult(structured.valid_rate(counts), counts, {"unit": "output", **details})
 
     return compute
@@ -491,8 +517,11 @@ def _xml_valid(p: Prepared) -> tuple[bool, dict]:
 
 def _repetition(p: Prepared) -> MetricResult:
     loop = repetition.find_repetition(p.raw_hypothesis)
-    counts = {"redundant": loop.redundant_chars if loop else 0, "characters": len(p.raw_hypothesis.rstrip())}
-    details = {"unit": "codepoint"}
+    counts: dict[str, float] = {
+        "redundant": loop.redundant_chars if loop else 0,
+        "characters": len(p.raw_hypothesis.rstrip()),
+    }
+    details: dict[str, object] = {"unit": "codepoint"}
     if loop:
         details.update(loop_unit=loop.unit, repeats=loop.repeats, start=loop.start)
     return MetricResult(_repetition_value(counts), counts, details)
@@ -521,10 +550,10 @@ def _tokenizer_metric(name: str, value: Callable[[dict], float]) -> Callable[[Pr
     return compute
 
 
-def _task_metric(value: Callable[[task.TaskOutcome], float]) -> Callable[[Prepared], MetricResult]:
+def _task_metric(value: Callable[[dict], float]) -> Callable[[Prepared], MetricResult]:
     def compute(p: Prepared) -> MetricResult:
         outcome = p.task_outcome
-        counts = {"successes": 1 if outcome.success else 0, "quality": outcome.quality, "tasks": 1}
+        counts: dict[str, float] = {"successes": 1 if outcome.success else 0, "quality": outcome.quality, "tasks": 1}
         return MetricResult(value(counts), counts, {"unit": "task", **outcome.details()})
 
     return compute
@@ -533,85 +562,282 @@ def _task_metric(value: Callable[[task.TaskOutcome], float]) -> Callable[[Prepar
 METRICS: dict[str, MetricInfo] = {
     m.name: m
     for m in (
-        MetricInfo("cer", "lower", "character", "character error rate: (S+D+I) / reference characters "
-                "(denominator configurable: ref, max, path)", _cer, _cer_value),
-        MetricInfo("char_accuracy", "higher", "character", "(n - errors) / n, ISRI character accuracy",
-                _char_accuracy, _accuracy),
+        MetricInfo(
+            "cer",
+            "lower",
+            "character",
+            "character error rate: (S+D+I) / reference characters (denominator configurable: ref, max, path)",
+            _cer,
+            _cer_value,
+        ),
+        MetricInfo(
+            "char_accuracy",
+            "higher",
+            "character",
+            "(n - errors) / n, ISRI character accuracy",
+            _char_accuracy,
+            _accuracy,
+        ),
         MetricInfo("ned", "lower", "character", "normalised edit distance: edits / longer length", _ned, _ned_value),
-        MetricInfo("ned_similarity", "higher", "character", "1 - ned", _ned_similarity,
-                lambda c: 1.0 - _ned_value(c)),
-        MetricInfo("exact_match", "higher", "case", "1 if the normalised texts are identical, else 0",
-                _exact_match, lambda c: ratio(c["matches"], c["cases"])),
-        MetricInfo("wer", "lower", "word", "word error rate: (S+D+I) / reference words", _word_metric(_wer_value),
-                _wer_value),
-        MetricInfo("mer", "lower", "word", "match error rate: (S+D+I) / (H+S+D+I)", _word_metric(_mer_value),
-                _mer_value),
-        MetricInfo("wip", "higher", "word", "word information preserved: H/N_ref * H/N_hyp", _word_metric(_wip_value),
-                _wip_value),
-        MetricInfo("wil", "lower", "word", "word information lost: 1 - wip",
-                _word_metric(lambda c: 1.0 - _wip_value(c)), lambda c: 1.0 - _wip_value(c)),
-        MetricInfo("token_precision", "higher", "word", "shared words (multiset) / recognized words",
-                _token_metric(_precision), _precision),
-        MetricInfo("token_recall", "higher", "word", "shared words (multiset) / reference words",
-                _token_metric(_recall), _recall),
-        MetricInfo("token_f1", "higher", "word", "harmonic mean of token precision and recall",
-                _token_metric(_f1), _f1),
-        MetricInfo("token_exact_match_rate", "higher", "word", "words equal at the same position / longer word list",
-                _token_exact_match_rate, _positional_rate),
+        MetricInfo("ned_similarity", "higher", "character", "1 - ned", _ned_similarity, lambda c: 1.0 - _ned_value(c)),
+        MetricInfo(
+            "exact_match",
+            "higher",
+            "case",
+            "1 if the normalised texts are identical, else 0",
+            _exact_match,
+            lambda c: ratio(c["matches"], c["cases"]),
+        ),
+        MetricInfo(
+            "wer", "lower", "word", "word error rate: (S+D+I) / reference words", _word_metric(_wer_value), _wer_value
+        ),
+        MetricInfo(
+            "mer", "lower", "word", "match error rate: (S+D+I) / (H+S+D+I)", _word_metric(_mer_value), _mer_value
+        ),
+        MetricInfo(
+            "wip",
+            "higher",
+            "word",
+            "word information preserved: H/N_ref * H/N_hyp",
+            _word_metric(_wip_value),
+            _wip_value,
+        ),
+        MetricInfo(
+            "wil",
+            "lower",
+            "word",
+            "word information lost: 1 - wip",
+            _word_metric(lambda c: 1.0 - _wip_value(c)),
+            lambda c: 1.0 - _wip_value(c),
+        ),
+        MetricInfo(
+            "token_precision",
+            "higher",
+            "word",
+            "shared words (multiset) / recognized words",
+            _token_metric(_precision),
+            _precision,
+        ),
+        MetricInfo(
+            "token_recall",
+            "higher",
+            "word",
+            "shared words (multiset) / reference words",
+            _token_metric(_recall),
+            _recall,
+        ),
+        MetricInfo(
+            "token_f1", "higher", "word", "harmonic mean of token precision and recall", _token_metric(_f1), _f1
+        ),
+        MetricInfo(
+            "token_exact_match_rate",
+            "higher",
+            "word",
+            "words equal at the same position / longer word list",
+            _token_exact_match_rate,
+            _positional_rate,
+        ),
         MetricInfo("ser", "lower", "line", "line error rate: lines with any error / lines compared", _ser, _ser_value),
-        MetricInfo("lcs_ratio", "higher", "word", "longest common word subsequence / reference words",
-                _over_reference_words(words.lcs_length), _share_of_reference),
-        MetricInfo("sequence_accuracy", "higher", "word", "words at the same position / reference words",
-                _over_reference_words(words.positional_matches), _share_of_reference),
-        MetricInfo("bigram_overlap", "higher", "word", "shared word bigrams / reference bigrams", _ngram_overlap(2),
-                _ngram_value),
-        MetricInfo("trigram_overlap", "higher", "word", "shared word trigrams / reference trigrams", _ngram_overlap(3),
-                _ngram_value),
-        MetricInfo("bow_error", "lower", "word", "bag-of-words error (order-independent WER, ocrevalUAtion)",
-                _bow_error, _bow_value),
-        MetricInfo("fca", "higher", "character", "flexible character accuracy (Clausner et al. 2020), reading-order "
-                "independent", _fca, _accuracy),
-        MetricInfo("ssa", "higher", "character", "structural sequence accuracy: (matches - whitespace edits) / "
-                "reference characters, whitespace kept", _ssa, _ssa_value),
-        MetricInfo("field_precision", "higher", "field", "correct fields / extracted fields",
-                _field_metric(fields.precision), fields.precision, needs="fields"),
-        MetricInfo("field_recall", "higher", "field", "correct fields / expected fields",
-                _field_metric(fields.recall), fields.recall, needs="fields"),
-        MetricInfo("field_f1", "higher", "field", "harmonic mean of field precision and recall",
-                _field_metric(fields.f1), fields.f1, needs="fields"),
-        MetricInfo("field_completeness", "higher", "field", "required key paths present / required key paths "
-                "(required by the schema, else the expected fields)", _completeness, fields.completeness_value,
-                needs="fields|schema"),
-        MetricInfo("json_valid", "higher", "output", "1 if the output (or its code fence) parses as JSON, else 0",
-                _validity(_json_valid), structured.valid_rate, needs="output"),
-        MetricInfo("schema_valid", "higher", "output", "1 if the output's JSON satisfies the JSON Schema, else 0",
-                _validity(_schema_valid), structured.valid_rate, needs="schema"),
-        MetricInfo("xml_valid", "higher", "output", "1 if the output (or its code fence) is well-formed XML, else 0",
-                _validity(_xml_valid), structured.valid_rate, needs="output"),
-        MetricInfo("repetition", "lower", "character", "share of the output that a repetition loop at its end "
-                "repeats (0 without a loop)", _repetition, _repetition_value, needs="output"),
-        MetricInfo("total_tokens", "lower", "token", "tokens of the raw output (tiktoken)",
-                _tokenizer_metric("total_tokens", tokens.per_output("tokens")), tokens.per_output("tokens"),
-                needs="output"),
-        MetricInfo("meaningful_tokens", "lower", "token", "tokens left after dropping repeated lines and a "
-                "repetition loop and collapsing whitespace",
-                _tokenizer_metric("meaningful_tokens", tokens.per_output("tokens")), tokens.per_output("tokens"),
-                needs="output"),
-        MetricInfo("token_density", "higher", "token", "meaningful tokens / total tokens",
-                _tokenizer_metric("token_density", tokens.token_density), tokens.token_density, needs="output"),
-        MetricInfo("compression_ratio", "higher", "token", "tokens with whitespace collapsed / total tokens",
-                _tokenizer_metric("compression_ratio", tokens.compression_ratio), tokens.compression_ratio,
-                needs="output"),
-        MetricInfo("chars_per_token", "higher", "token", "output characters / total tokens",
-                _tokenizer_metric("chars_per_token", tokens.chars_per_token), tokens.chars_per_token, needs="output"),
-        MetricInfo("estimated_cost_usd", "lower", "token", "total tokens / 1000 * price_per_1k (USD)",
-                _tokenizer_metric("estimated_cost_usd", tokens.per_output("cost_usd")), tokens.per_output("cost_usd"),
-                needs="output"),
-        MetricInfo("task_success", "higher", "task", "1 if the downstream task reached its minimum quality, else 0",
-                _task_metric(task.success_rate), task.success_rate, needs="task"),
-        MetricInfo("task_quality", "higher", "task", "the downstream task's quality (share of fields right; "
-                "1 or 0 for an answer or a label)", _task_metric(task.mean_quality), task.mean_quality,
-                needs="task"),
+        MetricInfo(
+            "lcs_ratio",
+            "higher",
+            "word",
+            "longest common word subsequence / reference words",
+            _over_reference_words(words.lcs_length),
+            _share_of_reference,
+        ),
+        MetricInfo(
+            "sequence_accuracy",
+            "higher",
+            "word",
+            "words at the same position / reference words",
+            _over_reference_words(words.positional_matches),
+            _share_of_reference,
+        ),
+        MetricInfo(
+            "bigram_overlap",
+            "higher",
+            "word",
+            "shared word bigrams / reference bigrams",
+            _ngram_overlap(2),
+            _ngram_value,
+        ),
+        MetricInfo(
+            "trigram_overlap",
+            "higher",
+            "word",
+            "shared word trigrams / reference trigrams",
+            _ngram_overlap(3),
+            _ngram_value,
+        ),
+        MetricInfo(
+            "bow_error",
+            "lower",
+            "word",
+            "bag-of-words error (order-independent WER, ocrevalUAtion)",
+            _bow_error,
+            _bow_value,
+        ),
+        MetricInfo(
+            "fca",
+            "higher",
+            "character",
+            "flexible character accuracy (Clausner et al. 2020), reading-order independent",
+            _fca,
+            _accuracy,
+        ),
+        MetricInfo(
+            "ssa",
+            "higher",
+            "character",
+            "structural sequence accuracy: (matches - whitespace edits) / reference characters, whitespace kept",
+            _ssa,
+            _ssa_value,
+        ),
+        MetricInfo(
+            "field_precision",
+            "higher",
+            "field",
+            "correct fields / extracted fields",
+            _field_metric(fields.precision),
+            fields.precision,
+            needs="fields",
+        ),
+        MetricInfo(
+            "field_recall",
+            "higher",
+            "field",
+            "correct fields / expected fields",
+            _field_metric(fields.recall),
+            fields.recall,
+            needs="fields",
+        ),
+        MetricInfo(
+            "field_f1",
+            "higher",
+            "field",
+            "harmonic mean of field precision and recall",
+            _field_metric(fields.f1),
+            fields.f1,
+            needs="fields",
+        ),
+        MetricInfo(
+            "field_completeness",
+            "higher",
+            "field",
+            "required key paths present / required key paths (required by the schema, else the expected fields)",
+            _completeness,
+            fields.completeness_value,
+            needs="fields|schema",
+        ),
+        MetricInfo(
+            "json_valid",
+            "higher",
+            "output",
+            "1 if the output (or its code fence) parses as JSON, else 0",
+            _validity(_json_valid),
+            structured.valid_rate,
+            needs="output",
+        ),
+        MetricInfo(
+            "schema_valid",
+            "higher",
+            "output",
+            "1 if the output's JSON satisfies the JSON Schema, else 0",
+            _validity(_schema_valid),
+            structured.valid_rate,
+            needs="schema",
+        ),
+        MetricInfo(
+            "xml_valid",
+            "higher",
+            "output",
+            "1 if the output (or its code fence) is well-formed XML, else 0",
+            _validity(_xml_valid),
+            structured.valid_rate,
+            needs="output",
+        ),
+        MetricInfo(
+            "repetition",
+            "lower",
+            "character",
+            "share of the output that a repetition loop at its end repeats (0 without a loop)",
+            _repetition,
+            _repetition_value,
+            needs="output",
+        ),
+        MetricInfo(
+            "total_tokens",
+            "lower",
+            "token",
+            "tokens of the raw output (tiktoken)",
+            _tokenizer_metric("total_tokens", tokens.per_output("tokens")),
+            tokens.per_output("tokens"),
+            needs="output",
+        ),
+        MetricInfo(
+            "meaningful_tokens",
+            "lower",
+            "token",
+            "tokens left after dropping repeated lines and a repetition loop and collapsing whitespace",
+            _tokenizer_metric("meaningful_tokens", tokens.per_output("tokens")),
+            tokens.per_output("tokens"),
+            needs="output",
+        ),
+        MetricInfo(
+            "token_density",
+            "higher",
+            "token",
+            "meaningful tokens / total tokens",
+            _tokenizer_metric("token_density", tokens.token_density),
+            tokens.token_density,
+            needs="output",
+        ),
+        MetricInfo(
+            "compression_ratio",
+            "higher",
+            "token",
+            "tokens with whitespace collapsed / total tokens",
+            _tokenizer_metric("compression_ratio", tokens.compression_ratio),
+            tokens.compression_ratio,
+            needs="output",
+        ),
+        MetricInfo(
+            "chars_per_token",
+            "higher",
+            "token",
+            "output characters / total tokens",
+            _tokenizer_metric("chars_per_token", tokens.chars_per_token),
+            tokens.chars_per_token,
+            needs="output",
+        ),
+        MetricInfo(
+            "estimated_cost_usd",
+            "lower",
+            "token",
+            "total tokens / 1000 * price_per_1k (USD)",
+            _tokenizer_metric("estimated_cost_usd", tokens.per_output("cost_usd")),
+            tokens.per_output("cost_usd"),
+            needs="output",
+        ),
+        MetricInfo(
+            "task_success",
+            "higher",
+            "task",
+            "1 if the downstream task reached its minimum quality, else 0",
+            _task_metric(task.success_rate),
+            task.success_rate,
+            needs="task",
+        ),
+        MetricInfo(
+            "task_quality",
+            "higher",
+            "task",
+            "the downstream task's quality (share of fields right; 1 or 0 for an answer or a label)",
+            _task_metric(task.mean_quality),
+            task.mean_quality,
+            needs="task",
+        ),
     )
 }
 

@@ -49,7 +49,7 @@ def find_repetition(text: str, min_repeats: int = MIN_REPEATS, min_chars: int = 
     # A loop with min_chars redundant characters repeats its last min_chars characters
     # one period earlier; when they occur nowhere else (nearly every output), there is
     # no loop, and the linear but pure-Python Z-array is not needed.
-    if min_chars > 0 and (n < min_chars or text.find(text[n - min_chars:]) == n - min_chars):
+    if min_chars > 0 and (n < min_chars or text.find(text[n - min_chars :]) == n - min_chars):
         return None
     z = _z_array(text[::-1])
     best: tuple[int, int] | None = None  # (tail length, period)
@@ -70,4 +70,7 @@ def find_repetition(text: str, min_repeats: int = MIN_REPEATS, min_chars: int = 
 def describe(loop: Loop) -> str:
     """A one-line warning for reports."""
     unit = loop.unit if len(loop.unit) <= 60 else loop.unit[:57] + "..."
-    return f"repetition loop: the output's tail repeats {unit!r} {loop.repeats:.1f} times ({loop.redundant_chars} redundant characters)"
+    return (
+        f"repetition loop: the output's tail repeats {unit!r} {loop.repeats:.1f} times "
+        f"({loop.redundant_chars} redundant characters)"
+    )

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import NoReturn
 
 import defusedxml
 import defusedxml.ElementTree
@@ -29,7 +30,7 @@ from jsonschema.validators import validator_for
 _FENCE = re.compile(r"^[ \t]*```[ \t]*([\w+.-]*)[^\n]*\n(.*?)(?:^[ \t]*```|\Z)", re.DOTALL | re.MULTILINE)
 
 
-def _fenced_blocks(text: str, language: str):
+def _fenced_blocks(text: str, language: str) -> Iterator[tuple[str, int]]:
     """(content, line number of its first line) of fences labelled ``language`` or unlabelled."""
     for m in _FENCE.finditer(text):
         if m.group(1).lower() in ("", language):
@@ -54,7 +55,7 @@ class JsonOutput:
         return self.error is None
 
 
-def _reject_constant(name: str):
+def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not valid JSON")
 
 
@@ -86,12 +87,12 @@ def parse_json_output(text: str) -> JsonOutput:
 # -- JSON Schema -------------------------------------------------------------------------
 
 
-def _pointer(path) -> str:
+def _pointer(path: Iterable[str | int]) -> str:
     """RFC 6901 JSON pointer of a jsonschema error path: ``/items/0/total``; "" is the root."""
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
 
 
-def check_schema(schema) -> list[str]:
+def check_schema(schema: object) -> list[str]:
     """Problems with a JSON Schema itself (empty when it is usable): an unknown
     ``$schema``, or every violation of its draft's metaschema, each with its pointer."""
     if not isinstance(schema, (Mapping, bool)):
@@ -105,7 +106,7 @@ def check_schema(schema) -> list[str]:
     return [f"{_pointer(e.absolute_path) or '/'}: {e.message}" for e in errors]
 
 
-def schema_errors(instance, schema) -> list[dict]:
+def schema_errors(instance: object, schema: object) -> list[dict]:
     """Every way ``instance`` violates ``schema`` (jsonschema's iter_errors), as
     {pointer, keyword, message}, sorted by pointer. The validator is the schema's
     ``$schema`` draft, Draft 2020-12 when it has none; ``format`` is an annotation,
@@ -137,7 +138,7 @@ class SchemaCheck:
         return {"parsing_error": self.output.error, "fenced": self.output.fenced, "validation_errors": self.errors}
 
 
-def validate_output(output: JsonOutput, schema) -> SchemaCheck:
+def validate_output(output: JsonOutput, schema: object) -> SchemaCheck:
     """Schema compliance of parsed output; output that is not JSON is not compliant,
     for the reason in its parsing error."""
     return SchemaCheck(output, schema_errors(output.value, schema) if output.valid else [])

@@ -30,7 +30,7 @@ DEFAULT_MIN_QUALITY = {"extraction": 0.8, "qa": 1.0, "classification": 1.0}
 FAILURES = {"extraction": "extraction_incomplete", "qa": "answer_incorrect", "classification": "classification_wrong"}
 
 
-def check_task(task) -> None:
+def check_task(task: object) -> None:
     """Raise ValueError naming what is wrong with a task mapping (for load-time checks;
     ``result`` may still be missing then)."""
     if not isinstance(task, Mapping):
@@ -46,11 +46,16 @@ def check_task(task) -> None:
         if not isinstance(expected, (Mapping, list)) or not flatten(expected):
             raise ValueError("an extraction task's expected must be a mapping with at least one field")
     elif expected is None or isinstance(expected, (Mapping, list)):
-        raise ValueError(f"a {kind} task's expected must be a single {'answer' if kind == 'qa' else 'label'}, "
-                         f"not {type(expected).__name__}")
+        raise ValueError(
+            f"a {kind} task's expected must be a single {'answer' if kind == 'qa' else 'label'}, "
+            f"not {type(expected).__name__}"
+        )
     minimum = task.get("min_quality")
     if minimum is not None and (
-        isinstance(minimum, bool) or not isinstance(minimum, numbers.Real) or not 0 < minimum <= 1
+        isinstance(minimum, bool)
+        or not isinstance(minimum, numbers.Real)
+        # typeshed's numbers.Real declares no __gt__ for the reflected 0 < Real (int, float, Fraction have it)
+        or not 0 < minimum <= 1  # type: ignore[operator]
     ):
         raise ValueError(f"min_quality must be a number above 0 and at most 1, not {minimum!r}")
 
@@ -65,14 +70,18 @@ class TaskOutcome:
     fields: dict | None = None  # extraction: which fields were correct, missing, incorrect
 
     def details(self) -> dict:
-        details = {"task_type": self.type, "error_type": self.error_type, "quality": self.quality,
-                   "min_quality": self.min_quality}
+        details = {
+            "task_type": self.type,
+            "error_type": self.error_type,
+            "quality": self.quality,
+            "min_quality": self.min_quality,
+        }
         if self.fields is not None:
             details.update(self.fields)
         return details
 
 
-def _answer(value) -> str:
+def _answer(value: object) -> str:
     return caseless(" ".join(scalar_text(value).split()))
 
 
@@ -89,8 +98,12 @@ def evaluate_task(task: Mapping, field_match: Mapping | None = None) -> TaskOutc
         scores = field_scores(expected, result, field_match)
         counts = scores.counts
         quality = counts["correct"] / counts["expected"]
-        fields = {"correct_fields": scores.correct, "missing_fields": scores.missing,
-                  "incorrect_fields": scores.incorrect, "mismatches": scores.mismatches}
+        fields = {
+            "correct_fields": scores.correct,
+            "missing_fields": scores.missing,
+            "incorrect_fields": scores.incorrect,
+            "mismatches": scores.mismatches,
+        }
     elif kind == "qa":
         quality = 1.0 if _answer(expected) == _answer(result) else 0.0
     else:

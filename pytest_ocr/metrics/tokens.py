@@ -16,7 +16,7 @@ import hashlib
 import math
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import tiktoken
@@ -91,7 +91,8 @@ def _usable(url: str, sha256: str) -> bool:
 def _unavailable(name: str, missing: list[str]) -> TokenizerUnavailable:
     directory = tiktoken_cache_dir()
     where = (
-        f"tiktoken's cache directory {directory}" if directory
+        f"tiktoken's cache directory {directory}"
+        if directory
         else "tiktoken's cache directory, which is switched off (TIKTOKEN_CACHE_DIR is empty)"
     )
     wanted = ", ".join(f"{os.path.basename(cached_file(url) or url)} (the cached copy of {url})" for url in missing)
@@ -200,9 +201,11 @@ class TokenCounts:
         }
 
 
-def check_price(price_per_1k) -> float:
-    if isinstance(price_per_1k, bool) or not isinstance(price_per_1k, (int, float)) or not (
-        math.isfinite(price_per_1k) and price_per_1k >= 0
+def check_price(price_per_1k: object) -> float:
+    if (
+        isinstance(price_per_1k, bool)
+        or not isinstance(price_per_1k, (int, float))
+        or not (math.isfinite(price_per_1k) and price_per_1k >= 0)
     ):
         raise ValueError(f"price_per_1k must be a finite number >= 0 (USD per 1000 tokens), not {price_per_1k!r}")
     return float(price_per_1k)
@@ -232,7 +235,7 @@ def count_tokens(
 # run's micro average is the mean per output; the rates' empty cases are the spec's.
 
 
-def per_output(key: str):
+def per_output(key: str) -> Callable[[Mapping], float]:
     def value(counts: Mapping) -> float:
         return counts[key] / counts["outputs"] if counts["outputs"] else 0.0
 

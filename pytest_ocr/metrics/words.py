@@ -18,7 +18,7 @@ def bag_matches(reference: list[str], hypothesis: list[str]) -> int:
 
 def positional_matches(reference: list[str], hypothesis: list[str]) -> int:
     """Words equal at the same index."""
-    return sum(r == h for r, h in zip(reference, hypothesis))
+    return sum(r == h for r, h in zip(reference, hypothesis, strict=False))
 
 
 def lcs_length(reference: list[str], hypothesis: list[str]) -> int:
@@ -31,7 +31,7 @@ def ngrams(words: list[str], n: int) -> Counter:
     words, so "hello" against "world" is a miss rather than a vacuous match."""
     if 0 < len(words) < n:
         return Counter([tuple(words)])
-    return Counter(zip(*(words[i:] for i in range(n))))
+    return Counter(zip(*(words[i:] for i in range(n)), strict=False))
 
 
 def ngram_matches(reference: list[str], hypothesis: list[str], n: int) -> tuple[int, int, int]:

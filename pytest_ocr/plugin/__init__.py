@@ -46,7 +46,7 @@ def pytest_configure_node(node: Any) -> None:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:
     if is_case_file(file_path, parent.config):
-        return CaseFile.from_parent(parent, path=file_path)  # type: ignore[no-any-return]
+        return CaseFile.from_parent(parent, path=file_path)
     return None
 
 

@@ -81,7 +81,8 @@ class Collector:
     @pytest.hookimpl(optionalhook=True)
     def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport, sched: Any) -> None:
         if crashitem in self.expected:
-            report.ocr = self._crashed(crashitem, str(report.longrepr or "the worker crashed")).to_dict()
+            # An extra attribute, as pytest_runtest_makereport gives every report (TestReport declares none).
+            report.ocr = self._crashed(crashitem, str(report.longrepr or "the worker crashed")).to_dict()  # type: ignore[attr-defined]
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
@@ -94,9 +95,17 @@ class Collector:
         file, line = self.locations.get(nodeid, (path, None))
         case, engine = split_name(name) or (name, "")
         file = relative((self.config.rootpath / file).resolve(), self.settings.project_dir)
-        return make_result(key=item_key(file, case, engine), id=nodeid, case=case, file=file,
-                           line=(line or 0) + 1, engine=engine, image=None, outcome="error",
-                           error=f"no result: {message.strip().splitlines()[-1]}")
+        return make_result(
+            key=item_key(file, case, engine),
+            id=nodeid,
+            case=case,
+            file=file,
+            line=(line or 0) + 1,
+            engine=engine,
+            image=None,
+            outcome="error",
+            error=f"no result: {message.strip().splitlines()[-1]}",
+        )
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         data = getattr(report, "ocr", None)
@@ -138,8 +147,9 @@ class Collector:
         settings = self.settings
         if settings.baseline is None:
             return None
-        return run_baseline.view(settings.baseline, list(self.results.values()), settings.baseline_verb,
-                                 settings.min_match)
+        return run_baseline.view(
+            settings.baseline, list(self.results.values()), settings.baseline_verb, settings.min_match
+        )
 
     # -- the end: one record, every output -------------------------------------------
 
@@ -161,25 +171,31 @@ class Collector:
             interruption = str(session.shouldfail or session.shouldstop or "stopped early")
         workers = int(getattr(self.config.option, "numprocesses", 0) or 0)
         run = RunInfo.of(self.started, time.time(), workers, not_run, interruption)
-        self.record = record = build(self.results.values(), run, self.gate_results, self._baseline_view(),
-                                     self.datasets.values())
+        self.record = record = build(
+            self.results.values(), run, self.gate_results, self._baseline_view(), self.datasets.values()
+        )
         settings = self.settings
         if settings.report:
-            self._write("OCR report", settings.report, lambda path: write_atomic(
-                path, json_report.dumps(json_report.document(record))))
+            self._write(
+                "OCR report",
+                settings.report,
+                lambda path: write_atomic(path, json_report.dumps(json_report.document(record))),
+            )
         if settings.html and record.results:
             from ..report import html  # only when asked: it loads Pillow for the thumbnails
 
-            self._write("OCR HTML report", settings.html,
-                        lambda path: write_atomic(path, html.render(record, settings.project_dir)))
+            self._write(
+                "OCR HTML report",
+                settings.html,
+                lambda path: write_atomic(path, html.render(record, settings.project_dir)),
+            )
         if settings.results_dir and record.results:
             from ..report import results_dir
 
             self._write("OCR results", settings.results_dir, lambda path: results_dir.write(path, record))
         if settings.baseline is not None and settings.baseline_verb:
             verb = settings.baseline_verb
-            self._write(f"OCR baseline {verb}", settings.baseline.path,
-                        lambda path: write_baseline(path, record, verb))
+            self._write(f"OCR baseline {verb}", settings.baseline.path, lambda path: write_baseline(path, record, verb))
         summary = os.environ.get("GITHUB_STEP_SUMMARY")
         if os.environ.get("GITHUB_ACTIONS") == "true" and summary and (record.results or record.gates):
             self._write("GitHub step summary", Path(summary), lambda path: github.append_step_summary(path, record))

@@ -101,13 +101,17 @@ class Executor:
             )
         engine = self.registry.create(item.spec)
         state.fingerprint = engine.fingerprint()
-        run = functools.partial(recognize, engine, item.engine_name, cache=self.cache,
-                                fingerprint=state.fingerprint, refresh=self.refresh)
+        run = functools.partial(
+            recognize, engine, item.engine_name, cache=self.cache, fingerprint=state.fingerprint, refresh=self.refresh
+        )
         concurrency = getattr(engine, "concurrency", 1)
         if isinstance(concurrency, int) and concurrency > 1:
             key = item.spec.key()
-            upcoming = ((other.nodeid, functools.partial(run, other.case.image)) for other in self._upcoming(item)
-                        if isinstance(other, OcrItem) and other.spec is not None and other.spec.key() == key)
+            upcoming = (
+                (other.nodeid, functools.partial(run, other.case.image))
+                for other in self._upcoming(item)
+                if isinstance(other, OcrItem) and other.spec is not None and other.spec.key() == key
+            )
             state.timed = self.prefetch.result(item.nodeid, key, concurrency, upcoming)
         else:
             state.timed = run(item.case.image)
@@ -128,10 +132,16 @@ class Executor:
         comparison = baseline.compare(item.key, evaluation.metrics, tolerances) if baseline is not None else None
         verdict = decide(evaluation.checks, comparison, regressions_fail=self.settings.baseline_verb != "update")
         state.result = self.result(
-            item, verdict.outcome,
-            metrics=evaluation.metrics, details=evaluation.details, checks=evaluation.checks,
-            tolerances={m: str(t) for m, t in tolerances.items()}, baseline=comparison,
-            fields=state.extracted.fields, fields_source=state.extracted.source, warnings=evaluation.warnings,
+            item,
+            verdict.outcome,
+            metrics=evaluation.metrics,
+            details=evaluation.details,
+            checks=evaluation.checks,
+            tolerances={m: str(t) for m, t in tolerances.items()},
+            baseline=comparison,
+            fields=state.extracted.fields,
+            fields_source=state.extracted.source,
+            warnings=evaluation.warnings,
         )
         item.user_properties += item_properties(state.result)  # JUnit XML
         if not verdict.passed:
@@ -146,8 +156,16 @@ class Executor:
         recognition = timed.recognition if timed else None
         values.setdefault("warnings", list(recognition.warnings) if recognition else [])
         return make_result(
-            key=item.key, id=item.nodeid, case=case.id, file=item.file, line=case.line, engine=item.engine_name,
-            image=item.image, outcome=outcome, tags=list(case.tags), group=case.group,
+            key=item.key,
+            id=item.nodeid,
+            case=case.id,
+            file=item.file,
+            line=case.line,
+            engine=item.engine_name,
+            image=item.image,
+            outcome=outcome,
+            tags=list(case.tags),
+            group=case.group,
             reference=state.inputs.reference if state and state.inputs else None,
             prediction=recognition.text if recognition else None,
             confidence=recognition.confidence if recognition else None,
@@ -161,16 +179,25 @@ class Executor:
             **values,
         )
 
-    def report_result(self, item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport
-                      ) -> CaseResult | None:
+    def report_result(
+        self, item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport
+    ) -> CaseResult | None:
         """The result a phase's report carries, if that phase ends the item."""
         error = call.excinfo.value if call.excinfo else None
         if isinstance(item, InvalidCaseFile):
             if call.when != "setup":
                 return None
-            return make_result(key=item.key, id=item.nodeid, case=INVALID_FILE_ITEM, file=item.file,
-                               line=item.first_line, engine=None, image=None, outcome="invalid",
-                               error=str(item.error))
+            return make_result(
+                key=item.key,
+                id=item.nodeid,
+                case=INVALID_FILE_ITEM,
+                file=item.file,
+                line=item.first_line,
+                engine=None,
+                image=None,
+                outcome="invalid",
+                error=str(item.error),
+            )
         if not isinstance(item, OcrItem):
             return None
         state = item.state

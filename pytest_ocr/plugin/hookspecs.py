@@ -1,7 +1,14 @@
 """Hooks pytest-ocr adds; implement them in a conftest.py or a plugin."""
 
+from __future__ import annotations
 
-def pytest_ocr_register_engines(registry):
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..engines.registry import EngineRegistry
+
+
+def pytest_ocr_register_engines(registry: EngineRegistry) -> None:
     """Register engine types with ``registry.register(type_name, factory)``.
 
     ``factory(spec)`` receives an :class:`pytest_ocr.engines.EngineSpec` and returns

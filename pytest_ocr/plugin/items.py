@@ -43,8 +43,7 @@ class CaseFile(pytest.File):
         try:
             cases, scope = load_cases(self.path, settings.project, name)
         except DocumentError as exc:
-            yield InvalidCaseFile.from_parent(self, name=INVALID_FILE_ITEM, error=exc,
-                                              file=name(self.path.resolve()))
+            yield InvalidCaseFile.from_parent(self, name=INVALID_FILE_ITEM, error=exc, file=name(self.path.resolve()))
             return
         items = []
         for case in cases:
@@ -53,10 +52,21 @@ class CaseFile(pytest.File):
                 spec = scope.engines.get(engine)
                 if spec is None and engine in runner.registry:
                     spec = EngineSpec(name=engine, type=engine, base_dir=self.config.rootpath)
-                items.append(OcrItem.from_parent(
-                    self, name=f"{case.id}[{engine}]", case=case, engine_name=engine, spec=spec,
-                    known=sorted(scope.engines), gates=scope.gates, dataset=scope.dataset,
-                    key=item_key(file, case.id, engine), file=file, image=image))
+                items.append(
+                    OcrItem.from_parent(
+                        self,
+                        name=f"{case.id}[{engine}]",
+                        case=case,
+                        engine_name=engine,
+                        spec=spec,
+                        known=sorted(scope.engines),
+                        gates=scope.gates,
+                        dataset=scope.dataset,
+                        key=item_key(file, case.id, engine),
+                        file=file,
+                        image=image,
+                    )
+                )
         yield from sorted(items, key=lambda item: item.name)
 
 
@@ -95,9 +105,20 @@ class OcrItem(pytest.Item):
     """One case on one engine. Getting the OCR output happens in setup (a failure there
     is an error); scoring and thresholds in the call (a miss there is a failure)."""
 
-    def __init__(self, *, case: Case, engine_name: str, spec: EngineSpec | None, known: list[str],
-                 gates: tuple[Gate, ...], dataset: DatasetInfo | None, key: str, file: str, image: str,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *,
+        case: Case,
+        engine_name: str,
+        spec: EngineSpec | None,
+        known: list[str],
+        gates: tuple[Gate, ...],
+        dataset: DatasetInfo | None,
+        key: str,
+        file: str,
+        image: str,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
         self.case = case
         self.engine_name = engine_name

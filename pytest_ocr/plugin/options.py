@@ -24,33 +24,63 @@ DEFAULT_PATTERNS = ["*.ocr.yaml", "*.ocr.yml", "*.ocr.json"]
 
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("ocr", "OCR regression testing (pytest-ocr)")
-    group.addoption("--ocr-engine", metavar="NAME[,NAME]",
-                    help="run every OCR case on these engines instead of the ones the cases name")
+    group.addoption(
+        "--ocr-engine",
+        metavar="NAME[,NAME]",
+        help="run every OCR case on these engines instead of the ones the cases name",
+    )
     group.addoption("--ocr-report", metavar="PATH", help="write a JSON report of all OCR items to PATH")
-    group.addoption("--ocr-summary", choices=("table", "json", "none"), default="table",
-                    help="the OCR section of the terminal summary: table (default), json (the report's summary "
-                         "and gates), none")
-    group.addoption("--ocr-html", metavar="PATH",
-                    help="write a self-contained HTML report (summary, charts, per-case image and diff) to PATH")
-    group.addoption("--ocr-results-dir", metavar="DIR",
-                    help="write the run as DIR/{run_id}/config.json, results.json, summary.json")
-    group.addoption("--ocr-baseline", metavar="PATH",
-                    help="compare every item's metrics with this stored report and fail those that got worse "
-                         "by more than their tolerance (regression: in case files)")
-    group.addoption("--ocr-baseline-write", choices=VERBS, metavar="|".join(VERBS),
-                    help="after the run, write the --ocr-baseline file: create (add missing items only), "
-                         "update (replace every item that ran), ratchet (add new items, replace only improved ones)")
-    group.addoption("--ocr-baseline-min-match", type=float, default=DEFAULT_MIN_MATCH, metavar="SHARE",
-                    help="warn when fewer than this share of the items find their record in the baseline "
-                         f"(default {DEFAULT_MIN_MATCH}); when none does, gating against it fails")
-    group.addoption("--ocr-cache-dir", metavar="DIR",
-                    help="keep engine outputs in DIR (default: pytest's cache directory, .pytest_cache)")
+    group.addoption(
+        "--ocr-summary",
+        choices=("table", "json", "none"),
+        default="table",
+        help="the OCR section of the terminal summary: table (default), json (the report's summary and gates), none",
+    )
+    group.addoption(
+        "--ocr-html",
+        metavar="PATH",
+        help="write a self-contained HTML report (summary, charts, per-case image and diff) to PATH",
+    )
+    group.addoption(
+        "--ocr-results-dir", metavar="DIR", help="write the run as DIR/{run_id}/config.json, results.json, summary.json"
+    )
+    group.addoption(
+        "--ocr-baseline",
+        metavar="PATH",
+        help="compare every item's metrics with this stored report and fail those that got worse "
+        "by more than their tolerance (regression: in case files)",
+    )
+    group.addoption(
+        "--ocr-baseline-write",
+        choices=VERBS,
+        metavar="|".join(VERBS),
+        help="after the run, write the --ocr-baseline file: create (add missing items only), "
+        "update (replace every item that ran), ratchet (add new items, replace only improved ones)",
+    )
+    group.addoption(
+        "--ocr-baseline-min-match",
+        type=float,
+        default=DEFAULT_MIN_MATCH,
+        metavar="SHARE",
+        help="warn when fewer than this share of the items find their record in the baseline "
+        f"(default {DEFAULT_MIN_MATCH}); when none does, gating against it fails",
+    )
+    group.addoption(
+        "--ocr-cache-dir",
+        metavar="DIR",
+        help="keep engine outputs in DIR (default: pytest's cache directory, .pytest_cache)",
+    )
     group.addoption("--ocr-no-cache", action="store_true", help="neither read nor write cached engine outputs")
-    group.addoption("--ocr-refresh", action="store_true",
-                    help="run every engine again and overwrite the cached outputs")
-    group.addoption("--ocr-gate", action="append", metavar="GATE",
-                    help='an aggregate gate judged after all items ran, per engine, e.g. "cer.micro<0.05" or '
-                         '"tag:receipts field_f1.macro >= 0.8" (repeatable)')
+    group.addoption(
+        "--ocr-refresh", action="store_true", help="run every engine again and overwrite the cached outputs"
+    )
+    group.addoption(
+        "--ocr-gate",
+        action="append",
+        metavar="GATE",
+        help='an aggregate gate judged after all items ran, per engine, e.g. "cer.micro<0.05" or '
+        '"tag:receipts field_f1.macro >= 0.8" (repeatable)',
+    )
     parser.addini("ocr_files", "glob patterns of OCR case files", type="args", default=DEFAULT_PATTERNS)
     parser.addini("ocr_config", "project configuration file (YAML: engines, defaults)", default="")
 
@@ -98,8 +128,7 @@ class Settings:
                 raise pytest.UsageError(str(exc)) from None
         settings.min_match = option("ocr_baseline_min_match")
         if not 0 <= settings.min_match <= 1:
-            raise pytest.UsageError(f"--ocr-baseline-min-match: expected a share from 0 to 1, not "
-                                    f"{settings.min_match}")
+            raise pytest.UsageError(f"--ocr-baseline-min-match: expected a share from 0 to 1, not {settings.min_match}")
         settings.baseline_verb = option("ocr_baseline_write")
         baseline = option("ocr_baseline")
         if settings.baseline_verb and not baseline:
@@ -122,6 +151,7 @@ class Settings:
                 if writes:
                     check_output_directory(settings.results_dir, "--ocr-results-dir")
         except (OutputPathError, ReportError) as exc:
-            raise pytest.UsageError(str(exc) if isinstance(exc, OutputPathError) else f"--ocr-baseline: {exc}") \
-                from None
+            raise pytest.UsageError(
+                str(exc) if isinstance(exc, OutputPathError) else f"--ocr-baseline: {exc}"
+            ) from None
         return settings

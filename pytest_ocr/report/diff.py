@@ -20,7 +20,8 @@ VISIBLE = {"\n": "⏎", "\t": "⇥", "\r": "␍"}
 def _align(reference: str, hypothesis: str) -> tuple[str, str, str]:
     """Two equally long rows (gaps filled) and a marker row: ^ substitution, - deletion, + insertion."""
     ref_row, hyp_row, marks = [], [], []
-    for tag, i1, i2, j1, j2 in Levenshtein.opcodes(reference, hypothesis):
+    for op in Levenshtein.opcodes(reference, hypothesis):
+        tag, i1, i2, j1, j2 = op.tag, op.src_start, op.src_end, op.dest_start, op.dest_end
         if tag == "equal":
             ref_row.append(reference[i1:i2])
             hyp_row.append(hypothesis[j1:j2])
@@ -68,6 +69,8 @@ def aligned_diff(reference: str, hypothesis: str, normalization: Normalization) 
         lines.append(f"  recognized: {hyp_row[start:end]}")
         lines.append(f"              {marks[start:end].rstrip()}")
     if len(spans) > MAX_WINDOWS:
-        lines.append(f"  ... {len(spans) - MAX_WINDOWS} more differing segments not shown "
-                     "(the JSON report from --ocr-report has both full texts)")
+        lines.append(
+            f"  ... {len(spans) - MAX_WINDOWS} more differing segments not shown "
+            "(the JSON report from --ocr-report has both full texts)"
+        )
     return lines

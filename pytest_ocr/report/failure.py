@@ -18,13 +18,17 @@ def _short(value: object, width: int = 60) -> str:
 
 
 def _fields(details: dict[str, Any], source: str | None) -> list[str]:
-    lines = [f"fields (taken from the output by: {source}): {len(details['correct_fields'])} correct, "
-             f"{len(details['incorrect_fields'])} incorrect, {len(details['missing_fields'])} missing, "
-             f"{len(details['extra_fields'])} extra"]
+    lines = [
+        f"fields (taken from the output by: {source}): {len(details['correct_fields'])} correct, "
+        f"{len(details['incorrect_fields'])} incorrect, {len(details['missing_fields'])} missing, "
+        f"{len(details['extra_fields'])} extra"
+    ]
     for key, mismatch in list(details["mismatches"].items())[:SHOWN]:
         match = mismatch["match"]
-        lines.append(f"  {key}: expected {_short(mismatch['expected'])}, got {_short(mismatch['extracted'])} "
-                     f"({match['type'] if isinstance(match, dict) else match})")
+        lines.append(
+            f"  {key}: expected {_short(mismatch['expected'])}, got {_short(mismatch['extracted'])} "
+            f"({match['type'] if isinstance(match, dict) else match})"
+        )
     if details["missing_fields"]:
         lines.append(f"  missing: {', '.join(details['missing_fields'][:SHOWN])}")
     if details["extra_fields"]:

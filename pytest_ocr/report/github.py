@@ -5,8 +5,8 @@ output; their values are escaped as GitHub's toolkit does, so OCR text (untruste
 cannot end a command early or start another one.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: ``annotations`` is this module's own function
+# (which the future import's name would clash with), and no annotation here needs it.
 from pathlib import Path
 
 from ..run.record import RunRecord
@@ -41,8 +41,9 @@ def annotations(record: RunRecord) -> list[str]:
         elif r.outcome in ("failed", "error"):
             lines.append(_command(r.file, r.line, f"OCR {r.outcome}: {r.case} on {r.engine}", "\n".join(r.reasons())))
     if len(lines) > MAX_ANNOTATIONS:
-        lines = lines[:MAX_ANNOTATIONS] + [f"::warning::{len(lines) - MAX_ANNOTATIONS} more OCR failures: see the "
-                                           f"step summary or the JSON report"]
+        lines = lines[:MAX_ANNOTATIONS] + [
+            f"::warning::{len(lines) - MAX_ANNOTATIONS} more OCR failures: see the step summary or the JSON report"
+        ]
     return lines
 
 

@@ -15,30 +15,46 @@ from ..storable import json_safe
 
 def _baseline(view: BaselineView) -> dict[str, Any]:
     return {
-        "path": view.path, "verb": view.verb, "records": view.records, "current": view.current,
-        "matched": view.matched, "warnings": view.warnings(),
-        "engines": [{"engine": e.engine, "compared": e.compared, "new": e.new, "regressed": len(e.regressed),
-                     "regressed_items": [r.key for r in e.regressed],
-                     "metrics": [{"metric": m.metric, "n": m.n, "old_mean": m.old, "new_mean": m.new,
-                                  "verdict": m.verdict} for m in e.moves],
-                     "config_changes": e.config_changes} for e in view.engines],
+        "path": view.path,
+        "verb": view.verb,
+        "records": view.records,
+        "current": view.current,
+        "matched": view.matched,
+        "warnings": view.warnings(),
+        "engines": [
+            {
+                "engine": e.engine,
+                "compared": e.compared,
+                "new": e.new,
+                "regressed": len(e.regressed),
+                "regressed_items": [r.key for r in e.regressed],
+                "metrics": [
+                    {"metric": m.metric, "n": m.n, "old_mean": m.old, "new_mean": m.new, "verdict": m.verdict}
+                    for m in e.moves
+                ],
+                "config_changes": e.config_changes,
+            }
+            for e in view.engines
+        ],
     }
 
 
 def document(record: RunRecord) -> dict[str, Any]:
     """The report document: run (with its status), engines with fingerprints, one record
     per item (sorted by key), per-engine summary, gates, baseline comparison, datasets."""
-    return json_safe({  # type: ignore[no-any-return]
-        "schema_version": SCHEMA_VERSION,
-        "tool": {"name": "pytest-ocr", "version": __version__},
-        "run": record.run.to_dict(),
-        "engines": record.engines,
-        "results": [r.to_record() for r in record.results],
-        "summary": {name: s.to_dict() for name, s in record.summaries.items()},
-        "gates": [g.to_dict() for g in record.gates],
-        "baseline": _baseline(record.baseline) if record.baseline is not None else None,
-        "datasets": [d.to_dict() for d in record.datasets],
-    })
+    return json_safe(
+        {
+            "schema_version": SCHEMA_VERSION,
+            "tool": {"name": "pytest-ocr", "version": __version__},
+            "run": record.run.to_dict(),
+            "engines": record.engines,
+            "results": [r.to_record() for r in record.results],
+            "summary": {name: s.to_dict() for name, s in record.summaries.items()},
+            "gates": [g.to_dict() for g in record.gates],
+            "baseline": _baseline(record.baseline) if record.baseline is not None else None,
+            "datasets": [d.to_dict() for d in record.datasets],
+        }
+    )
 
 
 def dumps(value: Any) -> str:

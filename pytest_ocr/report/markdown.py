@@ -23,12 +23,25 @@ MAX_BYTES = 512 * 1024  # GitHub refuses step summaries over 1 MiB; leave room f
 # Backslash escapes stop Markdown syntax (emphasis, links, code, tables, strikethrough,
 # math, headings); entities stop HTML. A zero-width space after @ keeps OCR text from
 # mentioning people in a PR comment. One translate pass, so no escape is escaped again.
-_ESCAPES = str.maketrans({
-    "&": "&amp;", "<": "&lt;", ">": "&gt;",
-    "\\": "\\\\", "`": "\\`", "*": "\\*", "_": "\\_", "[": "\\[", "]": "\\]", "|": "\\|",
-    "~": "\\~", "$": "\\$", "#": "\\#", "!": "\\!",
-    "@": "@\u200b",
-})
+_ESCAPES = str.maketrans(
+    {
+        "&": "&amp;",
+        "<": "&lt;",
+        ">": "&gt;",
+        "\\": "\\\\",
+        "`": "\\`",
+        "*": "\\*",
+        "_": "\\_",
+        "[": "\\[",
+        "]": "\\]",
+        "|": "\\|",
+        "~": "\\~",
+        "$": "\\$",
+        "#": "\\#",
+        "!": "\\!",
+        "@": "@\u200b",
+    }
+)
 # Directional overrides could make a line read differently from what it holds.
 _BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f")
 
@@ -38,10 +51,9 @@ def escape(text: object, limit: int = CELL_CHARS) -> str:
     (before escaping; a cut is marked with …)."""
     text = str(text)
     if len(text) > limit:
-        text = text[:limit - 1] + "…"
+        text = text[: limit - 1] + "…"
     cleaned = "".join(
-        " " if ch in "\r\n\t" else "\ufffd" if ch in _BIDI or unicodedata.category(ch) == "Cc" else ch
-        for ch in text
+        " " if ch in "\r\n\t" else "\ufffd" if ch in _BIDI or unicodedata.category(ch) == "Cc" else ch for ch in text
     )
     return cleaned.translate(_ESCAPES)
 
@@ -87,8 +99,11 @@ def _bounded(lines: list[str]) -> str:
         if size > MAX_BYTES - 200:
             break
         kept.append(line)
-    kept += ["", f"*Cut at {MAX_BYTES // 1024} KiB: {len(lines) - len(kept)} more lines left out "
-                 f"(GitHub limits a step summary to 1 MiB).*"]
+    kept += [
+        "",
+        f"*Cut at {MAX_BYTES // 1024} KiB: {len(lines) - len(kept)} more lines left out "
+        f"(GitHub limits a step summary to 1 MiB).*",
+    ]
     return "\n".join(kept) + "\n"
 
 
@@ -115,11 +130,20 @@ def _regressed_table(comparison: Comparison, limit: int) -> list[str]:
     if not regressed:
         return []
     shown, more = _capped(regressed, limit)
-    rows = [[escape(c.key), escape(f"{c.file}:{c.line}"), _case_changes(c),
-             escape(c.new_outcome if c.old_outcome == c.new_outcome else f"{c.old_outcome} → {c.new_outcome}"),
-             "yes" if c.violated else ""] for c in shown]
-    lines = [f"**Regressed items ({len(regressed)})**: worse than a tolerance the item compares, or breaking a "
-             f"rule", ""]
+    rows = [
+        [
+            escape(c.key),
+            escape(f"{c.file}:{c.line}"),
+            _case_changes(c),
+            escape(c.new_outcome if c.old_outcome == c.new_outcome else f"{c.old_outcome} → {c.new_outcome}"),
+            "yes" if c.violated else "",
+        ]
+        for c in shown
+    ]
+    lines = [
+        f"**Regressed items ({len(regressed)})**: worse than a tolerance the item compares, or breaking a rule",
+        "",
+    ]
     lines += _table(["item", "where", "got worse", "outcome", "rule broken"], rows)
     return lines + ([more] if more else []) + [""]
 
@@ -139,11 +163,17 @@ def _comparison_sections(comparison: Comparison, limit: int, heading: str) -> li
             lines += [f"No change: {n} item{'s' if n != 1 else ''}, the same counts and aggregates.", ""]
         else:
             lines += _engine_delta_table(e) + [""]
-    for label, names in (("New engines", comparison.new_engines),
-                         ("Engines no longer run", comparison.removed_engines)):
+    for label, names in (
+        ("New engines", comparison.new_engines),
+        ("Engines no longer run", comparison.removed_engines),
+    ):
         if names:
-            lines += [f"**{label}:** " + ", ".join(escape(n) for n in names[:limit])
-                      + (f" … and {len(names) - limit} more" if len(names) > limit else ""), ""]
+            lines += [
+                f"**{label}:** "
+                + ", ".join(escape(n) for n in names[:limit])
+                + (f" … and {len(names) - limit} more" if len(names) > limit else ""),
+                "",
+            ]
     lines += _regressed_table(comparison, limit)
     if comparison.outcome_changes:
         lines += [f"**Outcome changed ({len(comparison.outcome_changes)})**", ""]
@@ -152,8 +182,11 @@ def _comparison_sections(comparison: Comparison, limit: int, heading: str) -> li
             reason = f": {escape(o.error)}" if o.error else ""
             lines.append(f"- {escape(o.key)}: {escape(o.old)} → {escape(o.new)}{reason}")
         lines += ([more] if more else []) + [""]
-    lines += [f"**Items:** {len(comparison.new_items)} new, {len(comparison.removed_items)} removed "
-              f"(not compared), {len(comparison.cases)} in both.", ""]
+    lines += [
+        f"**Items:** {len(comparison.new_items)} new, {len(comparison.removed_items)} removed "
+        f"(not compared), {len(comparison.cases)} in both.",
+        "",
+    ]
     for label, ids in (("New", comparison.new_items), ("Removed", comparison.removed_items)):
         if ids:
             shown, more = _capped(ids, limit)
@@ -194,13 +227,15 @@ def comparison_markdown(comparison: Comparison, limit: int = LIST_LIMIT) -> str:
 def _engines_table(record: RunRecord) -> list[str]:
     summaries = record.summaries
     engines = list(summaries)
-    counted = ["cases", "passed", "failed", "errors"] + [c for c in ("filtered", "skipped")
-                                                         if any(getattr(s, c) for s in summaries.values())]
+    counted = ["cases", "passed", "failed", "errors"] + [
+        c for c in ("filtered", "skipped") if any(getattr(s, c) for s in summaries.values())
+    ]
     rows = [[name] + [str(getattr(summaries[e], name)) for e in engines] for name in counted]
     for metric in record.shown_metrics():
         for kind in ("macro", "micro"):
-            rows.append([f"{metric} {kind}"] + [_value(getattr(summaries[e].metrics.get(metric), kind, None))
-                                                for e in engines])
+            rows.append(
+                [f"{metric} {kind}"] + [_value(getattr(summaries[e].metrics.get(metric), kind, None)) for e in engines]
+            )
     return _table(["engine"] + [escape(e) for e in engines], rows)
 
 
@@ -208,33 +243,52 @@ def _items_table(title: str, results: list[CaseResult], third: str, limit: int) 
     if not results:
         return []
     shown, more = _capped(results, limit)
-    rows = [[escape(r.id), escape(f"{r.file}:{r.line}"), escape("; ".join(r.reasons()), 2 * CELL_CHARS)]
-            for r in shown]
+    rows = [[escape(r.id), escape(f"{r.file}:{r.line}"), escape("; ".join(r.reasons()), 2 * CELL_CHARS)] for r in shown]
     lines = [f"#### {title} ({len(results)})", ""] + _table(["item", "where", third], rows)
     return lines + ([more] if more else []) + [""]
 
 
 def _baseline_sections(view: BaselineView, limit: int) -> list[str]:
-    lines = ["#### Compared with the baseline", "",
-             f"{view.matched} of {view.current} items found their record in `{escape(Path(view.path).name)}` "
-             f"({view.records} records).", ""]
+    lines = [
+        "#### Compared with the baseline",
+        "",
+        f"{view.matched} of {view.current} items found their record in `{escape(Path(view.path).name)}` "
+        f"({view.records} records).",
+        "",
+    ]
     lines += [f"**Warning:** {escape(w, 2 * CELL_CHARS)}" for w in view.warnings()]
     rows = [[escape(e.engine), str(e.compared), str(e.new), str(len(e.regressed))] for e in view.engines]
     lines += _table(["engine", "compared", "new", "regressed"], rows) + [""]
     moves = [(e.engine, m) for e in view.engines for m in e.moves]
     if moves:
-        lines += _table(["engine", "metric", "items", "baseline mean", "mean now", "delta"],
-                        [[escape(engine), m.metric, str(m.n), _value(m.old), _value(m.new),
-                          "same" if m.verdict == "same" else f"{_signed(m.new - m.old)} {m.verdict}"]
-                         for engine, m in moves]) + [""]
+        lines += _table(
+            ["engine", "metric", "items", "baseline mean", "mean now", "delta"],
+            [
+                [
+                    escape(engine),
+                    m.metric,
+                    str(m.n),
+                    _value(m.old),
+                    _value(m.new),
+                    "same" if m.verdict == "same" else f"{_signed(m.new - m.old)} {m.verdict}",
+                ]
+                for engine, m in moves
+            ],
+        ) + [""]
     regressed = view.regressed
-    lines += _items_table("Regressed items", sorted(regressed, key=lambda r: -(r.baseline.worst if r.baseline
-                                                                               else 0.0)),
-                          "got worse than its tolerance", limit)
+    lines += _items_table(
+        "Regressed items",
+        sorted(regressed, key=lambda r: -(r.baseline.worst if r.baseline else 0.0)),
+        "got worse than its tolerance",
+        limit,
+    )
     for e in view.engines:
         if e.config_changes:
-            lines += [f"**{escape(e.engine)}'s configuration changed** (results may differ for that reason alone):",
-                      ""] + [f"- {escape(c)}" for c in e.config_changes[:limit]] + [""]
+            lines += (
+                [f"**{escape(e.engine)}'s configuration changed** (results may differ for that reason alone):", ""]
+                + [f"- {escape(c)}" for c in e.config_changes[:limit]]
+                + [""]
+            )
     return lines
 
 
@@ -263,9 +317,16 @@ def _gated_by(record: RunRecord) -> str:
     if not parts:
         return "Nothing gated this run: no thresholds, baseline or gates."
     counts = record.counts()
-    failed = [f"{n} {what}" for n, what in ((counts["failed"], "failed"), (counts["error"], "errors"),
-                                            (counts["invalid"], "invalid case files"),
-                                            (len(record.failed_gates), "failed gates")) if n]
+    failed = [
+        f"{n} {what}"
+        for n, what in (
+            (counts["failed"], "failed"),
+            (counts["error"], "errors"),
+            (counts["invalid"], "invalid case files"),
+            (len(record.failed_gates), "failed gates"),
+        )
+        if n
+    ]
     verdict = f"**Failed**: {', '.join(failed)}." if failed else "**Passed.**"
     return f"Gated by {', '.join(parts)}. {verdict}"
 
@@ -276,15 +337,25 @@ def run_markdown(record: RunRecord, limit: int = LIST_LIMIT) -> str:
     items, items with warnings. ``limit`` caps each list (the rest is counted)."""
     counts = record.counts()
     total = len(record.results)
-    shown = [f"{counts[o]} {label}" for o, label in (("passed", "passed"), ("failed", "failed"),
-                                                      ("error", "errors" if counts["error"] != 1 else "error"),
-                                                      ("filtered", "filtered"), ("skipped", "skipped"),
-                                                      ("invalid", "invalid case files"))
-             if counts[o] or o in ("passed", "failed", "error")]
+    shown = [
+        f"{counts[o]} {label}"
+        for o, label in (
+            ("passed", "passed"),
+            ("failed", "failed"),
+            ("error", "errors" if counts["error"] != 1 else "error"),
+            ("filtered", "filtered"),
+            ("skipped", "skipped"),
+            ("invalid", "invalid case files"),
+        )
+        if counts[o] or o in ("passed", "failed", "error")
+    ]
     lines = ["### OCR results", "", f"{total} items: {', '.join(shown)}.", "", _gated_by(record), ""]
     if record.run.status != "complete":
-        lines += [f"**Run {record.run.status}**: {record.run.not_run} OCR items did not run "
-                  f"({escape(record.run.interruption or '')}).", ""]
+        lines += [
+            f"**Run {record.run.status}**: {record.run.not_run} OCR items did not run "
+            f"({escape(record.run.interruption or '')}).",
+            "",
+        ]
     if record.summaries:
         lines += _engines_table(record)
         lines += ["", "macro = mean over items; micro = pooled over items (total errors / total length)", ""]
@@ -298,8 +369,9 @@ def run_markdown(record: RunRecord, limit: int = LIST_LIMIT) -> str:
     if warned:
         rows, more = _capped(warned, limit)
         lines += [f"#### Warnings ({len(warned)})", ""]
-        lines += _table(["item", "where", "warning"], [[escape(r.id), escape(f"{r.file}:{r.line}"),
-                                                        escape("; ".join(r.warnings), 2 * CELL_CHARS)]
-                                                       for r in rows])
+        lines += _table(
+            ["item", "where", "warning"],
+            [[escape(r.id), escape(f"{r.file}:{r.line}"), escape("; ".join(r.warnings), 2 * CELL_CHARS)] for r in rows],
+        )
         lines += ([more] if more else []) + [""]
     return _bounded(lines)

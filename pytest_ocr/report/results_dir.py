@@ -60,8 +60,9 @@ def run_id(report: dict[str, Any]) -> str:
         when = datetime.fromisoformat(started).astimezone(timezone.utc) if started else datetime.now(timezone.utc)
     except ValueError:
         when = datetime.now(timezone.utc)
-    digest = hashlib.sha256(json.dumps(json_safe(report), sort_keys=True, ensure_ascii=False, default=str)
-                            .encode()).hexdigest()[:8]
+    digest = hashlib.sha256(
+        json.dumps(json_safe(report), sort_keys=True, ensure_ascii=False, default=str).encode()
+    ).hexdigest()[:8]
     return f"{when:%Y%m%dT%H%M%S.%f}Z-{digest}"
 
 

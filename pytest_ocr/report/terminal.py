@@ -57,9 +57,11 @@ def table(header: list[str], rows: list[tuple[str, list[str]]], label: str) -> l
     """A label column on the left, value columns right-aligned, by display width."""
     label_width = max(width(label), *(width(name) for name, _ in rows))
     widths = [max(width(h), *(width(cells[i]) for _, cells in rows)) for i, h in enumerate(header)]
-    lines = [_ljust(label, label_width) + "  " + "  ".join(_rjust(h, w) for h, w in zip(header, widths))]
+    lines = [_ljust(label, label_width) + "  " + "  ".join(_rjust(h, w) for h, w in zip(header, widths, strict=True))]
     for name, cells in rows:
-        lines.append(_ljust(name, label_width) + "  " + "  ".join(_rjust(c, w) for c, w in zip(cells, widths)))
+        lines.append(
+            _ljust(name, label_width) + "  " + "  ".join(_rjust(c, w) for c, w in zip(cells, widths, strict=True))
+        )
     return lines
 
 
@@ -71,8 +73,10 @@ def summary(record: RunRecord, verbosity: int, shape: str = "table") -> list[str
     """The OCR section of the terminal summary: ``table`` (engines side by side, then the
     baseline, datasets, gates and how the run ended) or ``json`` (summary and gates)."""
     if shape == "json":
-        document = {"summary": {name: s.to_dict() for name, s in record.summaries.items()},
-                    "gates": [g.to_dict() for g in record.gates]}
+        document = {
+            "summary": {name: s.to_dict() for name, s in record.summaries.items()},
+            "gates": [g.to_dict() for g in record.gates],
+        }
         return json.dumps(json_safe(document), indent=2, ensure_ascii=False, allow_nan=False).splitlines()
     lines = engine_lines(record, verbosity) if record.summaries else []
     lines += invalid_lines(record)
@@ -81,11 +85,15 @@ def summary(record: RunRecord, verbosity: int, shape: str = "table") -> list[str
     lines += gate_lines(record.gates)
     cached = sum(r.cached for r in record.results)
     if cached:
-        lines.append(f"OCR outputs from the cache: {cached} of {len(record.results)} (not timed; "
-                     f"--ocr-refresh runs the engines again)")
+        lines.append(
+            f"OCR outputs from the cache: {cached} of {len(record.results)} (not timed; "
+            f"--ocr-refresh runs the engines again)"
+        )
     if record.run.status != "complete":
-        lines.append(f"run {record.run.status}: {record.run.not_run} OCR item(s) did not run "
-                     f"({visible(record.run.interruption or '')})")
+        lines.append(
+            f"run {record.run.status}: {record.run.not_run} OCR item(s) did not run "
+            f"({visible(record.run.interruption or '')})"
+        )
     return lines
 
 
@@ -113,8 +121,10 @@ def engine_lines(record: RunRecord, verbosity: int) -> list[str]:
     rows.append(("time/page mean", [_seconds(summaries[e].performance.mean_s) for e in engines]))
     rows.append(("time/page p95", [_seconds(summaries[e].performance.p95_s) for e in engines]))
     lines = table(engines, rows, "engine")
-    lines.append("macro = mean over cases; micro = pooled over cases (total errors / total length); "
-                 "pages/s and time/page: engine time, summed over workers")
+    lines.append(
+        "macro = mean over cases; micro = pooled over cases (total errors / total length); "
+        "pages/s and time/page: engine time, summed over workers"
+    )
     if verbosity < 0:
         return lines
 
@@ -123,8 +133,17 @@ def engine_lines(record: RunRecord, verbosity: int) -> list[str]:
         groups = {k: g for k, g in summaries[engine].groups.items() if g.cases < summaries[engine].cases}
         if groups:
             lines.append(f"by tag and group ({engine}):")
-            group_rows = [(key, [str(g.cases), _fmt(getattr(g.metrics.get("cer"), "macro", None)),
-                                 _fmt(getattr(g.metrics.get("cer"), "micro", None))]) for key, g in groups.items()]
+            group_rows = [
+                (
+                    key,
+                    [
+                        str(g.cases),
+                        _fmt(getattr(g.metrics.get("cer"), "macro", None)),
+                        _fmt(getattr(g.metrics.get("cer"), "micro", None)),
+                    ],
+                )
+                for key, g in groups.items()
+            ]
             lines += ["  " + line for line in table(["cases", "cer macro", "cer micro"], group_rows, "")]
     for engine in engines:
         confusions = summaries[engine].top_confusions[:SHOWN_CONFUSIONS]
@@ -133,8 +152,11 @@ def engine_lines(record: RunRecord, verbosity: int) -> list[str]:
             lines.append(f"top confusions ({engine}): {shown}")
     results = record.results
     for engine in engines:
-        bad = [r for r in worst([r for r in results if r.engine == engine], "cer", WORST_CASES)
-               if (r.metrics["cer"] or 0) > 0]
+        bad = [
+            r
+            for r in worst([r for r in results if r.engine == engine], "cer", WORST_CASES)
+            if (r.metrics["cer"] or 0) > 0
+        ]
         if bad:
             lines.append(f"worst cases by cer ({engine}):")
             lines += [f"  {_fmt(r.metrics['cer'])}  {r.id}  [{r.outcome}]" for r in bad]
@@ -167,11 +189,14 @@ def baseline_lines(view: BaselineView, verbosity: int) -> list[str]:
     for e in view.engines:
         lines.append(f"  {e.engine}: {e.compared} compared, {e.new} new, {len(e.regressed)} regressed")
         for m in e.moves:
-            lines.append(f"    {m.metric} mean over {m.n}: {_fmt(m.old)} -> {_fmt(m.new)} "
-                         f"({m.new - m.old:+.4f}, {m.verdict})")
+            lines.append(
+                f"    {m.metric} mean over {m.n}: {_fmt(m.old)} -> {_fmt(m.new)} ({m.new - m.old:+.4f}, {m.verdict})"
+            )
         if e.config_changes:
-            lines.append(f"    warning: the baseline was recorded with another {e.engine} configuration: "
-                         + "; ".join(visible(c) for c in e.config_changes))
+            lines.append(
+                f"    warning: the baseline was recorded with another {e.engine} configuration: "
+                + "; ".join(visible(c) for c in e.config_changes)
+            )
         if verbosity >= 0:
             for r in e.regressed[:WORST_CASES]:
                 lines.append(f"    regressed: {r.id}: {'; '.join(r.reasons())}")
@@ -191,15 +216,38 @@ def dataset_lines(summaries: list[DatasetSummary]) -> list[str]:
     """The dataset evaluator's view of each dataset file: the accounting and its metrics."""
     if not summaries:
         return []
-    rows = [(f"{d.file} [{d.engine}]",
-             [str(d.total), str(d.evaluated), str(d.filtered), str(d.skipped), _fmt(d.accuracy),
-              _fmt(d.ned), _fmt(d.ned_similarity), f"{d.wall_s:.2f} s",
-              "-" if d.inference_mean_ms is None else f"{d.inference_mean_ms:.1f} ms"])
-            for d in summaries]
-    header = ["total", "evaluated", "filtered", "skipped", "accuracy", "ned", "similarity", "wall time",
-              "inference/img"]
-    lines = ["datasets (total = evaluated + filtered + skipped; accuracy = exact match; wall time = first item's "
-             "start to last item's end):"]
+    rows = [
+        (
+            f"{d.file} [{d.engine}]",
+            [
+                str(d.total),
+                str(d.evaluated),
+                str(d.filtered),
+                str(d.skipped),
+                _fmt(d.accuracy),
+                _fmt(d.ned),
+                _fmt(d.ned_similarity),
+                f"{d.wall_s:.2f} s",
+                "-" if d.inference_mean_ms is None else f"{d.inference_mean_ms:.1f} ms",
+            ],
+        )
+        for d in summaries
+    ]
+    header = [
+        "total",
+        "evaluated",
+        "filtered",
+        "skipped",
+        "accuracy",
+        "ned",
+        "similarity",
+        "wall time",
+        "inference/img",
+    ]
+    lines = [
+        "datasets (total = evaluated + filtered + skipped; accuracy = exact match; wall time = first item's "
+        "start to last item's end):"
+    ]
     lines += ["  " + line for line in table(header, [(visible(n), c) for n, c in rows], "dataset")]
     files: dict[str, list[dict[str, Any]]] = {d.file: d.skipped_entries for d in summaries}
     for file, entries in files.items():

@@ -121,18 +121,29 @@ def performance(results: Iterable[CaseResult]) -> Performance:
     if not times:
         return Performance()
     total = math.fsum(times)
-    return Performance(len(times), len(times) / total if total > 0 else None, total / len(times),
-                       times[math.ceil(0.95 * len(times)) - 1])
+    return Performance(
+        len(times),
+        len(times) / total if total > 0 else None,
+        total / len(times),
+        times[math.ceil(0.95 * len(times)) - 1],
+    )
 
 
 def summarize_group(name: str, results: Sequence[CaseResult]) -> Summary:
     counts = Counter(r.outcome for r in results)
     names = sorted({n for r in results for n in r.metrics}, key=metric_order)
     return Summary(
-        name, cases=len(results), passed=counts["passed"], failed=counts["failed"], errors=counts["error"],
-        filtered=counts["filtered"], skipped=counts["skipped"], cached=sum(r.cached for r in results),
+        name,
+        cases=len(results),
+        passed=counts["passed"],
+        failed=counts["failed"],
+        errors=counts["error"],
+        filtered=counts["filtered"],
+        skipped=counts["skipped"],
+        cached=sum(r.cached for r in results),
         metrics={n: aggregate_metric(results, n) for n in names},
-        top_confusions=top_confusions(results), performance=performance(results),
+        top_confusions=top_confusions(results),
+        performance=performance(results),
     )
 
 
@@ -211,15 +222,22 @@ def dataset_summaries(datasets: Iterable[DatasetInfo], results: Iterable[CaseRes
             inference = [r.inference_s for r in rs if r.inference_s is not None and not r.cached]
             spans = [(r.started, r.started + r.duration_s) for r in rs if r.started is not None]
             ned = aggregate_metric(evaluated, "ned").macro
-            summaries.append(DatasetSummary(
-                file=dataset.file, type=dataset.type, engine=engine,
-                total=len(evaluated) + filtered + dataset.skipped_count + errors, evaluated=len(evaluated),
-                filtered=filtered, skipped=dataset.skipped_count + errors,
-                skipped_entries=[s.to_dict() for s in dataset.skipped],
-                accuracy=aggregate_metric(evaluated, "exact_match").macro,
-                ned=ned, ned_similarity=None if ned is None else 1.0 - ned,
-                wall_s=max(end for _, end in spans) - min(start for start, _ in spans) if spans else 0.0,
-                item_time_s=math.fsum(r.duration_s for r in rs),
-                inference_mean_ms=1000 * math.fsum(inference) / len(inference) if inference else None,
-            ))
+            summaries.append(
+                DatasetSummary(
+                    file=dataset.file,
+                    type=dataset.type,
+                    engine=engine,
+                    total=len(evaluated) + filtered + dataset.skipped_count + errors,
+                    evaluated=len(evaluated),
+                    filtered=filtered,
+                    skipped=dataset.skipped_count + errors,
+                    skipped_entries=[s.to_dict() for s in dataset.skipped],
+                    accuracy=aggregate_metric(evaluated, "exact_match").macro,
+                    ned=ned,
+                    ned_similarity=None if ned is None else 1.0 - ned,
+                    wall_s=max(end for _, end in spans) - min(start for start, _ in spans) if spans else 0.0,
+                    item_time_s=math.fsum(r.duration_s for r in rs),
+                    inference_mean_ms=1000 * math.fsum(inference) / len(inference) if inference else None,
+                )
+            )
     return summaries

@@ -14,7 +14,7 @@ did, a warning names the share. Writing the file is an output: report/baseline_f
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,8 +47,9 @@ class Baseline:
         document = load_report(path)
         return cls(path, {r.key: r for r in results_of(document)}, dict(document["engines"]), True)
 
-    def compare(self, key: str, metrics: dict[str, float | None], tolerances: dict[str, Tolerance]
-                ) -> ItemComparison:
+    def compare(
+        self, key: str, metrics: Mapping[str, float | None], tolerances: Mapping[str, Tolerance]
+    ) -> ItemComparison:
         old = self.results.get(key)
         return compare_item(None if old is None or not old.measured else old.metrics, metrics, tolerances)
 
@@ -110,9 +111,11 @@ class BaselineView:
         share = self.share
         if share is None or not self.records or share >= self.min_match or match_check(self) is not None:
             return []  # (when nothing matched, the failing check says so)
-        return [f"only {self.matched} of {self.current} items ({share:.0%}) found their record in the baseline "
-                f"{self.path} (which has {self.records}); the rest are new. Check that the baseline comes from "
-                f"this suite (item keys are case file paths relative to the project directory)"]
+        return [
+            f"only {self.matched} of {self.current} items ({share:.0%}) found their record in the baseline "
+            f"{self.path} (which has {self.records}); the rest are new. Check that the baseline comes from "
+            f"this suite (item keys are case file paths relative to the project directory)"
+        ]
 
 
 def regressed_first(results: Sequence[CaseResult]) -> list[CaseResult]:
@@ -131,11 +134,23 @@ def view(baseline: Baseline, results: Sequence[CaseResult], verb: str | None, mi
         for r in compared:
             for d in r.baseline.deltas if r.baseline else ():
                 by_metric.setdefault(d.metric, []).append((d.old, d.new))
-        moves = [MetricMove(m, len(pairs), math.fsum(o for o, _ in pairs) / len(pairs),
-                            math.fsum(n for _, n in pairs) / len(pairs)) for m, pairs in by_metric.items()]
+        moves = [
+            MetricMove(
+                m, len(pairs), math.fsum(o for o, _ in pairs) / len(pairs), math.fsum(n for _, n in pairs) / len(pairs)
+            )
+            for m, pairs in by_metric.items()
+        ]
         fingerprint = next((r.fingerprint for r in mine if r.fingerprint), None)
-        engines.append(EngineComparison(engine, len(compared), len(mine) - len(compared), regressed_first(compared),
-                                        moves, baseline.changed_engine(engine, fingerprint)))
+        engines.append(
+            EngineComparison(
+                engine,
+                len(compared),
+                len(mine) - len(compared),
+                regressed_first(compared),
+                moves,
+                baseline.changed_engine(engine, fingerprint),
+            )
+        )
     matched = sum(e.compared for e in engines)
     return BaselineView(str(baseline.path), verb, len(baseline.results), len(measured), matched, min_match, engines)
 
@@ -146,7 +161,9 @@ def match_check(view: BaselineView) -> GateResult | None:
     baseline, which then gets those records)."""
     if view.verb is not None or not view.records or not view.current or view.matched:
         return None
-    message = (f"{MATCH_CHECK}: FAILED: none of the {view.current} items found its record in {view.path} "
-               f"({view.records} records), so nothing was compared. The baseline comes from another suite, or "
-               f"item keys changed (case file paths relative to the project directory)")
+    message = (
+        f"{MATCH_CHECK}: FAILED: none of the {view.current} items found its record in {view.path} "
+        f"({view.records} records), so nothing was compared. The baseline comes from another suite, or "
+        f"item keys changed (case file paths relative to the project directory)"
+    )
     return GateResult(MATCH_CHECK, False, message, 0.0, view.current)

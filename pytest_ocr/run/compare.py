@@ -195,7 +195,7 @@ class Comparison:
     def to_dict(self) -> dict[str, Any]:
         document = asdict(self)
         document["failed"] = self.failed
-        return json_safe(document)  # type: ignore[no-any-return]
+        return json_safe(document)
 
 
 def _counts(summary: Any) -> dict[str, int]:
@@ -215,20 +215,36 @@ def _engine_comparison(engine: str, old: Any, new: Any) -> EngineComparison:
 def _case(old: CaseResult, new: CaseResult, named: list[str]) -> CaseComparison:
     names = named or [m for m in METRICS if old.metrics.get(m) is not None and new.metrics.get(m) is not None]
     tolerances = {m: Tolerance.parse(t) for m, t in new.tolerances.items() if m in METRICS}
-    found = [Delta(m, old.metrics[m], new.metrics[m], t) for m, t in tolerances.items()  # type: ignore[arg-type]
-             if old.metrics.get(m) is not None and new.metrics.get(m) is not None] if old.measured else []
+    found = (
+        [
+            Delta(m, before, after, t)
+            for m, t in tolerances.items()
+            if (before := old.metrics.get(m)) is not None and (after := new.metrics.get(m)) is not None
+        ]
+        if old.measured
+        else []
+    )
     regressed = [d for d in found if d.regressed]
     return CaseComparison(
-        new.key, new.engine, new.file, new.line, old.outcome, new.outcome,
-        [MetricDelta.of(m, old.metrics[m], new.metrics[m]) for m in names
-         if old.metrics.get(m) is not None and new.metrics.get(m) is not None],
+        new.key,
+        new.engine,
+        new.file,
+        new.line,
+        old.outcome,
+        new.outcome,
+        [
+            MetricDelta.of(m, old.metrics[m], new.metrics[m])
+            for m in names
+            if old.metrics.get(m) is not None and new.metrics.get(m) is not None
+        ],
         regressed=bool(regressed),
         worst=max((d.worse_by - d.tolerance.allowed(d.old) for d in regressed), default=0.0),
     )
 
 
-def compare(base: RunRecord, head: RunRecord, rules: Sequence[Rule] = (),
-            min_match: float = DEFAULT_MIN_MATCH) -> Comparison:
+def compare(
+    base: RunRecord, head: RunRecord, rules: Sequence[Rule] = (), min_match: float = DEFAULT_MIN_MATCH
+) -> Comparison:
     """What changed from ``base`` to ``head`` and which rules broke."""
     comparison = Comparison(rules=[str(r) for r in rules])
     compared = {str(r): 0 for r in rules}  # how many values each rule looked at
@@ -252,7 +268,8 @@ def compare(base: RunRecord, head: RunRecord, rules: Sequence[Rule] = (),
             delta = Delta(rule.metric, old, new, rule.tolerance)
             if delta.regressed:
                 comparison.violations.append(
-                    Violation(str(rule), f"{engine} ({rule.scope}): {delta.message()}", engine=engine))
+                    Violation(str(rule), f"{engine} ({rule.scope}): {delta.message()}", engine=engine)
+                )
     for engine in sorted(base.engines.keys() & head.engines.keys()):
         changes = fingerprint_changes(base.engines[engine], head.engines[engine])
         if changes:
@@ -282,28 +299,36 @@ def compare(base: RunRecord, head: RunRecord, rules: Sequence[Rule] = (),
                 comparison.violations.append(Violation(str(rule), f"{key}: {delta.message()}", key, case.engine))
         if old.outcome != new.outcome:
             comparison.outcome_changes.append(
-                OutcomeChange(key, case.engine, old.outcome, new.outcome, first_line(new.error) or None))
+                OutcomeChange(key, case.engine, old.outcome, new.outcome, first_line(new.error) or None)
+            )
         for rule in error_rules:
             if old.measured:
                 compared[str(rule)] += 1
                 if new.outcome == "error":
                     reason = first_line(new.error) or "no message"
-                    comparison.violations.append(Violation(
-                        str(rule), f"{key}: {old.outcome} -> error: {reason}", key, case.engine))
+                    comparison.violations.append(
+                        Violation(str(rule), f"{key}: {old.outcome} -> error: {reason}", key, case.engine)
+                    )
         comparison.cases.append(case)
 
     both, in_head = len(comparison.cases), len(new_results)
     if old_results and in_head and not both:
-        comparison.warnings.append(f"no item of HEAD ({in_head} items) is in BASE ({len(old_results)} items): "
-                                   f"the reports come from different suites, or item keys changed")
+        comparison.warnings.append(
+            f"no item of HEAD ({in_head} items) is in BASE ({len(old_results)} items): "
+            f"the reports come from different suites, or item keys changed"
+        )
         if rules:
-            comparison.violations.append(Violation("items in both", "no item is in both reports, so no rule "
-                                                   "compared anything"))
+            comparison.violations.append(
+                Violation("items in both", "no item is in both reports, so no rule compared anything")
+            )
     elif old_results and in_head and both / in_head < min_match:
-        comparison.warnings.append(f"only {both} of HEAD's {in_head} items ({both / in_head:.0%}) are in BASE; "
-                                   f"the rest are new and not compared")
+        comparison.warnings.append(
+            f"only {both} of HEAD's {in_head} items ({both / in_head:.0%}) are in BASE; "
+            f"the rest are new and not compared"
+        )
     for rule_name, count in compared.items():
         if count == 0:
-            comparison.notes.append(f"rule {rule_name} compared nothing: no item or engine has its values "
-                                    f"in both reports")
+            comparison.notes.append(
+                f"rule {rule_name} compared nothing: no item or engine has its values in both reports"
+            )
     return comparison

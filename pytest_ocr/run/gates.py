@@ -34,14 +34,26 @@ class GateResult:
         return (file or None, int(line) if line.isdigit() else None)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "passed": self.passed, "message": self.message, "value": self.value,
-                "cases": self.cases, "gate": self.gate.to_dict() if self.gate else None}
+        return {
+            "name": self.name,
+            "passed": self.passed,
+            "message": self.message,
+            "value": self.value,
+            "cases": self.cases,
+            "gate": self.gate.to_dict() if self.gate else None,
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GateResult:
         gate = data.get("gate")
-        return cls(data["name"], data["passed"], data["message"], data["value"], data["cases"],
-                   Gate.from_dict(gate) if gate else None)
+        return cls(
+            data["name"],
+            data["passed"],
+            data["message"],
+            data["value"],
+            data["cases"],
+            Gate.from_dict(gate) if gate else None,
+        )
 
 
 def _members(results: Iterable[CaseResult], scope: Iterable[tuple[str, str]]) -> list[CaseResult]:
@@ -61,14 +73,18 @@ def judge(gate: Gate, engine: str, results: Sequence[CaseResult]) -> GateResult:
     name = gate.label(engine)
     where = f" (declared at {gate.source})" if gate.source else ""
     if len(members) < gate.min_cases:
-        message = (f"{gate.subject(engine)}: FAILED: only {len(members)} case(s) with {gate.metric} "
-                   f"(min_cases {gate.min_cases}); a gate does not pass on a selection this small{where}")
+        message = (
+            f"{gate.subject(engine)}: FAILED: only {len(members)} case(s) with {gate.metric} "
+            f"(min_cases {gate.min_cases}); a gate does not pass on a selection this small{where}"
+        )
         return GateResult(name, False, message, None, len(members), gate)
     value = getattr(aggregate_metric(members, gate.metric), gate.kind)
     passed = value is not None and Threshold(gate.metric, gate.op, gate.bound).check(value)
     shown = "undefined" if value is None else format_number(value)
-    message = (f"{gate.subject(engine)} = {shown} over {len(members)} case(s), "
-               f"expected {gate.op} {format_number(gate.bound)}: {'ok' if passed else 'FAILED'}{where}")
+    message = (
+        f"{gate.subject(engine)} = {shown} over {len(members)} case(s), "
+        f"expected {gate.op} {format_number(gate.bound)}: {'ok' if passed else 'FAILED'}{where}"
+    )
     return GateResult(name, passed, message, value, len(members), gate)
 
 
@@ -80,12 +96,21 @@ def evaluate(gates: Iterable[Gate], results: Sequence[CaseResult]) -> list[GateR
     outcomes = []
     for gate in gates:
         pool = [r for r in results if r.engine is not None and (gate.file is None or r.file == gate.file)]
-        engines = [name for kind, name in gate.scope if kind == "engine"] or sorted({r.engine for r in pool
-                                                                                     if r.engine})
+        engines = [name for kind, name in gate.scope if kind == "engine"] or sorted(
+            {r.engine for r in pool if r.engine}
+        )
         if not engines:
-            outcomes.append(GateResult(gate.label("(no engine)"), False,
-                                       f"{gate.subject('(no engine)')}: FAILED: no OCR item ran"
-                                       f"{f' (declared at {gate.source})' if gate.source else ''}", None, 0, gate))
+            outcomes.append(
+                GateResult(
+                    gate.label("(no engine)"),
+                    False,
+                    f"{gate.subject('(no engine)')}: FAILED: no OCR item ran"
+                    f"{f' (declared at {gate.source})' if gate.source else ''}",
+                    None,
+                    0,
+                    gate,
+                )
+            )
             continue
         for engine in engines:
             outcomes.append(judge(gate, engine, [r for r in pool if r.engine == engine]))

@@ -40,16 +40,24 @@ class RunInfo:
     platform: str = sys.platform
 
     @classmethod
-    def of(cls, started: float, finished: float, workers: int, not_run: int = 0,
-           interruption: str | None = None) -> RunInfo:
+    def of(
+        cls, started: float, finished: float, workers: int, not_run: int = 0, interruption: str | None = None
+    ) -> RunInfo:
         """Times are Unix times; a run with items that did not run is ``interrupted``."""
+
         def iso(t: float) -> str:
             return datetime.fromtimestamp(t, timezone.utc).isoformat()
 
         interrupted = bool(not_run or interruption)
-        return cls(iso(started), iso(finished), max(0.0, finished - started), workers,
-                   "interrupted" if interrupted else "complete", not_run,
-                   (interruption or "stopped early") if interrupted else None)
+        return cls(
+            iso(started),
+            iso(finished),
+            max(0.0, finished - started),
+            workers,
+            "interrupted" if interrupted else "complete",
+            not_run,
+            (interruption or "stopped early") if interrupted else None,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -77,8 +85,9 @@ class RunRecord:
         threshold or a tolerance on or asked for by name, in the registry's order."""
         computed = {m for s in self.summaries.values() for m in s.metrics}
         wanted = {m for r in self.results for m in (*r.thresholds, *r.tolerances)}
-        return [m for m in METRICS if m in computed
-                and (m in HEADLINE_METRICS or m in wanted or m not in DEFAULT_METRICS)]
+        return [
+            m for m in METRICS if m in computed and (m in HEADLINE_METRICS or m in wanted or m not in DEFAULT_METRICS)
+        ]
 
     @property
     def failed_gates(self) -> list[GateResult]:
@@ -89,10 +98,15 @@ class RunRecord:
         """A report read back (run/stored.py validated it); its baseline view is not kept."""
         known = RunInfo.__dataclass_fields__
         run = RunInfo(**{k: v for k, v in document["run"].items() if k in known})
-        return cls(run, sorted(results_of(document), key=lambda r: r.key), dict(document["engines"]),
-                   {name: Summary.from_dict(s) for name, s in document["summary"].items()},
-                   [GateResult.from_dict(g) for g in document.get("gates", [])], None,
-                   [DatasetSummary(**d) for d in document.get("datasets", [])])
+        return cls(
+            run,
+            sorted(results_of(document), key=lambda r: r.key),
+            dict(document["engines"]),
+            {name: Summary.from_dict(s) for name, s in document["summary"].items()},
+            [GateResult.from_dict(g) for g in document.get("gates", [])],
+            None,
+            [DatasetSummary(**d) for d in document.get("datasets", [])],
+        )
 
 
 def engines_of(results: Iterable[CaseResult]) -> dict[str, dict[str, Any]]:
@@ -104,8 +118,20 @@ def engines_of(results: Iterable[CaseResult]) -> dict[str, dict[str, Any]]:
     return dict(sorted(engines.items()))
 
 
-def build(results: Iterable[CaseResult], run: RunInfo, gates: Sequence[GateResult] = (),
-          baseline: BaselineView | None = None, datasets: Iterable[DatasetInfo] = ()) -> RunRecord:
+def build(
+    results: Iterable[CaseResult],
+    run: RunInfo,
+    gates: Sequence[GateResult] = (),
+    baseline: BaselineView | None = None,
+    datasets: Iterable[DatasetInfo] = (),
+) -> RunRecord:
     ordered = sorted(results, key=lambda r: r.key)
-    return RunRecord(run, ordered, engines_of(ordered), summarize(ordered), list(gates), baseline,
-                     dataset_summaries(datasets, ordered))
+    return RunRecord(
+        run,
+        ordered,
+        engines_of(ordered),
+        summarize(ordered),
+        list(gates),
+        baseline,
+        dataset_summaries(datasets, ordered),
+    )

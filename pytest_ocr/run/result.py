@@ -88,7 +88,7 @@ class CaseResult:
         data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["checks"] = [c.to_dict() for c in self.checks]
         data["baseline"] = None if self.baseline is None else self.baseline.to_dict()
-        return json_safe(data)  # type: ignore[no-any-return]
+        return json_safe(data)
 
     def to_record(self) -> dict[str, Any]:
         """The result as a report stores it."""
@@ -98,8 +98,7 @@ class CaseResult:
         return data
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], fingerprints: Mapping[str, dict[str, Any]] | None = None
-                  ) -> CaseResult:
+    def from_dict(cls, data: Mapping[str, Any], fingerprints: Mapping[str, dict[str, Any]] | None = None) -> CaseResult:
         """A result from ``to_dict`` or ``to_record`` (``fingerprints``: a report's engines)."""
         known = {f.name for f in fields(cls)}
         values = {k: v for k, v in data.items() if k in known}
@@ -122,8 +121,9 @@ def _validator() -> Any:
     schema = json.loads(resources.files("pytest_ocr.report").joinpath("report.schema.json").read_text("utf-8"))
     # fastjsonschema compiles the schema to Python (about 10x faster than jsonschema per
     # record); the report schema uses nothing draft 2020-12 has and draft 7 lacks.
-    return fastjsonschema.compile({**schema["$defs"]["result"], "$defs": schema["$defs"],
-                                   "$schema": "http://json-schema.org/draft-07/schema#"})
+    return fastjsonschema.compile(
+        {**schema["$defs"]["result"], "$defs": schema["$defs"], "$schema": "http://json-schema.org/draft-07/schema#"}
+    )
 
 
 def check(result: CaseResult) -> CaseResult:

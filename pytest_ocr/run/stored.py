@@ -25,7 +25,7 @@ class ReportError(OcrError, ValueError):
 
 def report_schema() -> dict[str, Any]:
     text = resources.files("pytest_ocr.report").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
-    return json.loads(text)  # type: ignore[no-any-return]
+    return json.loads(text)
 
 
 def _pointer(path: Any) -> str:
@@ -39,9 +39,20 @@ def _reject_constant(name: str) -> None:
 def _upgrade(document: dict[str, Any]) -> dict[str, Any]:
     """A version 1 report in version 2's shape (keys from node ids, no status)."""
     results = [{**r, "key": r["id"]} for r in document.get("results", [])]
-    results += [{"key": f"{f['file']}::invalid-case-file", "id": f"{f['file']}::invalid-case-file",
-                 "case": "invalid-case-file", "file": f["file"], "line": 1, "engine": None, "image": None,
-                 "outcome": "invalid", "error": f["error"]} for f in document.get("invalid_files", [])]
+    results += [
+        {
+            "key": f"{f['file']}::invalid-case-file",
+            "id": f"{f['file']}::invalid-case-file",
+            "case": "invalid-case-file",
+            "file": f["file"],
+            "line": 1,
+            "engine": None,
+            "image": None,
+            "outcome": "invalid",
+            "error": f["error"],
+        }
+        for f in document.get("invalid_files", [])
+    ]
     run = {"status": "complete", "not_run": 0, **document.get("run", {})}
     document = {k: v for k, v in document.items() if k != "invalid_files"}
     return {**document, "schema_version": SCHEMA_VERSION, "results": results, "run": run, "datasets": []}
@@ -69,23 +80,29 @@ def load_report(path: str | Path) -> dict[str, Any]:
     except RecursionError:
         raise ReportError(f"{path}: not a pytest-ocr report: nested too deeply") from None
     if not isinstance(document, dict) or not {"schema_version", "tool", "results"} <= document.keys():
-        raise ReportError(f"{path}: not a pytest-ocr report (expected a JSON object with schema_version, tool, "
-                          f"results, ... as --ocr-report writes)")
+        raise ReportError(
+            f"{path}: not a pytest-ocr report (expected a JSON object with schema_version, tool, "
+            f"results, ... as --ocr-report writes)"
+        )
     if document["schema_version"] not in READABLE_VERSIONS:
-        raise ReportError(f"{path}: report schema version {document['schema_version']!r}; this pytest-ocr reads "
-                          f"versions {', '.join(map(str, READABLE_VERSIONS))}")
+        raise ReportError(
+            f"{path}: report schema version {document['schema_version']!r}; this pytest-ocr reads "
+            f"versions {', '.join(map(str, READABLE_VERSIONS))}"
+        )
     if document["schema_version"] == 1:
         document = _upgrade(document)
     validator = jsonschema.Draft202012Validator(report_schema())
     error = jsonschema.exceptions.best_match(validator.iter_errors(document))
     if error is not None:
-        raise ReportError(f"{path}: not a valid pytest-ocr report: at {_pointer(error.absolute_path) or '/'}: "
-                          f"{error.message}")
+        raise ReportError(
+            f"{path}: not a valid pytest-ocr report: at {_pointer(error.absolute_path) or '/'}: {error.message}"
+        )
     seen: set[str] = set()
     for i, record in enumerate(document["results"]):
         if record["key"] in seen:
-            raise ReportError(f"{path}: not a valid pytest-ocr report: at /results/{i}/key: duplicate key "
-                              f"{record['key']!r}")
+            raise ReportError(
+                f"{path}: not a valid pytest-ocr report: at /results/{i}/key: duplicate key {record['key']!r}"
+            )
         seen.add(record["key"])
     return document
 

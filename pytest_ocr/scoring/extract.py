@@ -43,7 +43,7 @@ def search(pattern: str, text: str) -> str | None:
     return None if value is None else value.strip()
 
 
-def _call(target: str, base_dir: Path, *args) -> object:
+def _call(target: str, base_dir: Path, *args: object) -> object:
     try:
         function, _ = load_function(target, base_dir)
     except FunctionNotFound as exc:

@@ -45,8 +45,12 @@ def _structured(case: Case, inputs: Inputs, extracted: Extracted) -> Structured:
     task = None
     if case.task is not None:
         expected = case.task.get("expected", inputs.fields)
-        task = {"type": case.task["type"], "expected": expected, "result": extracted.task_result,
-                "min_quality": case.task.get("min_quality")}
+        task = {
+            "type": case.task["type"],
+            "expected": expected,
+            "result": extracted.task_result,
+            "min_quality": case.task.get("min_quality"),
+        }
     return Structured(
         expected_fields=inputs.fields,
         extracted_fields=extracted.fields,
@@ -60,8 +64,12 @@ def _structured(case: Case, inputs: Inputs, extracted: Extracted) -> Structured:
 def evaluate(case: Case, inputs: Inputs, recognition: Recognition, extracted: Extracted) -> Evaluation:
     loop = find_repetition(recognition.text)
     scores: dict[str, MetricResult] = score(
-        inputs.reference or "", recognition.text, metric_names(case, loop is not None), case.normalization,
-        case.cer_denominator, structured=_structured(case, inputs, extracted),
+        inputs.reference or "",
+        recognition.text,
+        metric_names(case, loop is not None),
+        case.normalization,
+        case.cer_denominator,
+        structured=_structured(case, inputs, extracted),
     )
     values = {name: s.value for name, s in scores.items()}
     warnings = list(recognition.warnings)

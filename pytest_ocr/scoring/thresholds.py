@@ -41,19 +41,17 @@ class Threshold:
 def parse(metric: str, expression: object) -> Threshold:
     """Parse ``"<= 0.15"``; anything else raises ThresholdError saying what was expected."""
     if not isinstance(expression, str):
-        raise ThresholdError(
-            f"threshold for {metric!r} must be a string such as \"< 0.05\", not {expression!r}"
-        )
+        raise ThresholdError(f'threshold for {metric!r} must be a string such as "< 0.05", not {expression!r}')
     match = _EXPRESSION.match(expression)
     if not match:
         raise ThresholdError(
             f"threshold for {metric!r} is {expression!r}; expected an operator "
-            f"({' '.join(OPERATORS)}) followed by a number, e.g. \"< 0.05\""
+            f'({" ".join(OPERATORS)}) followed by a number, e.g. "< 0.05"'
         )
     bound = float(match.group(2))
     if not math.isfinite(bound):
         raise ThresholdError(
-            f"threshold for {metric!r} is {expression!r}; the bound must be a finite number, e.g. \"< 0.05\""
+            f'threshold for {metric!r} is {expression!r}; the bound must be a finite number, e.g. "< 0.05"'
         )
     return Threshold(metric, match.group(1), bound)
 
@@ -81,8 +79,12 @@ class Check:
         return f"{t.metric} = {format_number(self.value)}, expected {t.expression}: {verdict}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"metric": self.threshold.metric, "expression": self.threshold.expression, "value": self.value,
-                "passed": self.passed}
+        return {
+            "metric": self.threshold.metric,
+            "expression": self.threshold.expression,
+            "value": self.value,
+            "passed": self.passed,
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Check:

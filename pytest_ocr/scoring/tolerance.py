@@ -42,7 +42,7 @@ class Tolerance:
     def parse(cls, value: object) -> Tolerance:
         """``0.005``, ``"0.005"``, ``"+0.005"`` or ``"10%"``; anything else raises ToleranceError."""
         if isinstance(value, bool):
-            raise ToleranceError(f"a tolerance is a number such as 0.005 or a percentage such as \"10%\", not {value!r}")
+            raise ToleranceError(f'a tolerance is a number such as 0.005 or a percentage such as "10%", not {value!r}')
         if isinstance(value, (int, float)):
             if not math.isfinite(value) or value < 0:
                 raise ToleranceError(f"a tolerance must be a finite number of 0 or more, not {value!r}")
@@ -53,7 +53,7 @@ class Tolerance:
                 return cls(float(match.group(1)) / 100, relative=True)
             if _ABSOLUTE.match(value):
                 return cls(float(value.replace("+", "")))
-        raise ToleranceError(f"a tolerance is a number such as 0.005 or a percentage such as \"10%\", not {value!r}")
+        raise ToleranceError(f'a tolerance is a number such as 0.005 or a percentage such as "10%", not {value!r}')
 
     def allowed(self, old: float) -> float:
         """How much worse than ``old`` a value may get."""
@@ -99,13 +99,21 @@ class Delta:
 
     def message(self) -> str:
         direction = METRICS[self.metric].better
-        return (f"{self.metric}: {format_number(self.old)} -> {format_number(self.new)} "
-                f"({'+' if self.change >= 0 else ''}{format_number(self.change)}; {direction} is better; "
-                f"tolerance {self.tolerance}): {self.verdict.upper() if self.regressed else self.verdict}")
+        return (
+            f"{self.metric}: {format_number(self.old)} -> {format_number(self.new)} "
+            f"({'+' if self.change >= 0 else ''}{format_number(self.change)}; {direction} is better; "
+            f"tolerance {self.tolerance}): {self.verdict.upper() if self.regressed else self.verdict}"
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        return {"metric": self.metric, "old": self.old, "new": self.new, "tolerance": str(self.tolerance),
-                "verdict": self.verdict, "message": self.message()}
+        return {
+            "metric": self.metric,
+            "old": self.old,
+            "new": self.new,
+            "tolerance": str(self.tolerance),
+            "verdict": self.verdict,
+            "message": self.message(),
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Delta:
@@ -118,8 +126,9 @@ def tolerances_for(regression: Mapping[str, Tolerance], thresholded: Iterable[st
     return {**{m: EXACT for m in thresholded}, **regression}
 
 
-def deltas(old: Mapping[str, float | None], new: Mapping[str, float | None],
-           tolerances: Mapping[str, Tolerance]) -> list[Delta]:
+def deltas(
+    old: Mapping[str, float | None], new: Mapping[str, float | None], tolerances: Mapping[str, Tolerance]
+) -> list[Delta]:
     """Deltas of the metrics named in ``tolerances`` that both sides have a value for."""
     found = []
     for metric, tolerance in tolerances.items():
@@ -153,8 +162,9 @@ class ItemComparison:
         return cls(data["status"], tuple(Delta.from_dict(d) for d in data.get("deltas") or ()))
 
 
-def compare_item(old: Mapping[str, float | None] | None, new: Mapping[str, float | None],
-                 tolerances: Mapping[str, Tolerance]) -> ItemComparison:
+def compare_item(
+    old: Mapping[str, float | None] | None, new: Mapping[str, float | None], tolerances: Mapping[str, Tolerance]
+) -> ItemComparison:
     """An item's metrics against its baseline record's (None: the baseline has no record)."""
     if old is None:
         return ItemComparison("new")

@@ -27,8 +27,11 @@ class Verdict:
     @property
     def what(self) -> str:
         """``thresholds not met``, ``worse than the baseline``, or both."""
-        parts = [w for w, present in (("thresholds not met", self.failed_checks),
-                                       ("worse than the baseline", self.regressed)) if present]
+        parts = [
+            w
+            for w, present in (("thresholds not met", self.failed_checks), ("worse than the baseline", self.regressed))
+            if present
+        ]
         return " and ".join(parts)
 
 
