@@ -52,12 +52,13 @@ def cmd_score(args: argparse.Namespace) -> int:
     unknown = [n for n in names if n not in METRICS]
     if unknown:
         raise CliError(f"unknown metric(s) {', '.join(unknown)}; known: {', '.join(sorted(METRICS))}")
-    beyond_text = [n for n in names if METRICS[n].needs not in ("text", "output")]
+    texts = ("text", "output")  # what score has: two texts
+    beyond_text = [n for n in names if not METRICS[n].accepts(texts)]
     if beyond_text:
         raise CliError(
             f"{', '.join(beyond_text)} need(s) expected fields, a schema or a task, which a case file "
             f"gives; score compares two texts (its metrics: "
-            f"{', '.join(n for n, m in METRICS.items() if m.needs in ('text', 'output'))})"
+            f"{', '.join(n for n, m in METRICS.items() if m.accepts(texts))})"
         )
     options: dict = {"profile": args.normalize}
     if args.unit:

@@ -169,7 +169,7 @@ def engine_lines(record: RunRecord, verbosity: int) -> list[str]:
     if errors:
         lines.append(f"errors ({len(errors)}):")
         for r in errors[:WORST_CASES]:
-            lines.append(f"  {r.id}: {visible(r.reasons()[0][:150])}")
+            lines.append(f"  {r.id}: {visible('; '.join(r.reasons())[:150])}")
     return lines
 
 

@@ -85,17 +85,18 @@ class CaseResult:
         return []
 
     def to_dict(self) -> dict[str, Any]:
-        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        """The result as it travels on a test report (plain data; NaN stays a float)."""
+        data = {name: getattr(self, name) for name in _FIELDS}
         data["checks"] = [c.to_dict() for c in self.checks]
         data["baseline"] = None if self.baseline is None else self.baseline.to_dict()
-        return json_safe(data)
+        return data
 
     def to_record(self) -> dict[str, Any]:
-        """The result as a report stores it."""
+        """The result as a report stores it: standard JSON, the fingerprint by its id."""
         data = self.to_dict()
         fingerprint = data.pop("fingerprint")
         data["fingerprint_id"] = fingerprint_id(fingerprint) if fingerprint else None
-        return data
+        return json_safe(data)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], fingerprints: Mapping[str, dict[str, Any]] | None = None) -> CaseResult:
@@ -111,6 +112,9 @@ class CaseResult:
         return cls(**values)
 
 
+_FIELDS = tuple(f.name for f in fields(CaseResult))
+
+
 def first_line(text: str | None) -> str:
     lines = (text or "").strip().splitlines()
     return lines[0] if lines else ""
@@ -118,18 +122,30 @@ def first_line(text: str | None) -> str:
 
 @cache
 def _validator() -> Any:
+    """The report schema's record, for a result as it travels (``to_dict``): the same but
+    for the engine's fingerprint, which a report keeps once per engine, by its id."""
     schema = json.loads(resources.files("pytest_ocr.report").joinpath("report.schema.json").read_text("utf-8"))
+    record = schema["$defs"]["result"]
+    properties = {k: v for k, v in record["properties"].items() if k != "fingerprint_id"}
+    properties["fingerprint"] = {"type": ["object", "null"]}
+    required = [("fingerprint" if k == "fingerprint_id" else k) for k in record["required"]]
     # fastjsonschema compiles the schema to Python (about 10x faster than jsonschema per
     # record); the report schema uses nothing draft 2020-12 has and draft 7 lacks.
     return fastjsonschema.compile(
-        {**schema["$defs"]["result"], "$defs": schema["$defs"], "$schema": "http://json-schema.org/draft-07/schema#"}
+        {
+            **record,
+            "properties": properties,
+            "required": required,
+            "$defs": schema["$defs"],
+            "$schema": "http://json-schema.org/draft-07/schema#",
+        }
     )
 
 
 def check(result: CaseResult) -> CaseResult:
     """The result, if a report can hold it; raises ResultError otherwise."""
     try:
-        _validator()(result.to_record())
+        _validator()(result.to_dict())
     except fastjsonschema.JsonSchemaValueException as exc:
         raise ResultError(f"result of {result.id} does not fit the report schema: {exc.message}") from None
     return result
