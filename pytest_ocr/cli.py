@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import __version__
+from .cases.rules import format_number
 from .errors import OcrError
 from .metrics import CER_DENOMINATORS, DEFAULT_METRICS, METRICS, PROFILES, Normalization, score
-from .scoring.thresholds import format_number
 from .storable import json_safe
 
 if TYPE_CHECKING:

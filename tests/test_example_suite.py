@@ -9,8 +9,8 @@ import sys
 import jsonschema
 from conftest import REPO, requires_tesseract
 
+from pytest_ocr.cases.rules import parse
 from pytest_ocr.run.stored import report_schema
-from pytest_ocr.scoring.thresholds import parse
 
 
 @requires_tesseract

@@ -281,7 +281,7 @@ def test_casefold_keeps_the_text_in_the_chosen_normal_form():
 
 
 def test_threshold_digits_are_ascii_only():
-    from pytest_ocr.scoring.thresholds import ThresholdError, parse
+    from pytest_ocr.cases.rules import ThresholdError, parse
 
     with pytest.raises(ThresholdError):
         parse("cer", "< \u0660.\u0665")  # Arabic-Indic digits

@@ -354,7 +354,7 @@ def test_a_tokenizer_that_is_not_available_offline_is_an_item_error_without_trac
 
 def test_storable_replaces_what_no_writer_could_hold():
     from pytest_ocr.engines import EngineError, Recognition
-    from pytest_ocr.storable import storable
+    from pytest_ocr.engines.recognize import storable
 
     odd = Recognition(
         "a\ud800b\udfff",

@@ -15,8 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_ocr import metrics
-from pytest_ocr.scoring import thresholds
-from pytest_ocr.scoring.thresholds import Threshold, ThresholdError
+from pytest_ocr.cases import rules as thresholds
+from pytest_ocr.cases.rules import Threshold, ThresholdError
+from pytest_ocr.scoring.thresholds import judge
 
 PROPERTY = settings(max_examples=200, derandomize=True, deadline=None, database=None)
 
@@ -172,7 +173,7 @@ def test_judge_reports_each_threshold():
         thresholds.parse("wer", "<= 0.15"),
         thresholds.parse("exact_match", "== 1"),
     ]
-    checks = thresholds.judge(rules, {"cer": 1 / 14, "wer": 0.1, "exact_match": 1.0})
+    checks = judge(rules, {"cer": 1 / 14, "wer": 0.1, "exact_match": 1.0})
     assert [c.threshold for c in checks] == rules
     assert [c.passed for c in checks] == [False, True, True]
     assert [c.value for c in checks] == [1 / 14, 0.1, 1.0]
@@ -185,7 +186,7 @@ def test_judge_reports_each_threshold():
 
 def test_judge_fails_a_missing_metric():
     rule = thresholds.parse("cer", "< 0.05")
-    (check,) = thresholds.judge([rule], {"wer": 0.0})
+    (check,) = judge([rule], {"wer": 0.0})
     assert check.passed is False
     assert check.value is None
     message = check.message()
@@ -197,7 +198,7 @@ def test_a_worked_example_end_to_end():
     # ocr-metrics-spec.md §1.1: CER 1/14 = 7.14 % fails a 5 % threshold and passes 10 %.
     value = metrics.cer("INVOICE #12345", "INV0ICE #12345")
     rules = [thresholds.parse("cer", "< 0.05"), thresholds.parse("cer", "< 0.1")]
-    strict, loose = thresholds.judge(rules, {"cer": value})
+    strict, loose = judge(rules, {"cer": value})
     assert not strict.passed and loose.passed
     assert strict.message() == "cer = 0.07142857142857142, expected < 0.05: FAILED"
     assert loose.message() == "cer = 0.07142857142857142, expected < 0.1: ok"
@@ -215,7 +216,7 @@ MESSAGE = re.compile(r"^cer = (?P<value>\S+), expected (?P<op><=|>=|==|<|>) (?P<
 def test_message_prints_exactly_the_numbers_compared(value, bound, op):
     # Reading the message back gives the same numbers and the same verdict, with
     # the comparison redone here on the printed numbers.
-    (check,) = thresholds.judge([thresholds.parse("cer", f"{op} {bound!r}")], {"cer": value})
+    (check,) = judge([thresholds.parse("cer", f"{op} {bound!r}")], {"cer": value})
     match = MESSAGE.match(check.message())
     assert match, check.message()
     printed_value, printed_bound = float(match["value"]), float(match["bound"])

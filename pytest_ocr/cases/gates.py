@@ -15,8 +15,8 @@ from typing import Any
 
 from ..errors import OcrError, did_you_mean
 from ..metrics import METRICS
-from ..scoring.thresholds import ThresholdError, format_number
-from ..scoring.thresholds import parse as parse_threshold
+from .rules import ThresholdError, format_number
+from .rules import parse as parse_threshold
 
 KINDS = ("macro", "micro")
 SCOPE_KINDS = ("engine", "tag", "group")

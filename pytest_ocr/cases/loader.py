@@ -13,13 +13,12 @@ from ..errors import did_you_mean
 from ..metrics import METRICS, Normalization
 from ..metrics.fields import parse_matcher
 from ..metrics.structured import check_schema
-from ..scoring.thresholds import parse
-from ..scoring.tolerance import Tolerance, ToleranceError
 from . import datasets
 from . import document as doc
 from .document import Document, DocumentError, KeyPath, Problem
 from .gates import Gate, parse_block
 from .model import SHOWN_SKIPPED, Case, DatasetInfo, Defaults, Scope
+from .rules import Tolerance, ToleranceError, parse
 from .schema import validate
 
 CASE_SUFFIXES = (".ocr.yaml", ".ocr.yml", ".ocr.json")

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from ..metrics import Normalization
-from ..scoring.thresholds import Threshold
 from .datasets import Skipped
+from .rules import Threshold, Tolerance
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class Case:
     extract: dict = field(default_factory=dict)  # {"fields": {name: regex}, "function": "module:function"}
     task: dict | None = None
     tokens: dict = field(default_factory=dict)  # {"encoding", "price_per_1k"}
-    regression: dict = field(default_factory=dict)  # metric -> tolerance (with --ocr-baseline)
+    regression: dict[str, Tolerance] = field(default_factory=dict)  # metric -> tolerance (with --ocr-baseline)
     # An output whose engine confidence is below this is filtered: not evaluated, counted
     # apart (a dataset's conf_threshold). None: never filtered.
     min_confidence: float | None = None

@@ -12,8 +12,8 @@ import pytest
 from ..errors import OcrError
 from . import hookspecs
 from .collector import CARRIED, Collector
-from .executor import Executor
-from .items import EXECUTOR, CaseFile, OcrItem, is_case_file
+from .executor import EXECUTOR, Executor
+from .items import CaseFile, OcrItem, is_case_file
 from .options import Settings, add_options
 
 PROJECT_DIR = "ocr_project_dir"  # what the controller tells its pytest-xdist workers
@@ -46,7 +46,7 @@ def pytest_configure_node(node: Any) -> None:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:
     if is_case_file(file_path, parent.config):
-        return CaseFile.from_parent(parent, path=file_path)
+        return CaseFile.from_parent(parent, path=file_path, runner=parent.config.stash[EXECUTOR])
     return None
 
 

@@ -30,7 +30,8 @@ from ..run.gates import evaluate as evaluate_gates
 from ..run.identity import item_key, relative, split_name
 from ..run.record import RunInfo, RunRecord, build
 from ..run.result import INVALID_FILE_ITEM, CaseResult, make_result
-from .items import EXECUTOR, InvalidCaseFile, OcrItem, is_case_file
+from .executor import EXECUTOR
+from .items import InvalidCaseFile, OcrItem, is_case_file
 from .options import Settings
 
 GATE_FILE = "ocr-gates"  # the pseudo file of the gates' test reports

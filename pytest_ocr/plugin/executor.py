@@ -68,6 +68,9 @@ def error_message(error: BaseException | None) -> str:
     return str(error) if isinstance(error, OcrError) else f"{type(error).__name__}: {error}"
 
 
+EXECUTOR: pytest.StashKey[Executor] = pytest.StashKey()  # on every process, set in plugin/__init__.py
+
+
 class Executor:
     def __init__(self, config: pytest.Config, settings: Settings) -> None:
         self.config = config

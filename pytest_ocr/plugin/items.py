@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from fnmatch import fnmatch
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import pytest
 
@@ -15,16 +15,26 @@ from ..cases.document import DocumentError
 from ..cases.gates import Gate
 from ..cases.loader import load_cases
 from ..cases.model import Case, DatasetInfo
-from ..engines import EngineSpec
+from ..engines import EngineRegistry, EngineSpec
 from ..errors import OcrError
 from ..run.identity import item_key, relative
 from ..run.result import INVALID_FILE_ITEM
-
-if TYPE_CHECKING:
-    from .executor import Executor, ItemState
+from .options import Settings
 
 DEFAULT_ENGINE = "tesseract"
-EXECUTOR: pytest.StashKey[Executor] = pytest.StashKey()  # set where items run (plugin/__init__.py)
+
+
+class Runner(Protocol):
+    """What case files and items need from the executor that runs them (plugin/executor.py)."""
+
+    settings: Settings
+    registry: EngineRegistry
+
+    def tag_marker(self, tag: str) -> None: ...
+
+    def prepare(self, item: OcrItem) -> None: ...
+
+    def score(self, item: OcrItem) -> None: ...
 
 
 def is_case_file(path: Path, config: pytest.Config) -> bool:
@@ -32,8 +42,12 @@ def is_case_file(path: Path, config: pytest.Config) -> bool:
 
 
 class CaseFile(pytest.File):
+    def __init__(self, *, runner: Runner, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.runner = runner
+
     def collect(self) -> Iterator[pytest.Item]:
-        runner = self.config.stash[EXECUTOR]
+        runner = self.runner
         settings = runner.settings
         self.ihook.pytest_ocr_register_engines(registry=runner.registry)
 
@@ -55,6 +69,7 @@ class CaseFile(pytest.File):
                 items.append(
                     OcrItem.from_parent(
                         self,
+                        runner=runner,
                         name=f"{case.id}[{engine}]",
                         case=case,
                         engine_name=engine,
@@ -108,6 +123,7 @@ class OcrItem(pytest.Item):
     def __init__(
         self,
         *,
+        runner: Runner,
         case: Case,
         engine_name: str,
         spec: EngineSpec | None,
@@ -130,16 +146,17 @@ class OcrItem(pytest.Item):
         self.key = key
         self.file = file
         self.image = image
-        self.state: ItemState | None = None  # set by the executor when the item runs
+        self.runner = runner
+        self.state: Any = None  # the executor's ItemState while the item runs
         for tag in case.tags:
-            self.config.stash[EXECUTOR].tag_marker(tag)
+            runner.tag_marker(tag)
             self.add_marker(tag)
 
     def setup(self) -> None:
-        self.config.stash[EXECUTOR].prepare(self)
+        self.runner.prepare(self)
 
     def runtest(self) -> None:
-        self.config.stash[EXECUTOR].score(self)
+        self.runner.score(self)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, (ThresholdFailure, OcrError)):

@@ -18,11 +18,12 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from ..cases.rules import EXACT
 from ..files import locked, write_atomic
 from ..run.baseline import Baseline
 from ..run.record import RunRecord, build
 from ..run.result import CaseResult
-from ..scoring.tolerance import EXACT, deltas
+from ..scoring.tolerance import deltas
 from . import json_report
 
 

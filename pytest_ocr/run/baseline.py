@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..cases.rules import Tolerance
 from ..engines import fingerprint_changes, fingerprint_id
 from ..metrics import METRICS
-from ..scoring.tolerance import ItemComparison, Tolerance, compare_item
+from ..scoring.tolerance import ItemComparison, compare_item
 from .gates import GateResult
 from .result import CaseResult
 from .stored import load_report, results_of

@@ -23,10 +23,11 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ..cases.rules import Tolerance, ToleranceError
 from ..engines import fingerprint_changes
 from ..errors import OcrError, did_you_mean
 from ..metrics import METRICS
-from ..scoring.tolerance import SLACK, Delta, Tolerance, ToleranceError
+from ..scoring.tolerance import SLACK, Delta
 from ..storable import json_safe
 from .baseline import DEFAULT_MIN_MATCH
 from .record import RunRecord

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..cases.gates import Gate
-from ..scoring.thresholds import Threshold, format_number
+from ..cases.rules import Threshold, format_number
 from .aggregate import aggregate_metric
 from .result import CaseResult
 

@@ -1,68 +1,13 @@
-"""Threshold expressions such as ``"< 0.05"`` and the one predicate that judges them.
-
-The verdict and its message come from the same comparison, so the number printed
-is exactly the number compared.
-"""
+"""Judging values by thresholds: the one predicate, whose verdict and message come
+from the same comparison, so the number printed is exactly the number compared."""
 
 from __future__ import annotations
 
-import math
-import operator
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import OcrError
-
-OPERATORS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq}
-
-_EXPRESSION = re.compile(r"^\s*(<=|>=|==|<|>)\s*([-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?)\s*$")
-
-
-class ThresholdError(OcrError, ValueError):
-    pass
-
-
-@dataclass(frozen=True)
-class Threshold:
-    metric: str
-    op: str
-    bound: float
-
-    @property
-    def expression(self) -> str:
-        return f"{self.op} {format_number(self.bound)}"
-
-    def check(self, value: float) -> bool:
-        return OPERATORS[self.op](value, self.bound)
-
-
-def parse(metric: str, expression: object) -> Threshold:
-    """Parse ``"<= 0.15"``; anything else raises ThresholdError saying what was expected."""
-    if not isinstance(expression, str):
-        raise ThresholdError(f'threshold for {metric!r} must be a string such as "< 0.05", not {expression!r}')
-    match = _EXPRESSION.match(expression)
-    if not match:
-        raise ThresholdError(
-            f"threshold for {metric!r} is {expression!r}; expected an operator "
-            f'({" ".join(OPERATORS)}) followed by a number, e.g. "< 0.05"'
-        )
-    bound = float(match.group(2))
-    if not math.isfinite(bound):
-        raise ThresholdError(
-            f'threshold for {metric!r} is {expression!r}; the bound must be a finite number, e.g. "< 0.05"'
-        )
-    return Threshold(metric, match.group(1), bound)
-
-
-def format_number(value: float) -> str:
-    """Shortest text that reads back as exactly this float (so printing never rounds)."""
-    if not math.isfinite(value):
-        return repr(float(value))
-    if value == int(value) and abs(value) < 1e15:
-        return str(int(value))
-    return repr(float(value))
+from ..cases.rules import Threshold, format_number, parse
 
 
 @dataclass(frozen=True)

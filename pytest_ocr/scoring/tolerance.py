@@ -1,9 +1,9 @@
 """Did a metric get worse than it was, by more than its tolerance?
 
 Shared by the baseline comparison of a run (``--ocr-baseline``) and by ``pytest-ocr
-compare``, so that both count the same items as regressed. A tolerance is absolute
-(``0.005``: the value may get worse by up to 0.005) or relative (``"10%"``: by up to
-10 % of the old value). "Worse" follows each metric's direction (the metric registry's
+compare``, so that both count the same items as regressed. A tolerance (cases/rules.py)
+is absolute (``0.005``: the value may get worse by up to 0.005) or relative (``"10%"``:
+by up to 10 % of the old value). "Worse" follows each metric's direction (the metric registry's
 ``worse_by``): up for CER, down for field F1.
 
 An item's comparison covers the metrics it has a threshold on (no worsening at all)
@@ -13,57 +13,15 @@ them got worse by more than its tolerance. That is the one definition of "regres
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import OcrError
+from ..cases.rules import EXACT, Tolerance, format_number
 from ..metrics import METRICS
-from .thresholds import format_number
 
-_RELATIVE = re.compile(r"^\s*\+?\s*([0-9]+\.?[0-9]*|\.[0-9]+)\s*%\s*$")
-_ABSOLUTE = re.compile(r"^\s*\+?\s*([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?\s*$")
 # A float sum such as 0.1 + 0.005 must not turn an allowed change into a regression.
 SLACK = 1e-12
-
-
-class ToleranceError(OcrError, ValueError):
-    pass
-
-
-@dataclass(frozen=True)
-class Tolerance:
-    amount: float
-    relative: bool = False  # amount is a fraction of the old value
-
-    @classmethod
-    def parse(cls, value: object) -> Tolerance:
-        """``0.005``, ``"0.005"``, ``"+0.005"`` or ``"10%"``; anything else raises ToleranceError."""
-        if isinstance(value, bool):
-            raise ToleranceError(f'a tolerance is a number such as 0.005 or a percentage such as "10%", not {value!r}')
-        if isinstance(value, (int, float)):
-            if not math.isfinite(value) or value < 0:
-                raise ToleranceError(f"a tolerance must be a finite number of 0 or more, not {value!r}")
-            return cls(float(value))
-        if isinstance(value, str):
-            match = _RELATIVE.match(value)
-            if match:
-                return cls(float(match.group(1)) / 100, relative=True)
-            if _ABSOLUTE.match(value):
-                return cls(float(value.replace("+", "")))
-        raise ToleranceError(f'a tolerance is a number such as 0.005 or a percentage such as "10%", not {value!r}')
-
-    def allowed(self, old: float) -> float:
-        """How much worse than ``old`` a value may get."""
-        return abs(old) * self.amount if self.relative else self.amount
-
-    def __str__(self) -> str:
-        return f"{format_number(self.amount * 100)}%" if self.relative else format_number(self.amount)
-
-
-EXACT = Tolerance(0.0)
 
 
 @dataclass(frozen=True)

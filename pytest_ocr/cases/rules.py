@@ -1,0 +1,106 @@
+"""The rules a case declares for its metrics, parsed when its file loads: thresholds
+(``cer: "< 0.05"``) and regression tolerances (``cer: 0.005``, ``field_f1: "10%"``).
+Judging values by them is scoring's (scoring/thresholds.py, scoring/tolerance.py).
+
+Numbers print as the shortest text that reads back as exactly the float
+(``format_number``), so the number printed is exactly the number compared.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import re
+from dataclasses import dataclass
+
+from ..errors import OcrError
+
+OPERATORS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq}
+
+_EXPRESSION = re.compile(r"^\s*(<=|>=|==|<|>)\s*([-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?)\s*$")
+
+
+class ThresholdError(OcrError, ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Threshold:
+    metric: str
+    op: str
+    bound: float
+
+    @property
+    def expression(self) -> str:
+        return f"{self.op} {format_number(self.bound)}"
+
+    def check(self, value: float) -> bool:
+        return OPERATORS[self.op](value, self.bound)
+
+
+def parse(metric: str, expression: object) -> Threshold:
+    """Parse ``"<= 0.15"``; anything else raises ThresholdError saying what was expected."""
+    if not isinstance(expression, str):
+        raise ThresholdError(f'threshold for {metric!r} must be a string such as "< 0.05", not {expression!r}')
+    match = _EXPRESSION.match(expression)
+    if not match:
+        raise ThresholdError(
+            f"threshold for {metric!r} is {expression!r}; expected an operator "
+            f'({" ".join(OPERATORS)}) followed by a number, e.g. "< 0.05"'
+        )
+    bound = float(match.group(2))
+    if not math.isfinite(bound):
+        raise ThresholdError(
+            f'threshold for {metric!r} is {expression!r}; the bound must be a finite number, e.g. "< 0.05"'
+        )
+    return Threshold(metric, match.group(1), bound)
+
+
+def format_number(value: float) -> str:
+    """Shortest text that reads back as exactly this float (so printing never rounds)."""
+    if not math.isfinite(value):
+        return repr(float(value))
+    if value == int(value) and abs(value) < 1e15:
+        return str(int(value))
+    return repr(float(value))
+
+
+_RELATIVE = re.compile(r"^\s*\+?\s*([0-9]+\.?[0-9]*|\.[0-9]+)\s*%\s*$")
+_ABSOLUTE = re.compile(r"^\s*\+?\s*([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?\s*$")
+
+
+class ToleranceError(OcrError, ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    amount: float
+    relative: bool = False  # amount is a fraction of the old value
+
+    @classmethod
+    def parse(cls, value: object) -> Tolerance:
+        """``0.005``, ``"0.005"``, ``"+0.005"`` or ``"10%"``; anything else raises ToleranceError."""
+        if isinstance(value, bool):
+            raise ToleranceError(f'a tolerance is a number such as 0.005 or a percentage such as "10%", not {value!r}')
+        if isinstance(value, (int, float)):
+            if not math.isfinite(value) or value < 0:
+                raise ToleranceError(f"a tolerance must be a finite number of 0 or more, not {value!r}")
+            return cls(float(value))
+        if isinstance(value, str):
+            match = _RELATIVE.match(value)
+            if match:
+                return cls(float(match.group(1)) / 100, relative=True)
+            if _ABSOLUTE.match(value):
+                return cls(float(value.replace("+", "")))
+        raise ToleranceError(f'a tolerance is a number such as 0.005 or a percentage such as "10%", not {value!r}')
+
+    def allowed(self, old: float) -> float:
+        """How much worse than ``old`` a value may get."""
+        return abs(old) * self.amount if self.relative else self.amount
+
+    def __str__(self) -> str:
+        return f"{format_number(self.amount * 100)}%" if self.relative else format_number(self.amount)
+
+
+EXACT = Tolerance(0.0)
