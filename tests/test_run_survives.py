@@ -41,6 +41,21 @@ def read(image_path):
     return text
 """
 INI = "[pytest]\npythonpath = .\n"
+# Every output a run can write.
+OUTPUTS = (
+    "--ocr-report",
+    "r.json",
+    "--ocr-html",
+    "r.html",
+    "--ocr-results-dir",
+    "out",
+    "--ocr-baseline",
+    "b.json",
+    "--ocr-baseline-write",
+    "create",
+    "--junitxml",
+    "j.xml",
+)
 
 
 def subprocess_pytest(root: Path, *args: str, umask: int | None = None, **kwargs) -> subprocess.Popen:
@@ -116,22 +131,7 @@ cases:
 """,
         )
         (pytester.path / "page.tif").write_bytes((DATA / "pages" / "tess_phototest.tif").read_bytes())
-        result = pytester.runpytest_subprocess(
-            "-p",
-            "no:cacheprovider",
-            "--ocr-report",
-            "r.json",
-            "--ocr-html",
-            "r.html",
-            "--ocr-results-dir",
-            "out",
-            "--ocr-baseline",
-            "b.json",
-            "--ocr-baseline-write",
-            "create",
-            "--junitxml",
-            "j.xml",
-        )
+        result = pytester.runpytest_subprocess("-p", "no:cacheprovider", *OUTPUTS)
     result.assert_outcomes(passed=1)
     assert result.ret == 0
     [record] = valid(pytester.path / "r.json")["results"]
@@ -170,22 +170,6 @@ def test_an_unusable_output_path_is_a_usage_error_before_any_ocr(pytester, optio
 
 
 # -- an interrupted run still writes every output ------------------------------------------
-
-
-OUTPUTS = (
-    "--ocr-report",
-    "r.json",
-    "--ocr-html",
-    "r.html",
-    "--ocr-results-dir",
-    "out",
-    "--ocr-baseline",
-    "b.json",
-    "--ocr-baseline-write",
-    "create",
-    "--junitxml",
-    "j.xml",
-)
 
 
 def check_interrupted(root: Path, ran: list[str], not_run: int, reason: str) -> None:
