@@ -183,6 +183,13 @@ def test_every_output_of_one_run_tells_the_same_story(pytester, monkeypatch):
         for r in tree.root.find("table", cls="summary").find("tbody").find_all("tr")
     }
     assert {k: rows[k][0] for k in table} == table
+    # the same metrics in the terminal, the Markdown and the HTML summary tables
+    metric_rows = re.compile(r"^(?:\| )?([a-z_]+ (?:macro|micro))\b", re.M)
+    terminal_metrics = [m for line in out[start:end] if "CI" not in line for m in metric_rows.findall(line)]
+    assert terminal_metrics == ["cer macro", "cer micro", "wer macro", "wer micro"]
+    assert metric_rows.findall(markdown.split("macro = mean")[0].split("| engine |")[1]) == terminal_metrics
+    html_metrics = [k.split(" (")[0] for k in rows if re.fullmatch(r"[a-z_]+ (macro|micro)", k.split(" (")[0])]
+    assert html_metrics == terminal_metrics
 
     # the results directory holds the report's records and summary
     [run_dir] = (pytester.path / "out").iterdir()

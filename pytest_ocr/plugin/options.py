@@ -133,7 +133,7 @@ class Settings:
         baseline = option("ocr_baseline")
         if settings.baseline_verb and not baseline:
             raise pytest.UsageError("--ocr-baseline-write needs --ocr-baseline PATH: the file to write")
-        writes = hasattr(config, "workerinput") is False  # only the controller writes files
+        writes = not hasattr(config, "workerinput")  # only the controller writes files
         try:
             if baseline:
                 path = here / baseline

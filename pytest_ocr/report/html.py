@@ -415,7 +415,7 @@ def group_bars(summary: dict, engines: list[str], metric: str) -> str:
 # -- static sections ------------------------------------------------------------------------
 
 
-def _summary_table(summary: dict, engines: list[str]) -> str:
+def _summary_table(summary: dict, engines: list[str], metrics: list[str]) -> str:
     head = "".join(
         f'<th scope="col"><span class="swatch s{i % len(COLOURS)}"></span>{esc(e)}</th>' for i, e in enumerate(engines)
     )
@@ -435,7 +435,6 @@ def _summary_table(summary: dict, engines: list[str]) -> str:
         if any(v is not None for v in values):
             cells = "".join(f'<td class="num">{_num(v, digits)}</td>' for v in values)
             rows.append(f'<tr><th scope="row">{label}</th>{cells}</tr>')
-    metrics = sorted({m for e in engines for m in (summary[e].get("metrics") or {})}, key=metric_order)
     for metric in metrics:
         better = METRICS[metric].better if metric in METRICS else None
         hint = f' <span class="hint">({better} is better)</span>' if better else ""
@@ -454,7 +453,9 @@ def _summary_table(summary: dict, engines: list[str]) -> str:
     return (
         f'<table class="summary"><thead><tr><th scope="col">engine</th>{head}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table>"
-        '<p class="note">macro = mean over cases; micro = pooled over cases (total errors / total length)</p>'
+        '<p class="note">macro = mean over cases; micro = pooled over cases (total errors / total length); '
+        "the metrics every summary shows (CER, WER and those a case has a threshold on or asked for); "
+        "every metric of a case is in its details and in the JSON report</p>"
     )
 
 
@@ -596,7 +597,7 @@ def render(record: RunRecord, root: Path) -> str:
             '<nav><a href="#view=overview" id="tab-overview">Overview</a>'
             f'<a href="#view=cases" id="tab-cases">Cases ({len(records)})</a></nav></header>',
             '<main><section id="overview"><h2>Summary</h2>',
-            _summary_table(summary, engines),
+            _summary_table(summary, engines, record.shown_metrics()),
             _gates_section(document.get("gates") or []),
             _charts(records, summary, engines),
             '<h3>Top character confusions</h3><div id="engine-confusions" class="heatmaps">'
