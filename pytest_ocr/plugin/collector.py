@@ -51,6 +51,7 @@ class Collector:
         self.expected: set[str] = set()  # node ids of the OCR items collected
         self.locations: dict[str, tuple[str, int | None]] = {}  # node id -> (file, line) of items started
         self.gate_results: list[GateResult] = []
+        self.baseline_view: run_baseline.BaselineView | None = None  # judged with the gates, if they were
         self.interruption: str | None = None
         self.worker_errors: list[str] = []
         self.record: RunRecord | None = None
@@ -131,7 +132,7 @@ class Collector:
             return outcome
         results = list(self.results.values())
         self.gate_results = evaluate_gates(self.gates.values(), results) if self.gates else []
-        baseline = self._baseline_view()
+        self.baseline_view = baseline = self._baseline_view()
         check = run_baseline.match_check(baseline) if baseline is not None else None
         if check is not None:
             self.gate_results.append(check)
@@ -172,9 +173,8 @@ class Collector:
             interruption = str(session.shouldfail or session.shouldstop or "stopped early")
         workers = int(getattr(self.config.option, "numprocesses", 0) or 0)
         run = RunInfo.of(self.started, time.time(), workers, not_run, interruption)
-        self.record = record = build(
-            self.results.values(), run, self.gate_results, self._baseline_view(), self.datasets.values()
-        )
+        baseline = self.baseline_view if self.baseline_view is not None else self._baseline_view()
+        self.record = record = build(self.results.values(), run, self.gate_results, baseline, self.datasets.values())
         settings = self.settings
         if settings.report:
             self._write(

@@ -275,13 +275,7 @@ def _baseline_sections(view: BaselineView, limit: int) -> list[str]:
                 for engine, m in moves
             ],
         ) + [""]
-    regressed = view.regressed
-    lines += _items_table(
-        "Regressed items",
-        sorted(regressed, key=lambda r: -(r.baseline.worst if r.baseline else 0.0)),
-        "got worse than its tolerance",
-        limit,
-    )
+    lines += _items_table("Regressed items", view.regressed, "got worse than its tolerance", limit)
     for e in view.engines:
         if e.config_changes:
             lines += (

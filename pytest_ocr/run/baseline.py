@@ -102,7 +102,8 @@ class BaselineView:
 
     @property
     def regressed(self) -> list[CaseResult]:
-        return [r for e in self.engines for r in e.regressed]
+        """Every engine's regressed items, the one that got worse by most first."""
+        return regressed_first([r for e in self.engines for r in e.regressed])
 
     @property
     def share(self) -> float | None:
