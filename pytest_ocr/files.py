@@ -14,7 +14,8 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-from collections.abc import Iterator
+import stat
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from .errors import OcrError
@@ -27,6 +28,51 @@ except ImportError:  # pragma: no cover - Windows
 
 class OutputPathError(OcrError):
     """An output path that cannot be written; ``location`` is the option that named it."""
+
+
+class UnreadableFile(OcrError):
+    """An input that is not a regular file, or larger than its limit; ``location`` is its path."""
+
+
+def _kind(mode: int) -> str:
+    for test, kind in (
+        (stat.S_ISDIR, "directory"),
+        (stat.S_ISFIFO, "named pipe (FIFO)"),
+        (stat.S_ISSOCK, "socket"),
+        (stat.S_ISCHR, "character device"),
+        (stat.S_ISBLK, "block device"),
+    ):
+        if test(mode):
+            return kind
+    return "special file"
+
+
+def check_regular(path: Path, what: str) -> int:
+    """The size of ``path`` if it is a regular file (following links); raises
+    UnreadableFile for a directory, FIFO, socket or device, which could never be read or
+    could hang the run, and FileNotFoundError when it is missing."""
+    info = os.stat(path)
+    if not stat.S_ISREG(info.st_mode):
+        raise UnreadableFile(f"{what} is a {_kind(info.st_mode)}, not a regular file", str(path))
+    return info.st_size
+
+
+def read_limited(path: Path, what: str, max_bytes: int, limit_message: Callable[[float], str]) -> bytes:
+    """The bytes of a regular file of at most ``max_bytes``; raises UnreadableFile
+    (``limit_message(size in MB)`` says which limit) or OSError. Opened without blocking,
+    so a FIFO swapped in after the check cannot hang the read."""
+    check_regular(path, what)
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as file:
+        info = os.fstat(file.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise UnreadableFile(f"{what} is a {_kind(info.st_mode)}, not a regular file", str(path))
+        if info.st_size > max_bytes:
+            raise UnreadableFile(limit_message(round(info.st_size / (1024 * 1024), 1)), str(path))
+        data = file.read(max_bytes + 1)
+    if len(data) > max_bytes:  # it grew while being read
+        raise UnreadableFile(limit_message(round(len(data) / (1024 * 1024), 1)), str(path))
+    return data
 
 
 def write_atomic(path: Path, data: str | bytes) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from .. import limits
 from ..errors import OcrError
 from . import hookspecs
 from .collector import CARRIED, Collector
@@ -31,6 +32,7 @@ def pytest_configure(config: pytest.Config) -> None:
     workerinput = getattr(config, "workerinput", None)
     project = Path(workerinput[PROJECT_DIR]) if workerinput and PROJECT_DIR in workerinput else None
     settings = Settings.from_config(config, project)
+    limits.use(settings.limits)
     executor = Executor(config, settings)
     config.stash[EXECUTOR] = executor
     config.pluginmanager.register(executor, "pytest-ocr-executor")

@@ -15,6 +15,8 @@ from ..cases.gates import parse_cli as parse_gate
 from ..cases.loader import load_project_config
 from ..cases.model import Defaults, Scope
 from ..files import OutputPathError, check_output_directory, check_output_file
+from ..limits import DEFAULT as DEFAULT_LIMITS
+from ..limits import NAMES, OPTIONS, Limits
 from ..run.baseline import DEFAULT_MIN_MATCH, VERBS, Baseline
 from ..run.identity import project_dir
 from ..run.stored import ReportError
@@ -81,6 +83,17 @@ def add_options(parser: pytest.Parser) -> None:
         help='an aggregate gate judged after all items ran, per engine, e.g. "cer.micro<0.05" or '
         '"tag:receipts field_f1.macro >= 0.8" (repeatable)',
     )
+    for name, kind, what in (  # the bounds on hostile input (limits.py)
+        ("max_file_mb", float, "largest case, data, ground-truth, label or predictions file, in MB"),
+        ("max_nesting", int, "deepest nesting of mappings and lists in a YAML or JSON file"),
+        ("max_yaml_nodes", int, "most nodes a YAML document may expand to through aliases"),
+        ("max_image_mb", float, "largest image or PDF file, in MB"),
+        ("max_image_pixels", int, "most pixels (width x height) of a decoded image"),
+        ("max_output_mb", float, "longest text of one recognition, in MB of UTF-8"),
+        ("max_align_chars", int, "longest text aligned exactly; longer ones take a cheaper path (README)"),
+    ):
+        default = getattr(DEFAULT_LIMITS, name)
+        group.addoption(OPTIONS[name], type=kind, default=default, metavar="N", help=f"{what} (default {default})")
     parser.addini("ocr_files", "glob patterns of OCR case files", type="args", default=DEFAULT_PATTERNS)
     parser.addini("ocr_config", "project configuration file (YAML: engines, defaults)", default="")
 
@@ -100,6 +113,7 @@ class Settings:
     html: Path | None = None
     results_dir: Path | None = None
     summary: str = "table"
+    limits: Limits = DEFAULT_LIMITS
 
     @classmethod
     def from_config(cls, config: pytest.Config, project: Path | None = None) -> Settings:
@@ -108,6 +122,11 @@ class Settings:
         here = config.invocation_params.dir
         option = config.getoption
         settings = cls(project or project_dir(config.inipath, here), summary=option("ocr_summary"))
+        values = {name: option(f"ocr_{name}") for name in NAMES}
+        bad = [OPTIONS[name] for name, value in values.items() if not value > 0]
+        if bad:
+            raise pytest.UsageError(f"{', '.join(bad)}: expected a number above 0")
+        settings.limits = Limits(**values)
         engines = option("ocr_engine")
         settings.engine_override = tuple(n.strip() for n in engines.split(",") if n.strip()) if engines else ()
         ini = config.getini("ocr_config")

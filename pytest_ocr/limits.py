@@ -1,0 +1,60 @@
+"""The bounds on what pytest-ocr reads and computes, so that hostile input costs an item,
+never the run: each has a default, a command-line option and a line in the README.
+
+They are process-wide, like Pillow's ``Image.MAX_IMAGE_PIXELS``: the plugin sets them
+once per process from its options (``use``), and the code that reads a file, an image
+or an engine's output asks ``active()``. Library users get the defaults.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+MB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_file_mb: float = 100.0  # a case, data, ground-truth, label or predictions file
+    max_nesting: int = 100  # levels of nested mappings and lists in a YAML or JSON file
+    max_yaml_nodes: int = 1_000_000  # nodes a YAML document may expand to through aliases
+    max_image_mb: float = 200.0  # an image or PDF file
+    max_image_pixels: int = 250_000_000  # width × height of a decoded image
+    max_output_mb: float = 10.0  # the text of one recognition, UTF-8
+    max_align_chars: int = 1_000_000  # longer texts are aligned by a cheaper, documented path
+
+    @property
+    def max_file_bytes(self) -> int:
+        return int(self.max_file_mb * MB)
+
+    @property
+    def max_image_bytes(self) -> int:
+        return int(self.max_image_mb * MB)
+
+    @property
+    def max_output_bytes(self) -> int:
+        return int(self.max_output_mb * MB)
+
+
+DEFAULT = Limits()
+NAMES = tuple(f.name for f in fields(Limits))
+OPTIONS = {name: "--ocr-" + name.replace("_", "-") for name in NAMES}  # max_file_mb -> --ocr-max-file-mb
+
+
+def exceeded(what: str, size: float, name: str, unit: str = "") -> str:
+    """The message for ``what`` beyond a limit: ``image is 312 MB; the limit is 200 MB (--ocr-max-image-mb)``."""
+    limit = getattr(active(), name)
+    return f"{what} is {size:g}{unit}; the limit is {limit:g}{unit} ({OPTIONS[name]})"
+
+
+_active = DEFAULT
+
+
+def use(limits: Limits) -> None:
+    """Make ``limits`` the ones this process applies."""
+    global _active
+    _active = limits
+
+
+def active() -> Limits:
+    return _active
