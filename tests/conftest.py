@@ -1,9 +1,20 @@
 from __future__ import annotations
 
+import json
+import os
+import resource
 import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
+import jsonschema
 import pytest
+
+from pytest_ocr.run.stored import report_schema
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "example_suite" / "data"
@@ -68,3 +79,53 @@ class Suite:
 requires_tesseract = pytest.mark.skipif(
     shutil.which("tesseract") is None, reason="the tesseract binary is not installed"
 )
+
+
+@dataclass
+class Bounded:
+    """A pytest session run in a subprocess under a memory limit and a timeout."""
+
+    returncode: int
+    output: str  # stdout and stderr together
+    seconds: float
+    max_rss_mb: float  # the child's peak resident memory
+
+    def report(self, root: Path, name: str = "report.json") -> dict:
+        """The JSON report it wrote, checked against the shipped schema."""
+        document = json.loads((root / name).read_text(encoding="utf-8"))
+        jsonschema.validate(document, report_schema())
+        return document
+
+
+def run_bounded(
+    root: Path, *args: str, memory_mb: int = 1024, timeout: float = 120, env: dict | None = None
+) -> Bounded:
+    """``python -m pytest ARGS`` in ``root`` with its address space capped at ``memory_mb``
+    (RLIMIT_AS: an allocation beyond it fails instead of swapping the machine) and killed
+    after ``timeout`` seconds (the test then fails, saying so). For hostile-input tests:
+    they assert the time and memory it took stayed bounded, not only its outcome."""
+    limit = memory_mb * 1024 * 1024
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    start = time.monotonic()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:hypothesispytest", *args],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        preexec_fn=cap,
+        env={**os.environ, **(env or {})},
+        start_new_session=True,
+    )
+    try:
+        output, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        output, _ = proc.communicate()
+        pytest.fail(f"the session did not end within {timeout} s:\n{output[-3000:]}")
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB on Linux; the largest child so far
+    return Bounded(proc.returncode, output, time.monotonic() - start, max(peak, before) / 1024)
