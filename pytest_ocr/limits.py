@@ -21,7 +21,7 @@ class Limits:
     max_image_mb: float = 200.0  # an image or PDF file
     max_image_pixels: int = 250_000_000  # width × height of a decoded image
     max_output_mb: float = 10.0  # the text of one recognition, UTF-8
-    max_align_chars: int = 1_000_000  # longer texts are aligned by a cheaper, documented path
+    max_align_chars: int = 200_000  # longer texts are aligned by a cheaper, documented path
 
     @property
     def max_file_bytes(self) -> int:

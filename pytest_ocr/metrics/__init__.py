@@ -7,6 +7,7 @@
 1.0
 """
 
+from .align import ApproximateAlignment
 from .edit import ErrorCounts, cer, character_errors, confusions, error_rate, exact_match, ned, wer, word_errors
 from .fca import FCAResult, flexible_character_accuracy
 from .fields import (
@@ -53,6 +54,7 @@ from .task import TASK_TYPES, TaskOutcome, check_task, evaluate_task
 from .tokens import TokenCounts, TokenizerUnavailable, count_tokens, load_encoding, meaningful_text
 
 __all__ = [
+    "ApproximateAlignment",
     "MATCHERS",
     "NEEDS",
     "TASK_TYPES",

@@ -1,7 +1,11 @@
 """Edit-distance metrics: CER, WER, normalised edit distance, exact match.
 
 All alignments come from rapidfuzz (bit-parallel Levenshtein in C++); nothing here
-walks a DP matrix in Python.
+walks a DP matrix in Python. Sequences longer than ``max_align_chars`` units
+(``limits.active().max_align_chars`` unless given) are aligned in windows, see
+:mod:`pytest_ocr.metrics.align`: the counts then say so (``ErrorCounts.approximate``),
+and ``cer``, ``wer`` and ``ned``, which return a bare number, warn with
+``ApproximateAlignment``.
 
 Empty reference policy (the reference is empty after normalisation): the rate is
 0.0 when the hypothesis is empty too, and 1.0 otherwise, so a rate stays a number
@@ -12,12 +16,16 @@ told apart from a genuinely wrong page.
 
 from __future__ import annotations
 
+import warnings
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import repeat
 
 from rapidfuzz.distance import Editops, Levenshtein
 
+from .align import Alignment, ApproximateAlignment, align, blocks
+from .align import max_align_chars as _limit
 from .normalize import DEFAULT, Normalization
 
 
@@ -32,6 +40,10 @@ class ErrorCounts:
     reference_length: int
     hypothesis_length: int
     unit: str
+    # None for the exact alignment; else what the cheaper path did (see align.py), and
+    # then ``lower_bound`` is a lower bound on the edit distance (``errors`` an upper one)
+    approximate: str | None = None
+    lower_bound: int | None = None
 
     @property
     def errors(self) -> int:
@@ -49,16 +61,27 @@ def error_rate(errors: float, reference_length: float) -> float:
     return errors / reference_length
 
 
-def align_counts(reference: Sequence, hypothesis: Sequence, unit: str, editops: Editops | None = None) -> ErrorCounts:
+def align_counts(
+    reference: Sequence,
+    hypothesis: Sequence,
+    unit: str,
+    editops: Editops | None = None,
+    max_align_chars: int | None = None,
+) -> ErrorCounts:
     """S/D/I counts of the minimal Levenshtein alignment of two sequences.
 
-    Counts come from rapidfuzz's editops, the same alignment jiwer reports.
-    """
+    Counts come from rapidfuzz's editops, the same alignment jiwer reports; above
+    ``max_align_chars`` units, from the windowed alignment (see align.py)."""
     if editops is None:
-        editops = Levenshtein.editops(reference, hypothesis)
-    tags = [op[0] for op in editops.as_list()]
-    substitutions, deletions = tags.count("replace"), tags.count("delete")
-    insertions = len(tags) - substitutions - deletions
+        return error_counts(align(reference, hypothesis, max_align_chars), unit)
+    substitutions = deletions = insertions = 0
+    for tag, i1, i2, j1, j2 in blocks(editops):
+        if tag == "replace":
+            substitutions += i2 - i1
+        elif tag == "delete":
+            deletions += i2 - i1
+        elif tag == "insert":
+            insertions += j2 - j1
     return ErrorCounts(
         substitutions=substitutions,
         deletions=deletions,
@@ -70,33 +93,78 @@ def align_counts(reference: Sequence, hypothesis: Sequence, unit: str, editops: 
     )
 
 
-def character_errors(reference: str, hypothesis: str, normalize: Normalization = DEFAULT) -> ErrorCounts:
+def error_counts(alignment: Alignment, unit: str) -> ErrorCounts:
+    """The counts of an alignment."""
+    return ErrorCounts(
+        substitutions=alignment.substitutions,
+        deletions=alignment.deletions,
+        insertions=alignment.insertions,
+        hits=alignment.hits,
+        reference_length=alignment.reference_length,
+        hypothesis_length=alignment.hypothesis_length,
+        unit=unit,
+        approximate=alignment.approximate,
+        lower_bound=alignment.lower_bound,
+    )
+
+
+def distance(reference: Sequence, hypothesis: Sequence, max_align_chars: int | None = None) -> int:
+    """The Levenshtein distance; above ``max_align_chars`` units the windowed alignment's
+    edit count, an upper bound, with an ``ApproximateAlignment`` warning."""
+    limit = _limit(max_align_chars)
+    if len(reference) <= limit and len(hypothesis) <= limit:
+        return Levenshtein.distance(reference, hypothesis)
+    alignment = align(reference, hypothesis, limit)
+    warnings.warn(ApproximateAlignment(alignment.approximate), stacklevel=3)
+    return alignment.errors
+
+
+def character_errors(
+    reference: str, hypothesis: str, normalize: Normalization = DEFAULT, max_align_chars: int | None = None
+) -> ErrorCounts:
     """Character-level alignment counts, in the normalisation's unit (code points by default)."""
-    return align_counts(normalize.units(normalize(reference)), normalize.units(normalize(hypothesis)), normalize.unit)
+    return align_counts(
+        normalize.units(normalize(reference)),
+        normalize.units(normalize(hypothesis)),
+        normalize.unit,
+        max_align_chars=max_align_chars,
+    )
 
 
-def word_errors(reference: str, hypothesis: str, normalize: Normalization = DEFAULT) -> ErrorCounts:
+def word_errors(
+    reference: str, hypothesis: str, normalize: Normalization = DEFAULT, max_align_chars: int | None = None
+) -> ErrorCounts:
     """Word-level alignment counts; words are runs of non-whitespace."""
-    return align_counts(normalize(reference).split(), normalize(hypothesis).split(), "word")
+    return align_counts(
+        normalize(reference).split(), normalize(hypothesis).split(), "word", max_align_chars=max_align_chars
+    )
 
 
-def cer(reference: str, hypothesis: str, normalize: Normalization = DEFAULT) -> float:
+def cer(
+    reference: str, hypothesis: str, normalize: Normalization = DEFAULT, max_align_chars: int | None = None
+) -> float:
     """Character error rate: (S + D + I) / reference length, in the normalisation's unit."""
     ref = normalize.units(normalize(reference))
-    return error_rate(Levenshtein.distance(ref, normalize.units(normalize(hypothesis))), len(ref))
+    return error_rate(distance(ref, normalize.units(normalize(hypothesis)), max_align_chars), len(ref))
 
 
-def wer(reference: str, hypothesis: str, normalize: Normalization = DEFAULT) -> float:
+def wer(
+    reference: str, hypothesis: str, normalize: Normalization = DEFAULT, max_align_chars: int | None = None
+) -> float:
     """Word error rate: (S + D + I) / reference words."""
     ref = normalize(reference).split()
-    return error_rate(Levenshtein.distance(ref, normalize(hypothesis).split()), len(ref))
+    return error_rate(distance(ref, normalize(hypothesis).split(), max_align_chars), len(ref))
 
 
-def ned(reference: str, hypothesis: str, normalize: Normalization = DEFAULT) -> float:
+def ned(
+    reference: str, hypothesis: str, normalize: Normalization = DEFAULT, max_align_chars: int | None = None
+) -> float:
     """Normalised edit distance: edits / the longer of the two lengths, in [0, 1]."""
-    return Levenshtein.normalized_distance(
-        normalize.units(normalize(reference)), normalize.units(normalize(hypothesis))
-    )
+    ref, hyp = normalize.units(normalize(reference)), normalize.units(normalize(hypothesis))
+    limit = _limit(max_align_chars)
+    if len(ref) <= limit and len(hyp) <= limit:
+        return Levenshtein.normalized_distance(ref, hyp)
+    return distance(ref, hyp, limit) / max(len(ref), len(hyp))
 
 
 def exact_match(reference: str, hypothesis: str, normalize: Normalization = DEFAULT) -> float:
@@ -108,11 +176,14 @@ DELETE = "<DELETE>"
 INSERT = "<INSERT>"
 
 
-def confusions(reference: Sequence, hypothesis: Sequence, editops: Editops | None = None) -> Counter:
-    """(reference unit, recognized unit) -> count over the minimal alignment; a deleted
-    unit is recognized as ``<DELETE>``, an inserted one comes from ``<INSERT>``."""
+def confusions(
+    reference: Sequence, hypothesis: Sequence, editops: Editops | None = None, max_align_chars: int | None = None
+) -> Counter:
+    """(reference unit, recognized unit) -> count over the minimal alignment (the windowed
+    one above ``max_align_chars`` units); a deleted unit is recognized as ``<DELETE>``,
+    an inserted one comes from ``<INSERT>``."""
     if editops is None:
-        editops = Levenshtein.editops(reference, hypothesis)
+        return confusion_table(align(reference, hypothesis, max_align_chars, keep=True))
     table: Counter = Counter()
     for op in editops:
         tag, i, j = op.tag, op.src_pos, op.dest_pos
@@ -122,4 +193,12 @@ def confusions(reference: Sequence, hypothesis: Sequence, editops: Editops | Non
             table[reference[i], DELETE] += 1
         else:
             table[INSERT, hypothesis[j]] += 1
+    return table
+
+
+def confusion_table(alignment: Alignment) -> Counter:
+    """The confusions of an alignment made with ``keep=True``."""
+    table: Counter = Counter(zip(*alignment.replaced, strict=True))
+    table.update(zip(alignment.deleted, repeat(DELETE), strict=False))
+    table.update(zip(repeat(INSERT), alignment.inserted, strict=False))
     return table

@@ -14,6 +14,7 @@ both 0. Completeness with nothing required is 1.0.
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
 import unicodedata
 from collections.abc import Iterator, Mapping
@@ -225,7 +226,15 @@ class Fuzzy(Matcher):
 
     def __call__(self, expected: str, extracted: str) -> bool:
         # Fraction(str(x)) is the decimal the user wrote, not its binary approximation.
-        return self.cer(expected, extracted) <= Fraction(str(self.max_cer))
+        limit = Fraction(str(self.max_cer))
+        a, b = (caseless(" ".join(s.split())) for s in (expected, extracted))
+        if not a:
+            return self.cer(expected, extracted) <= limit
+        # distance / len(a) <= limit  <=>  distance <= floor(limit * len(a)); with that
+        # cutoff rapidfuzz stops early (a huge extracted value costs its length, not
+        # its length times the expected one's).
+        cutoff = math.floor(limit * len(a))
+        return Levenshtein.distance(a, b, score_cutoff=cutoff) <= cutoff
 
 
 MATCHERS: dict[str, type[Matcher]] = {m.name: m for m in (Exact, Casefold, Numeric, Date, Fuzzy)}

@@ -17,15 +17,16 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TypeVar
 
-from rapidfuzz.distance import Editops, Levenshtein
-
 from . import fields, layout, lines, repetition, structured, task, tokens, words
-from .edit import ErrorCounts, align_counts, confusions
-from .fca import flexible_character_accuracy
+from .align import Alignment, align
+from .align import max_align_chars as resolve_limit
+from .edit import ErrorCounts, confusion_table, error_counts
+from .fca import fca_max_chars, flexible_character_accuracy
 from .normalize import DEFAULT, Normalization
 
 CER_DENOMINATORS = ("ref", "max", "path")
 TOP_CONFUSIONS = 50  # per case, in the report
+MAX_LISTED = 1000  # entries of a list in details (error_indices) when a text is longer than max_align_chars
 
 
 def ratio(numerator: float, denominator: float, *, empty: float | None = None) -> float:
@@ -94,6 +95,7 @@ class Prepared:
         normalization: Normalization = DEFAULT,
         cer_denominator: str = "ref",
         structured: Structured | None = None,
+        max_align_chars: int | None = None,
     ):
         if cer_denominator not in CER_DENOMINATORS:
             raise ValueError(f"cer_denominator must be one of {', '.join(CER_DENOMINATORS)}, not {cer_denominator!r}")
@@ -104,6 +106,8 @@ class Prepared:
         self.reference = normalization(reference)
         self.hypothesis = normalization(hypothesis)
         self.structured = NO_STRUCTURE if structured is None else structured
+        # Longer sequences take the cheaper alignment path (align.py); fixed per pair.
+        self.max_align_chars = resolve_limit(max_align_chars)
 
     @cached_property
     def ref_units(self) -> str | list[str]:
@@ -114,12 +118,12 @@ class Prepared:
         return self.normalization.units(self.hypothesis)
 
     @cached_property
-    def char_editops(self) -> Editops:
-        return Levenshtein.editops(self.ref_units, self.hyp_units)
+    def char_alignment(self) -> Alignment:
+        return align(self.ref_units, self.hyp_units, self.max_align_chars, keep=True)
 
     @cached_property
     def chars(self) -> ErrorCounts:
-        return align_counts(self.ref_units, self.hyp_units, self.normalization.unit, self.char_editops)
+        return error_counts(self.char_alignment, self.normalization.unit)
 
     @cached_property
     def ref_words(self) -> list[str]:
@@ -131,7 +135,12 @@ class Prepared:
 
     @cached_property
     def words(self) -> ErrorCounts:
-        return align_counts(self.ref_words, self.hyp_words, "word")
+        return error_counts(align(self.ref_words, self.hyp_words, self.max_align_chars), "word")
+
+    @property
+    def long(self) -> bool:
+        """Either text is longer than ``max_align_chars``: lists in details are cut short."""
+        return max(len(self.raw_reference), len(self.raw_hypothesis)) > self.max_align_chars
 
     @cached_property
     def ref_lines(self) -> list[str]:
@@ -153,7 +162,8 @@ class Prepared:
 
     @cached_property
     def schema_check(self) -> structured.SchemaCheck:
-        return structured.validate_output(self.json_output, self._need("schema", self.structured.schema))
+        schema = self._need("schema", self.structured.schema)
+        return structured.validate_output(self.json_output, schema, MAX_LISTED if self.long else None)
 
     @cached_property
     def field_scores(self) -> fields.FieldScores:
@@ -169,7 +179,8 @@ class Prepared:
 
     @cached_property
     def token_counts(self) -> tokens.TokenCounts:
-        return tokens.count_tokens(self.raw_hypothesis, self.structured.encoding, self.structured.price_per_1k)
+        s = self.structured
+        return tokens.count_tokens(self.raw_hypothesis, s.encoding, s.price_per_1k, self.max_align_chars)
 
     @cached_property
     def task_outcome(self) -> task.TaskOutcome:
@@ -229,6 +240,15 @@ NEEDS = {
 # -- character level --------------------------------------------------------------------
 
 
+def _approximation(approximate: str | None, lower_bound: int | None) -> dict:
+    """What the details add when the cheaper alignment path was taken: ``alignment``
+    says how, ``distance_lower_bound`` bounds the edit distance from below (the value's
+    edit count is an upper bound)."""
+    if approximate is None:
+        return {}
+    return {"alignment": approximate, "distance_lower_bound": lower_bound}
+
+
 def _alignment_details(c: ErrorCounts) -> dict:
     return {
         "substitutions": c.substitutions,
@@ -237,6 +257,7 @@ def _alignment_details(c: ErrorCounts) -> dict:
         "hits": c.hits,
         "reference_length": c.reference_length,
         "hypothesis_length": c.hypothesis_length,
+        **_approximation(c.approximate, c.lower_bound),
     }
 
 
@@ -248,7 +269,7 @@ def _cer(p: Prepared) -> MetricResult:
         "path": c.errors + c.hits,
     }[p.cer_denominator]
     counts: dict[str, float] = {"errors": c.errors, "denominator": denominator}
-    table = confusions(p.ref_units, p.hyp_units, p.char_editops)
+    table = confusion_table(p.char_alignment)
     top = [[r, h, n] for (r, h), n in sorted(table.items(), key=lambda item: (-item[1], item[0]))[:TOP_CONFUSIONS]]
     return MetricResult(
         _cer_value(counts),
@@ -278,9 +299,14 @@ def _ned_counts(p: Prepared) -> dict:
     return {"distance": c.errors, "longer": max(c.reference_length, c.hypothesis_length)}
 
 
+def _ned_details(p: Prepared) -> dict:
+    c = p.chars
+    return p.details(c.unit, c.reference_length == 0, **_approximation(c.approximate, c.lower_bound))
+
+
 def _ned(p: Prepared) -> MetricResult:
     counts = _ned_counts(p)
-    return MetricResult(_ned_value(counts), counts, p.details(p.chars.unit, p.chars.reference_length == 0))
+    return MetricResult(_ned_value(counts), counts, _ned_details(p))
 
 
 def _ned_value(counts: dict) -> float:
@@ -289,7 +315,7 @@ def _ned_value(counts: dict) -> float:
 
 def _ned_similarity(p: Prepared) -> MetricResult:
     counts = _ned_counts(p)
-    return MetricResult(1.0 - _ned_value(counts), counts, p.details(p.chars.unit, p.chars.reference_length == 0))
+    return MetricResult(1.0 - _ned_value(counts), counts, _ned_details(p))
 
 
 def _exact_match(p: Prepared) -> MetricResult:
@@ -385,6 +411,19 @@ def _over_reference_words(count: Callable[[list, list], int]) -> Callable[[Prepa
     return compute
 
 
+def _lcs_ratio(p: Prepared) -> MetricResult:
+    ref, hyp = p.ref_words, p.hyp_words
+    more: dict = {}
+    if max(len(ref), len(hyp)) <= p.max_align_chars:
+        matches = words.lcs_length(ref, hyp)
+    else:  # the matches of the windowed alignment: a common subsequence, so a lower bound
+        alignment = align(ref, hyp, p.max_align_chars, indel=True)
+        matches = alignment.hits
+        more = {"alignment": alignment.approximate, "lcs_upper_bound": words.bag_matches(ref, hyp)}
+    counts: dict[str, float] = {"matches": matches, "reference_words": len(ref), "hypothesis_words": len(hyp)}
+    return MetricResult(_share_of_reference(counts), counts, p.details("word", not ref, **more))
+
+
 def _share_of_reference(c: dict) -> float:
     return ratio(c["matches"], c["reference_words"], empty=1.0 if c["hypothesis_words"] == 0 else 0.0)
 
@@ -420,6 +459,10 @@ def _bow_value(c: dict) -> float:
 def _ser(p: Prepared) -> MetricResult:
     errors, total = lines.line_errors(p.ref_lines, p.hyp_lines)
     counts: dict[str, float] = {"error_lines": len(errors), "lines": total}
+    more: dict = {}
+    if p.long and len(errors) > MAX_LISTED:
+        more = {"error_indices_listed": MAX_LISTED}
+        errors = errors[:MAX_LISTED]
     return MetricResult(
         _ser_value(counts),
         counts,
@@ -429,6 +472,7 @@ def _ser(p: Prepared) -> MetricResult:
             error_indices=errors,
             reference_lines=len(p.ref_lines),
             hypothesis_lines=len(p.hyp_lines),
+            **more,
         ),
     )
 
@@ -438,13 +482,20 @@ def _ser_value(c: dict) -> float:
 
 
 def _fca(p: Prepared) -> MetricResult:
-    result = flexible_character_accuracy("\n".join(p.ref_lines), "\n".join(p.hyp_lines))
+    result = flexible_character_accuracy(
+        "\n".join(p.ref_lines), "\n".join(p.hyp_lines), fca_max_chars(p.max_align_chars), p.max_align_chars
+    )
     counts: dict[str, float] = {"correct": result.reference_length - result.errors, "total": result.reference_length}
+    more = _approximation(result.approximate, result.lower_bound)
     return MetricResult(
         _accuracy(counts),
         counts,
         p.details(
-            "codepoint", result.reference_length == 0, errors=result.errors, reference_length=result.reference_length
+            "codepoint",
+            result.reference_length == 0,
+            errors=result.errors,
+            reference_length=result.reference_length,
+            **more,
         ),
     )
 
@@ -453,7 +504,8 @@ def _ssa(p: Prepared) -> MetricResult:
     layout_normalization = p.normalization.without_whitespace_collapse()
     reference = layout_normalization(p.raw_reference)
     hypothesis = layout_normalization(p.raw_hypothesis)
-    hits, penalty = layout.ssa_counts(reference, hypothesis)
+    ssa = layout.ssa(reference, hypothesis, p.max_align_chars)
+    hits, penalty = ssa.hits, ssa.penalty
     counts: dict[str, float] = {
         "score": max(0, hits - penalty),
         "reference_length": len(reference),
@@ -468,6 +520,7 @@ def _ssa(p: Prepared) -> MetricResult:
             hits=hits,
             whitespace_penalty=penalty,
             normalization_for_layout=layout_normalization.steps(),
+            **_approximation(ssa.approximate, ssa.lower_bound),
         ),
     )
 
@@ -643,7 +696,7 @@ METRICS: dict[str, MetricInfo] = {
             "higher",
             "word",
             "longest common word subsequence / reference words",
-            _over_reference_words(words.lcs_length),
+            _lcs_ratio,
             _share_of_reference,
         ),
         MetricInfo(
@@ -876,9 +929,14 @@ def score(
     normalization: Normalization = DEFAULT,
     cer_denominator: str = "ref",
     structured: Structured | None = None,
+    max_align_chars: int | None = None,
 ) -> dict[str, MetricResult]:
     """Compute the named metrics for one reference/hypothesis pair; ``structured``
-    carries the other inputs of the structured-output and LLM metrics."""
+    carries the other inputs of the structured-output and LLM metrics.
+
+    Texts longer than ``max_align_chars`` (None: ``limits.active().max_align_chars``)
+    take the cheaper alignment path; a value computed that way says so in its details
+    (``alignment``)."""
     names = list(names)
     unknown = unknown_metrics(names)
     if unknown:
@@ -887,5 +945,5 @@ def score(
     lacking = [f"{name} needs {NEEDS[METRICS[name].needs]}" for name in names if not METRICS[name].accepts(inputs)]
     if lacking:
         raise ValueError("; ".join(lacking) + ", and none was given")
-    prepared = Prepared(reference, hypothesis, normalization, cer_denominator, structured)
+    prepared = Prepared(reference, hypothesis, normalization, cer_denominator, structured, max_align_chars)
     return {name: METRICS[name].compute(prepared) for name in names}

@@ -18,6 +18,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from itertools import islice
 from typing import NoReturn
 
 import defusedxml
@@ -106,11 +107,12 @@ def check_schema(schema: object) -> list[str]:
     return [f"{_pointer(e.absolute_path) or '/'}: {e.message}" for e in errors]
 
 
-def schema_errors(instance: object, schema: object) -> list[dict]:
+def schema_errors(instance: object, schema: object, limit: int | None = None) -> list[dict]:
     """Every way ``instance`` violates ``schema`` (jsonschema's iter_errors), as
-    {pointer, keyword, message}, sorted by pointer. The validator is the schema's
-    ``$schema`` draft, Draft 2020-12 when it has none; ``format`` is an annotation,
-    as that draft specifies, not checked."""
+    {pointer, keyword, message}, sorted by pointer; with ``limit``, only the first
+    ``limit`` found (a 10 MB array can have a million errors). The validator is the
+    schema's ``$schema`` draft, Draft 2020-12 when it has none; ``format`` is an
+    annotation, as that draft specifies, not checked."""
     problems = check_schema(schema)
     if problems:
         raise ValueError("invalid JSON Schema: " + "; ".join(problems))
@@ -118,7 +120,7 @@ def schema_errors(instance: object, schema: object) -> list[dict]:
     try:
         errors = [
             {"pointer": _pointer(e.absolute_path), "keyword": e.validator, "message": e.message}
-            for e in validator.iter_errors(instance)
+            for e in islice(validator.iter_errors(instance), limit)
         ]
     except RecursionError:
         return [{"pointer": "", "keyword": None, "message": "nested too deeply to validate"}]
@@ -129,19 +131,32 @@ def schema_errors(instance: object, schema: object) -> list[dict]:
 class SchemaCheck:
     output: JsonOutput
     errors: list[dict]
+    listed: int | None = None  # errors were listed up to this many, and there were more
 
     @property
     def valid(self) -> bool:
         return self.output.valid and not self.errors
 
     def details(self) -> dict:
-        return {"parsing_error": self.output.error, "fenced": self.output.fenced, "validation_errors": self.errors}
+        more = {} if self.listed is None else {"validation_errors_listed": self.listed}
+        return {
+            "parsing_error": self.output.error,
+            "fenced": self.output.fenced,
+            "validation_errors": self.errors,
+            **more,
+        }
 
 
-def validate_output(output: JsonOutput, schema: object) -> SchemaCheck:
+def validate_output(output: JsonOutput, schema: object, limit: int | None = None) -> SchemaCheck:
     """Schema compliance of parsed output; output that is not JSON is not compliant,
-    for the reason in its parsing error."""
-    return SchemaCheck(output, schema_errors(output.value, schema) if output.valid else [])
+    for the reason in its parsing error. With ``limit``, at most that many errors are
+    listed (the first found), and ``listed`` says so when there were more."""
+    if not output.valid:
+        return SchemaCheck(output, [])
+    errors = schema_errors(output.value, schema, None if limit is None else limit + 1)
+    if limit is not None and len(errors) > limit:
+        return SchemaCheck(output, schema_errors(output.value, schema, limit), limit)
+    return SchemaCheck(output, errors)
 
 
 # -- XML -------------------------------------------------------------------------------------
@@ -157,11 +172,22 @@ class XmlOutput:
         return self.error is None
 
 
+class _NoTree:
+    """A parser target that builds nothing: well-formedness needs no tree, and a 10 MB
+    output of a million elements would make one of hundreds of MB."""
+
+    def close(self) -> None:
+        return None
+
+
 def _xml_error(text: str, first_line: int) -> str | None:
     stripped = text.lstrip()  # an XML declaration must come first; models add blank lines
     first_line += text.count("\n", 0, len(text) - len(stripped))
     try:
-        defusedxml.ElementTree.fromstring(stripped)
+        # defusedxml.ElementTree.fromstring with a target that keeps nothing
+        parser = defusedxml.ElementTree.DefusedXMLParser(target=_NoTree())
+        parser.feed(stripped)
+        parser.close()
     except defusedxml.ElementTree.ParseError as e:
         line, column = e.position  # expat counts columns from 0
         reason = str(e).split(": line ")[0]

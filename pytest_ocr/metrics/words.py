@@ -7,6 +7,7 @@ repeated word counts as often as it occurs.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 
 from rapidfuzz.distance import LCSseq
 
@@ -34,10 +35,26 @@ def ngrams(words: list[str], n: int) -> Counter:
     return Counter(zip(*(words[i:] for i in range(n)), strict=False))
 
 
+def _ngram_iter(words: list[str], n: int) -> Iterator[tuple[str, ...]]:
+    if 0 < len(words) < n:
+        return iter([tuple(words)])
+    return zip(*(words[i:] for i in range(n)), strict=False)
+
+
+def _ngram_count(words: int, n: int) -> int:
+    return 1 if 0 < words < n else max(words - n + 1, 0)
+
+
 def ngram_matches(reference: list[str], hypothesis: list[str], n: int) -> tuple[int, int, int]:
-    """(shared n-grams as a multiset, reference n-grams, hypothesis n-grams)."""
-    ref, hyp = ngrams(reference, n), ngrams(hypothesis, n)
-    return sum((ref & hyp).values()), sum(ref.values()), sum(hyp.values())
+    """(shared n-grams as a multiset, reference n-grams, hypothesis n-grams).
+
+    Only the shorter side's n-grams are held in memory; the other side's are counted
+    as they stream past, and only those the shorter side has."""
+    small, large = (reference, hypothesis) if len(reference) <= len(hypothesis) else (hypothesis, reference)
+    wanted = ngrams(small, n)
+    found = Counter(filter(wanted.__contains__, _ngram_iter(large, n)))
+    matched = sum(min(count, wanted[gram]) for gram, count in found.items())
+    return matched, _ngram_count(len(reference), n), _ngram_count(len(hypothesis), n)
 
 
 def bag_differences(reference: list[str], hypothesis: list[str]) -> int:

@@ -75,6 +75,7 @@ def evaluate(case: Case, inputs: Inputs, recognition: Recognition, extracted: Ex
     warnings = list(recognition.warnings)
     if loop is not None:
         warnings.append(describe_loop(loop))
+    warnings.extend(_approximations(scores))
     return Evaluation(
         metrics=values,
         # the counts travel with each value so aggregation can pool them (micro)
@@ -82,3 +83,15 @@ def evaluate(case: Case, inputs: Inputs, recognition: Recognition, extracted: Ex
         checks=judge(case.thresholds, values),
         warnings=warnings,
     )
+
+
+def _approximations(scores: dict[str, MetricResult]) -> list[str]:
+    """One warning per cheaper path a long output made the metrics take, naming the
+    metrics it served: their values are bounds, not exact (the README's "When something
+    is wrong")."""
+    served: dict[str, list[str]] = {}
+    for name, s in scores.items():
+        for key in ("alignment", "tokenization"):  # the details keys of a cheaper path
+            if how := s.details.get(key):
+                served.setdefault(how, []).append(name)
+    return [f"{', '.join(names)}: {how}" for how, names in served.items()]
