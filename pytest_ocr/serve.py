@@ -13,35 +13,73 @@ it. Endpoints:
 
 Errors are JSON ``{"error": {"message", "type"}}``: 4xx for requests that are not what
 an endpoint expects (the message says what is), 500 with the engine's own message when
-it fails. At most ``workers`` recognitions run at once; further requests wait.
+it fails, 503 with Retry-After when the worker is full.
+
+The HTTP side is uvicorn (h11) running a Starlette application, with python-multipart
+parsing forms: the ``serve`` extra. Every bound is here, each with a command-line option:
+
+- ``workers`` recognitions run at once, each in a thread of one pool (the engine's
+  ``recognize`` is called as the plugin calls it);
+- at most ``workers + queue`` recognition requests are taken at once (reading their
+  body, waiting or running); the next gets 503 with Retry-After, which the ``http`` and
+  ``openai`` engines honour within their deadline;
+- a body is counted while it streams in, whatever its framing (Content-Length, chunked
+  or none): beyond ``max_body_mb`` it gets 413, and one that has not arrived within
+  ``body_timeout`` seconds gets 408;
+- the listening socket's backlog is ``backlog`` connections, so a burst of clients waits
+  to be accepted instead of being reset.
+
+SIGTERM or Ctrl-C stops accepting connections, lets the requests under way finish, closes
+the engine and exits 0. A second Ctrl-C stops waiting for connections; a recognition
+already running in the engine still ends first (a thread cannot be stopped).
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
-import email.parser
-import email.policy
+import contextlib
 import json
 import signal
+import socket
 import sys
 import tempfile
 import threading
 import time
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import Any, NoReturn
-from urllib.parse import urlsplit
+from typing import Any
 
 from . import __version__
+from .cases.images import ImageError
 from .engines import Engine, EngineError, EngineRegistry, EngineSpec, Recognition
 from .engines._http import image_mime
+from .engines.recognize import recognize
 from .errors import OcrError
 from .storable import json_safe
 
-MAX_BODY = 50 * 1024 * 1024
+MISSING_EXTRA: str | None
+try:  # the serve extra: pip install "pytest-ocr[serve]"
+    import anyio
+    import uvicorn
+    from python_multipart.exceptions import FormParserError  # Starlette's form parser runs on it
+    from starlette.applications import Starlette
+    from starlette.datastructures import UploadFile
+    from starlette.formparsers import MultiPartException, MultiPartParser
+    from starlette.requests import ClientDisconnect, Request
+    from starlette.responses import Response
+    from starlette.routing import Route
+except ImportError as exc:
+    MISSING_EXTRA = (exc.name or str(exc)).partition(".")[0]  # the distribution's top-level module
+else:
+    MISSING_EXTRA = None
+
+MB = 1024 * 1024
 SUFFIXES = {
     "image/png": ".png",
     "image/jpeg": ".jpg",
@@ -54,17 +92,49 @@ EXPECTED_IMAGE = "an image (PNG, JPEG, TIFF, GIF, BMP or WebP)"
 EXPECTED_OCR = (
     'multipart/form-data with the image in file field "image", or application/json {"image": "<base64 of the image>"}'
 )
+ENDPOINTS = "POST /ocr, POST /v1/chat/completions, GET /v1/models, GET /info, GET /health"
+METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The worker's bounds; each is a command-line option of ``pytest-ocr serve``."""
+
+    workers: int = 1  # recognitions at once
+    queue: int = 32  # recognition requests waiting beyond those, before 503
+    max_body_mb: float = 50.0  # a request body
+    body_timeout: float = 60.0  # seconds for a request body to arrive
+    backlog: int = 2048  # connections waiting to be accepted
+
+    def check(self) -> None:
+        problems = [
+            (self.workers < 1, f"--workers must be 1 or more, got {self.workers}"),
+            (self.queue < 0, f"--queue must be 0 or more, got {self.queue}"),
+            (not self.max_body_mb > 0, f"--max-body-mb must be more than 0, got {self.max_body_mb:g}"),
+            (not self.body_timeout > 0, f"--body-timeout must be more than 0 seconds, got {self.body_timeout:g}"),
+            (self.backlog < 1, f"--backlog must be 1 or more, got {self.backlog}"),
+        ]
+        for failed, message in problems:
+            if failed:
+                raise SetupError(message)
+
+    @property
+    def max_body(self) -> int:
+        return int(self.max_body_mb * MB)
 
 
 class SetupError(OcrError):
-    """The worker cannot start: unknown engine, bad configuration, port taken."""
+    """The worker cannot start: unknown engine, bad configuration, port taken, extra missing."""
 
 
 class RequestError(Exception):
-    def __init__(self, status: int, message: str, kind: str = "invalid_request_error") -> None:
+    def __init__(
+        self, status: int, message: str, kind: str = "invalid_request_error", headers: dict[str, str] | None = None
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.kind = kind
+        self.headers = headers or {}
 
 
 def load_engine(name: str, config: Path | None) -> Engine:
@@ -95,42 +165,48 @@ def load_engine(name: str, config: Path | None) -> Engine:
 
 
 class Worker:
-    """The engine behind the endpoints, with a limit on recognitions at once."""
+    """The engine behind the endpoints: one recognition of image bytes, in the calling thread."""
 
-    def __init__(self, engine: Engine, name: str, workers: int) -> None:
+    def __init__(self, engine: Engine, name: str) -> None:
         self.engine = engine
         self.name = name
         self.fingerprint = engine.fingerprint()
-        self._slots = threading.BoundedSemaphore(workers)
+        self._lock = threading.Lock()
+        self._seconds = 0.0
+        self._count = 0
 
-    def recognize(self, image: bytes) -> Recognition:
+    @staticmethod
+    def suffix(image: bytes) -> str:
+        """The file suffix for the image's format; a 400 for bytes that are no image."""
         mime = image_mime(image)
         if mime is None:
             raise RequestError(400, f"expected {EXPECTED_IMAGE}; got {len(image)} bytes starting with {image[:8]!r}")
+        return SUFFIXES[mime]
+
+    def recognize(self, image: bytes) -> Recognition:
+        suffix = self.suffix(image)
         with tempfile.TemporaryDirectory(prefix="pytest-ocr-serve-") as tmp:
-            path = Path(tmp, f"image{SUFFIXES[mime]}")
+            path = Path(tmp, f"image{suffix}")
             path.write_bytes(image)
-            with self._slots:
-                try:
-                    return self.engine.recognize(path)
-                except EngineError as exc:
-                    raise RequestError(500, str(exc), "engine_error") from None
-                except Exception as exc:  # an engine bug: still an answer, not a dropped connection
-                    message = f"engine {self.name!r} raised {type(exc).__name__}: {exc}"
-                    raise RequestError(500, message, "engine_error") from None
+            start = time.monotonic()
+            try:  # through the same checks and the same door as in a test run
+                return recognize(self.engine, self.name, path).recognition
+            except ImageError as exc:
+                raise RequestError(400, str(exc).replace(str(path), "the image")) from None
+            except EngineError as exc:
+                raise RequestError(500, str(exc), "engine_error") from None
+            except Exception as exc:  # an engine bug: still an answer, not a dropped connection
+                message = f"engine {self.name!r} raised {type(exc).__name__}: {exc}"
+                raise RequestError(500, message, "engine_error") from None
+            finally:
+                with self._lock:
+                    self._seconds += time.monotonic() - start
+                    self._count += 1
 
-
-def _image_from_form(body: bytes, content_type: str) -> bytes:
-    head = f"Content-Type: {content_type}\r\n\r\n".encode("latin-1")
-    message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(head + body)
-    if not message.is_multipart():
-        raise RequestError(400, f"malformed multipart body; expected {EXPECTED_OCR}")
-    fields = {part.get_param("name", header="content-disposition"): part for part in message.iter_parts()}
-    if "image" in fields:
-        payload = fields["image"].get_payload(decode=True)  # bytes, or None for a multipart part
-        return payload if isinstance(payload, bytes) else b""
-    names = ", ".join(map(str, fields)) or "none"
-    raise RequestError(400, f"no file field 'image' in the form (fields: {names}); expected {EXPECTED_OCR}")
+    def mean_seconds(self) -> float | None:
+        """The mean time of a recognition so far."""
+        with self._lock:
+            return self._seconds / self._count if self._count else None
 
 
 def _decode_base64(value: Any, where: str) -> bytes:
@@ -149,8 +225,20 @@ def _parse_json(body: bytes) -> Any:
         raise RequestError(400, f"the body is not valid JSON ({exc})") from None
 
 
-def _image_from_messages(document: Any) -> bytes:
-    """The first image_url data URL in a chat-completions request."""
+def _image_from_json(body: bytes) -> bytes:
+    """The image of a JSON ``/ocr`` request."""
+    document = _parse_json(body)
+    if not isinstance(document, dict) or "image" not in document:
+        raise RequestError(400, f"the JSON body has no key 'image'; expected {EXPECTED_OCR}")
+    return _decode_base64(document["image"], "'image'")
+
+
+def _image_from_chat(body: bytes, model: str) -> bytes:
+    """The first image_url data URL in a chat-completions request for ``model``."""
+    document = _parse_json(body)
+    if isinstance(document, dict) and document.get("model") not in (None, model):
+        message = f"the model {document['model']!r} does not exist; this worker serves {model!r}"
+        raise RequestError(404, message, "not_found_error")
     messages = document.get("messages") if isinstance(document, dict) else None
     if not isinstance(messages, list):
         raise RequestError(400, "expected a chat-completions request: a JSON object with a list 'messages'")
@@ -173,75 +261,186 @@ def _image_from_messages(document: Any) -> bytes:
     raise RequestError(400, f"no image in the messages; expected a content part {expected}")
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server_version = f"pytest-ocr/{__version__}"
-    server: WorkerServer
+def _media_type(request: Request) -> tuple[str, str]:
+    content_type = request.headers.get("content-type", "")
+    return content_type, content_type.partition(";")[0].strip().lower()
 
-    def do_GET(self) -> None:
-        self._dispatch({"/health": self._health, "/info": self._info, "/v1/models": self._models}, read_body=False)
 
-    def do_POST(self) -> None:
-        self._dispatch({"/ocr": self._ocr, "/v1/chat/completions": self._chat}, read_body=True)
+class Service:
+    """The endpoints, with the bounds of ``Settings`` on what they take in."""
 
-    def _dispatch(self, routes: dict, read_body: bool) -> None:
-        path = urlsplit(self.path).path.rstrip("/") or "/"
+    def __init__(self, worker: Worker, settings: Settings) -> None:
+        self.worker = worker
+        self.settings = settings
+        self.started = int(time.time())
+        # The engine runs in these threads only: ``workers`` recognitions at once.
+        self.executor = ThreadPoolExecutor(settings.workers, thread_name_prefix="pytest-ocr-serve")
+        self.taken = 0  # recognition requests between admission and answer (the event loop's thread only)
+        self.routes: dict[tuple[str, str], Callable[[Request], Awaitable[dict]]] = {
+            ("POST", "/ocr"): self.ocr,
+            ("POST", "/v1/chat/completions"): self.chat,
+            ("GET", "/v1/models"): self.models,
+            ("GET", "/info"): self.info,
+            ("GET", "/health"): self.health,
+        }
+
+    def app(self) -> Starlette:
+        return Starlette(routes=[Route("/{path:path}", self.endpoint, methods=METHODS)])
+
+    async def endpoint(self, request: Request) -> Response:
+        path = request.url.path.rstrip("/") or "/"
         try:
-            route = routes.get(path)
+            route = self.routes.get((request.method, path))
             if route is None:
-                known = "POST /ocr, POST /v1/chat/completions, GET /v1/models, GET /info, GET /health"
-                raise RequestError(404, f"no endpoint {self.command} {path}; endpoints: {known}", "not_found_error")
-            self._send(200, route(self._body() if read_body else b""))
+                message = f"no endpoint {request.method} {path}; endpoints: {ENDPOINTS}"
+                raise RequestError(404, message, "not_found_error")
+            return self.answer(200, await route(request))
         except RequestError as exc:
-            self._send(exc.status, {"error": {"message": str(exc), "type": exc.kind}})
+            error = {"error": {"message": str(exc), "type": exc.kind}}
+            # The body may be unread: the connection cannot carry another request.
+            return self.answer(exc.status, error, {**exc.headers, "Connection": "close"})
         except Exception as exc:  # a bug here: still an answer, not a dropped connection
-            message = f"internal error: {type(exc).__name__}: {exc}"
-            self._send(500, {"error": {"message": message, "type": "server_error"}})
+            error = {"error": {"message": f"internal error: {type(exc).__name__}: {exc}", "type": "server_error"}}
+            return self.answer(500, error, {"Connection": "close"})
 
-    def _body(self) -> bytes:
-        if "chunked" in self.headers.get("Transfer-Encoding", "").lower() or self.headers.get("Content-Length") is None:
-            raise RequestError(411, "a Content-Length header is required")
+    @staticmethod
+    def answer(status: int, document: dict, headers: dict[str, str] | None = None) -> Response:
+        payload = json.dumps(json_safe(document), ensure_ascii=False, allow_nan=False).encode("utf-8")
+        return Response(payload, status, headers=headers, media_type="application/json")
+
+    # --- what comes in: admission, the body -------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def admitted(self, request: Request) -> AsyncIterator[None]:
+        """A place among the ``workers + queue`` recognition requests taken at once, or a 503."""
+        limit = self.settings.workers + self.settings.queue
+        if self.taken >= limit:
+            mean = self.worker.mean_seconds()
+            # A place frees when a recognition ends: about the mean time over the workers.
+            wait = max(1, round((mean or 1.0) / self.settings.workers))
+            taken = self.taken
+            await self.drain(request)
+            raise RequestError(
+                503,
+                f"the worker is full: {taken} requests are being recognized or waiting, the most it takes "
+                f"(--workers {self.settings.workers} + --queue {self.settings.queue}); retry after {wait} s",
+                "server_busy_error",
+                {"Retry-After": str(wait)},
+            )
+        self.taken += 1
         try:
-            length = int(self.headers["Content-Length"])
-        except ValueError:
-            raise RequestError(400, f"Content-Length is not a number: {self.headers['Content-Length']!r}") from None
-        if length > MAX_BODY:
-            limit = f"{MAX_BODY} ({MAX_BODY // 2**20} MB)"
-            raise RequestError(413, f"the body is {length} bytes; at most {limit} are accepted")
-        return self.rfile.read(length)
+            yield
+        finally:
+            self.taken -= 1
 
-    def _ocr(self, body: bytes) -> dict:
-        content_type = self.headers.get("Content-Type", "")
-        media = content_type.partition(";")[0].strip().lower()
-        if media == "multipart/form-data":
-            image = _image_from_form(body, content_type)
-        elif media == "application/json":
-            document = _parse_json(body)
-            if not isinstance(document, dict) or "image" not in document:
-                raise RequestError(400, f"the JSON body has no key 'image'; expected {EXPECTED_OCR}")
-            image = _decode_base64(document["image"], "'image'")
-        else:
+    async def drain(self, request: Request) -> None:
+        """Read and drop a refused request's body (within the limits), so that the client reads
+        the answer instead of a reset connection. A client that waits for "100 Continue" has
+        sent no body: it gets the answer instead."""
+        if request.headers.get("expect", "").lower() == "100-continue":
+            return
+        with contextlib.suppress(RequestError):
+            async for _ in self.stream(request):
+                pass
+
+    def _too_large(self, size: str) -> RequestError:
+        limit = self.settings.max_body
+        return RequestError(
+            413,
+            f"the body is {size} bytes; at most {limit} ({self.settings.max_body_mb:g} MB, --max-body-mb) are accepted",
+        )
+
+    async def stream(self, request: Request) -> AsyncGenerator[bytes, None]:
+        """The body as it arrives, counted: whatever the framing (Content-Length, chunked or
+        none), it stops at the limit with a 413, and at the body timeout with a 408."""
+        length = request.headers.get("content-length")
+        if length is not None:
+            # uvicorn's HTTP parser refuses these before the application sees them; this holds
+            # whatever parser runs the application.
+            if not (length.isascii() and length.isdigit()):
+                raise RequestError(400, f"Content-Length is not a number of bytes: {length!r}")
+            if int(length) > self.settings.max_body:
+                raise self._too_large(str(int(length)))
+        timeout = self.settings.body_timeout
+        deadline = anyio.current_time() + timeout
+        source = request.stream()
+        received = 0
+        while True:
+            try:
+                with anyio.fail_after(max(deadline - anyio.current_time(), 0)):
+                    chunk = await source.__anext__()
+            except StopAsyncIteration:
+                return
+            except TimeoutError:
+                message = f"the body did not arrive within {timeout:g} s (--body-timeout); {received} bytes came"
+                raise RequestError(408, message) from None
+            except ClientDisconnect:
+                raise RequestError(400, "the client closed the connection before the body was complete") from None
+            received += len(chunk)
+            if received > self.settings.max_body:
+                raise self._too_large(f"more than {self.settings.max_body}")
+            yield chunk
+
+    async def body(self, request: Request) -> bytes:
+        chunks = [chunk async for chunk in self.stream(request)]
+        return b"".join(chunks)
+
+    async def image_from_form(self, request: Request) -> bytes:
+        parser = MultiPartParser(request.headers, self.stream(request))
+        try:
+            form = await parser.parse()
+        except (MultiPartException, FormParserError) as exc:  # Starlette before 0.41 lets the latter through
+            cause = f": {exc.__cause__}" if exc.__cause__ else ""
+            raise RequestError(400, f"malformed multipart body; expected {EXPECTED_OCR} ({exc}{cause})") from None
+        try:
+            image = form.get("image")
+            if image is None:
+                names = ", ".join(form.keys()) or "none"
+                raise RequestError(400, f"no file field 'image' in the form (fields: {names}); expected {EXPECTED_OCR}")
+            return await image.read() if isinstance(image, UploadFile) else image.encode("utf-8")
+        finally:
+            await form.close()
+
+    async def recognize(self, image: bytes) -> Recognition:
+        self.worker.suffix(image)  # not an image: a 400 now, not after the queue
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.executor, self.worker.recognize, image)
+
+    # --- endpoints --------------------------------------------------------------------------------
+
+    async def ocr(self, request: Request) -> dict:
+        content_type, media = _media_type(request)
+        if media not in ("multipart/form-data", "application/json"):
             raise RequestError(415, f"unsupported Content-Type {content_type or '(none)'!r}; expected {EXPECTED_OCR}")
-        recognition = self.server.worker.recognize(image)
+        async with self.admitted(request):
+            if media == "multipart/form-data":
+                image = await self.image_from_form(request)
+            else:
+                body = await self.body(request)
+                if not body:
+                    raise RequestError(400, f"the request has no body; expected {EXPECTED_OCR}")
+                image = await anyio.to_thread.run_sync(_image_from_json, body)
+            recognition = await self.recognize(image)
         return {
             "text": recognition.text,
             "lines": recognition.lines,
             "confidence": recognition.confidence,
             "fields": recognition.fields,
             "warnings": list(recognition.warnings),
-            "engine": self.server.worker.name,
+            "engine": self.worker.name,
         }
 
-    def _chat(self, body: bytes) -> dict:
-        media = self.headers.get("Content-Type", "").partition(";")[0].strip().lower()
+    async def chat(self, request: Request) -> dict:
+        _, media = _media_type(request)
         if media != "application/json":
             raise RequestError(415, f"unsupported Content-Type {media or '(none)'!r}; expected application/json")
-        document = _parse_json(body)
-        name = self.server.worker.name
-        if isinstance(document, dict) and document.get("model") not in (None, name):
-            message = f"the model {document['model']!r} does not exist; this worker serves {name!r}"
-            raise RequestError(404, message, "not_found_error")
-        recognition = self.server.worker.recognize(_image_from_messages(document))
+        name = self.worker.name
+        async with self.admitted(request):
+            body = await self.body(request)
+            if not body:
+                raise RequestError(400, "the request has no body; expected a chat-completions request in JSON")
+            image = await anyio.to_thread.run_sync(_image_from_chat, body, name)
+            recognition = await self.recognize(image)
         return {
             "id": f"chatcmpl-{uuid.uuid4().hex}",
             "object": "chat.completion",
@@ -254,82 +453,97 @@ class Handler(BaseHTTPRequestHandler):
             "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
         }
 
-    def _models(self, body: bytes) -> dict:
+    async def models(self, request: Request) -> dict:
         return {
             "object": "list",
-            "data": [
-                {
-                    "id": self.server.worker.name,
-                    "object": "model",
-                    "created": self.server.started,
-                    "owned_by": "pytest-ocr",
-                }
-            ],
+            "data": [{"id": self.worker.name, "object": "model", "created": self.started, "owned_by": "pytest-ocr"}],
         }
 
-    def _info(self, body: bytes) -> dict:
-        worker = self.server.worker
-        return {"engine": worker.name, "fingerprint": worker.fingerprint, "pytest_ocr": __version__}
+    async def info(self, request: Request) -> dict:
+        return {"engine": self.worker.name, "fingerprint": self.worker.fingerprint, "pytest_ocr": __version__}
 
-    def _health(self, body: bytes) -> dict:
+    async def health(self, request: Request) -> dict:
         return {"status": "ok"}
 
-    def _send(self, status: int, document: dict) -> None:
-        payload = json.dumps(json_safe(document), ensure_ascii=False, allow_nan=False).encode("utf-8")
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        if status >= 400:
-            # The body may be unread: the connection cannot carry another request.
-            self.send_header("Connection", "close")
-            self.close_connection = True
-        self.end_headers()
-        self.wfile.write(payload)
 
-
-class WorkerServer(ThreadingHTTPServer):
-    daemon_threads = True  # an exit does not wait for idle keep-alive connections
-
-    def __init__(self, address: tuple[str, int], worker: Worker) -> None:
-        super().__init__(address, Handler)
-        self.worker = worker
-        self.started = int(time.time())
-
-    @property
-    def url(self) -> str:
-        host, port = str(self.server_address[0]), self.server_address[1]
-        return f"http://{f'[{host}]' if ':' in host else host}:{port}"
-
-
-def make_server(worker: Worker, host: str, port: int) -> WorkerServer:
+def listen(host: str, port: int, backlog: int) -> socket.socket:
+    """A socket listening on HOST:PORT (port 0: a free one) with room for ``backlog`` connections."""
     try:
-        return WorkerServer((host, port), worker)
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+        sock = socket.socket(family, kind, proto)
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a restart need not wait for TIME_WAIT
+            sock.bind(address)
+            sock.listen(backlog)
+        except OSError:
+            sock.close()
+            raise
     except OSError as exc:
         raise SetupError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return sock
 
 
-def run(name: str, config: Path | None, host: str, port: int, workers: int) -> int:
+def url_of(sock: socket.socket) -> str:
+    host, port = sock.getsockname()[:2]
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}"
+
+
+def run(name: str, config: Path | None, host: str, port: int, settings: Settings | None = None) -> int:
     """Serve until SIGINT or SIGTERM; 0 then."""
-    if workers < 1:
-        raise SetupError(f"--workers must be 1 or more, got {workers}")
+    if MISSING_EXTRA is not None:
+        raise SetupError(
+            f"the serve extra is not installed (no module {MISSING_EXTRA!r}); "
+            'install it with: pip install "pytest-ocr[serve]"'
+        )
+    settings = settings or Settings()
+    settings.check()
     engine = load_engine(name, config)
-    server = make_server(Worker(engine, name, workers), host, port)
-
-    def stop(signum: int, frame: FrameType | None) -> NoReturn:
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, stop)
-    print(
-        f"pytest-ocr serve: engine {name!r} ({server.worker.fingerprint.get('type')}) on {server.url} "
-        f"with {workers} worker{'s' if workers != 1 else ''}; POST /ocr, POST /v1/chat/completions",
-        flush=True,
-    )
     try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
+        sock = listen(host, port, settings.backlog)
+        service = Service(Worker(engine, name), settings)
+        workers = f"{settings.workers} worker{'s' if settings.workers != 1 else ''}"
+        ready = (
+            f"pytest-ocr serve: engine {name!r} ({service.worker.fingerprint.get('type')}) on {url_of(sock)} "
+            f"with {workers} and a queue of {settings.queue}; POST /ocr, POST /v1/chat/completions"
+        )
+
+        class Server(uvicorn.Server):
+            async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+                await super().startup(sockets)
+                if not self.should_exit:
+                    print(ready, flush=True)  # the first line: with --port 0, the only way to know the URL
+
+        server = Server(
+            uvicorn.Config(
+                service.app(),
+                http="h11",  # the same parser, and the same refusals, wherever it runs
+                ws="none",
+                lifespan="off",
+                backlog=settings.backlog,
+                log_level="warning",
+                access_log=False,
+                server_header=False,
+                headers=[("Server", f"pytest-ocr/{__version__}")],
+            )
+        )
+
+        def stop(signum: int, frame: FrameType | None) -> None:
+            server.should_exit = True
+
+        # While it serves, uvicorn handles SIGINT and SIGTERM: it closes the socket, lets the
+        # requests under way finish, and then passes the signal on to the handler it found, this
+        # one (which also covers a signal that comes before uvicorn has taken them over).
+        previous = {signum: signal.signal(signum, stop) for signum in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            server.run(sockets=[sock])
+        finally:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+        # Requests under way have finished (unless a second Ctrl-C forced the exit).
+        service.executor.shutdown(wait=not server.force_exit, cancel_futures=True)
     finally:
-        server.server_close()
         close = getattr(engine, "close", None)
         if close is not None:
             close()

@@ -1,23 +1,31 @@
 """The http and openai engines against real HTTP servers on 127.0.0.1 (engine_helpers/servers.py):
-what they send, what they read back, every way a server can fail, thread safety, and that an
-API key never shows up anywhere but in the request's header."""
+what they send, what they read back, every way a server can fail, one deadline per recognition
+(a trickled answer, a Retry-After of an hour), thread safety, header values in the fingerprint
+(hashed), and an API key that never shows up in a message while what the server returned is
+scored as returned."""
 
 from __future__ import annotations
 
 import base64
+import datetime
+import email.utils
 import hashlib
 import io
 import json
+import re
 import socket
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+import urllib3
 from conftest import DATA
 from engine_helpers.servers import FakeServer, completion
 from PIL import Image
 
+from pytest_ocr import limits
 from pytest_ocr.engines import EngineError, EngineRegistry, EngineSpec
+from pytest_ocr.engines.base import fingerprint_id
 from pytest_ocr.engines.http import HttpEngine
 from pytest_ocr.engines.openai import DEFAULT_PROMPT, OpenAIEngine, strip_fence
 
@@ -227,12 +235,29 @@ def test_http_fingerprint_has_the_options_that_shape_the_output_and_no_secrets(f
             "mode": "base64",
             "json_key": "image",
             "form": {"lang": "deu"},
-            "headers": ["X-API-Key", "X-Tenant"],
+            "headers": {"X-Tenant": "sha256:" + hashlib.sha256(b"ci").hexdigest()},  # never the value in clear
             "api_key_env": "OCR_KEY",
+            "api_key_header": "X-API-Key",  # the key itself: not even hashed
             "text_path": "result.text",
         },
     }
+    assert SENTINEL not in json.dumps(engine.fingerprint())
     assert engine.concurrency == 4
+
+
+@pytest.mark.parametrize("type_", ["http", "openai"])
+def test_engines_differing_only_in_a_header_value_have_different_fingerprints(fake, type_):
+    server = fake()
+
+    def engine(**headers):
+        where = {"url": server.ocr_url} if type_ == "http" else {"base_url": server.base_url, "model": "m"}
+        return EngineRegistry().create(spec(type_, **where, headers=headers))
+
+    tenant_a, tenant_b = engine(**{"X-Tenant": "tenant-a"}), engine(**{"X-Tenant": "tenant-b"})
+    assert fingerprint_id(tenant_a.fingerprint()) != fingerprint_id(tenant_b.fingerprint())
+    assert fingerprint_id(tenant_a.fingerprint()) == fingerprint_id(engine(**{"X-Tenant": "tenant-a"}).fingerprint())
+    for value in ("tenant-a", "tenant-b"):
+        assert value not in json.dumps([tenant_a.fingerprint(), tenant_b.fingerprint()])
 
 
 # --- http: API keys ---------------------------------------------------------------------------
@@ -279,11 +304,22 @@ def test_a_key_echoed_by_the_server_is_redacted_everywhere(fake, monkeypatch):
     assert "HTTP 401 Unauthorized" in message and "invalid credentials: Bearer ***" in message
     assert "check the key in $OCR_KEY" in message
 
+    # In what is scored, the key's value stays as the server returned it (a page may hold that
+    # string); the item gets a warning saying so, which does not show the key.
     in_text = fake(
-        reply=lambda r: {"text": f"key {r.headers['Authorization']}", "fields": {"k": r.headers["Authorization"]}}
+        reply=lambda r: {
+            "text": f"key {r.headers['Authorization']}",
+            "fields": {"k": r.headers["Authorization"]},
+            "warnings": [f"echo {r.headers['Authorization']}"],
+        }
     )
     result = http_engine(in_text.ocr_url, api_key_env="OCR_KEY", fields_path="fields").recognize(PNG)
-    assert (result.text, result.fields) == ("key Bearer ***", {"k": "Bearer ***"})
+    assert (result.text, result.fields) == (f"key Bearer {SENTINEL}", {"k": f"Bearer {SENTINEL}"})
+    assert result.warnings == [
+        "echo Bearer ***",
+        "the recognised output contains the value of $OCR_KEY (the API key): it is scored as the server "
+        "returned it, so reports of this item show it; check what the server answers",
+    ]
 
     with pytest.raises(EngineError) as info:
         http_engine(f"{fake(default='500').ocr_url}?key={SENTINEL}", retries=0).recognize(PNG)
@@ -315,12 +351,19 @@ def test_always_500_names_the_status_the_body_and_the_attempts(fake):
     assert len(server.requests) == 3
 
 
-def test_429_retry_after_is_honoured(fake):
-    server = fake(faults=["429"], retry_after="1")
+@pytest.mark.parametrize("status", ["429", "503"])
+def test_retry_after_within_the_budget_is_honoured(fake, status):
+    server = fake(faults=[status], retry_after="1")
     start = time.perf_counter()
-    assert http_engine(server.ocr_url, backoff=0.05).recognize(PNG).text == "hello world"
-    assert time.perf_counter() - start >= 1.0  # urllib3 makes the first retry at once unless told to wait
+    assert http_engine(server.ocr_url, backoff=0.05, timeout=5).recognize(PNG).text == "hello world"
+    assert time.perf_counter() - start >= 1.0  # the first retry would be at once without it
     assert len(server.requests) == 2
+
+
+RAN_OUT_HINT = (
+    "the server may be overloaded or the model slow: raise option 'timeout' (it covers the whole recognition, "
+    "retries included) or lower 'concurrency'"
+)
 
 
 def test_slow_server_times_out(fake):
@@ -328,13 +371,12 @@ def test_slow_server_times_out(fake):
     start = time.perf_counter()
     with pytest.raises(EngineError) as info:
         http_engine(server.ocr_url, retries=1).recognize(PNG)
-    assert time.perf_counter() - start < 2.5
+    assert 0.5 <= time.perf_counter() - start < 0.8  # timeout 0.5: the budget of the call, not of each attempt
     assert str(info.value) == (
-        f"http engine 'my-http': POST {server.ocr_url} for {PNG.name} failed after 2 attempts: "
-        "no response within 0.5 s "
-        "(timed out); the server may be overloaded or the model slow: raise option 'timeout' or lower 'concurrency'"
+        f"http engine 'my-http': POST {server.ocr_url} for {PNG.name} failed after 1 attempt: "
+        f"the 0.5 s budget (option 'timeout') ran out while waiting for the response; {RAN_OUT_HINT}"
     )
-    assert len(server.requests) == 2
+    assert len(server.requests) == 1  # no time was left for the retry
 
 
 def test_malformed_json_shows_the_parse_error_and_the_body(fake):
@@ -613,7 +655,7 @@ def test_openai_fingerprint_and_key(fake, monkeypatch):
             "max_tokens": 4096,
             "temperature": 0.0,
             "extra_body": {"top_k": 1},
-            "headers": ["Authorization", "X-Org"],
+            "headers": {"X-Org": "sha256:" + hashlib.sha256(b"qa").hexdigest()},
             "api_key_env": "OCR_KEY",
         },
     }
@@ -727,33 +769,252 @@ def test_faulty_servers_are_errors_for_their_items_and_the_rest_passes(pytester,
         assert all(records[case, engine]["outcome"] == "error" for engine in errors)
         assert "failed after 2 attempts: HTTP 500 Internal Server Error" in errors["broken"]
         assert "failed after 2 attempts: the connection was closed without a complete response" in errors["dropping"]
-        assert "failed after 2 attempts: no response within 0.5 s (timed out)" in errors["slow"]
+        assert "failed after 1 attempt: the 0.5 s budget (option 'timeout') ran out while waiting" in errors["slow"]
         assert "is not valid JSON" in errors["malformed"]
         assert "the response has no 'choices'" in errors["no-text"]
     out = result.stdout.str()
-    for message in ("HTTP 500 Internal Server Error", "no response within 0.5 s", "is not valid JSON"):
+    for message in (
+        "HTTP 500 Internal Server Error",
+        "the 0.5 s budget (option 'timeout') ran out",
+        "is not valid JSON",
+    ):
         assert message in out
     assert "Traceback" not in out
     assert len(ok.requests) == len(vlm.requests) == 2
 
 
-def test_the_api_key_appears_nowhere_in_output_or_report(pytester, fake, monkeypatch):
+def test_the_api_key_appears_in_no_error_message_output_or_report(pytester, fake, monkeypatch):
     monkeypatch.setenv("OCR_TEST_KEY", SENTINEL)
     fast = {"timeout": 0.5, "retries": 0, "api_key_env": "OCR_TEST_KEY"}
-    echo_error, echo_text = (
-        fake(default="echo_auth"),
-        fake(reply=lambda r: completion(f"hello world {r.headers['Authorization']}")),
-    )
+    echo_error = fake(default="echo_auth")
     engines = {
         "echo-error": {"type": "http", "url": echo_error.ocr_url, **fast},
-        "echo-text": {"type": "openai", "base_url": echo_text.base_url, "model": "m", **fast},
+        "echo-error-vlm": {"type": "openai", "base_url": fake(default="echo_auth").base_url, "model": "m", **fast},
         "query": {"type": "http", "url": f"{fake(default='500').ocr_url}?api_key={SENTINEL}", **fast},
+        "trickle": {"type": "http", "url": f"{fake(default='trickle').ocr_url}?api_key={SENTINEL}", **fast},
     }
     write_suite(pytester, engines, ["inv-001"], thresholds={"cer": "< 0.01"})
     result = pytester.runpytest("-p", "no:cacheprovider", "-v", "-rA", "--ocr-report", "report.json")
-    result.assert_outcomes(failed=1, errors=2)
+    result.assert_outcomes(errors=4)
     assert echo_error.requests[0].headers["Authorization"] == f"Bearer {SENTINEL}"  # the key was sent and echoed
     report = (pytester.path / "report.json").read_text()
     assert "Bearer ***" in result.stdout.str() and "Bearer ***" in report
     for text in (result.stdout.str(), result.stderr.str(), report):
         assert SENTINEL not in text
+
+
+def test_a_key_in_the_recognised_text_is_scored_as_the_server_returned_it(pytester, fake, monkeypatch):
+    """The page may hold the key's value (a short key, a test key): redacting it would change the
+    scores. Metrics are on the text as returned; only messages are redacted."""
+    monkeypatch.setenv("OCR_TEST_KEY", SENTINEL)
+    answer = f"hello world {SENTINEL}"
+    with_key, without_key = fake(text=answer), fake(text=answer)
+    keyed = {"timeout": 5, "retries": 0, "api_key_env": "OCR_TEST_KEY"}
+    engines = {
+        "vlm-with-key": {"type": "openai", "base_url": with_key.base_url, "model": "m", **keyed},
+        "vlm-without-key": {"type": "openai", "base_url": without_key.base_url, "model": "m", "timeout": 5},
+        "http-with-key": {"type": "http", "url": with_key.ocr_url, **keyed},
+        "refused": {"type": "http", "url": fake(default="echo_auth").ocr_url, **keyed},
+    }
+    write_suite(pytester, engines, ["inv-001"])
+    result = pytester.runpytest("-p", "no:cacheprovider", "--ocr-report", "report.json")
+    result.assert_outcomes(passed=3, errors=1)
+    records = {r["engine"]: r for r in json.loads((pytester.path / "report.json").read_text())["results"]}
+    reference = records["vlm-without-key"]
+    assert reference["prediction"] == answer and reference["metrics"]["cer"] > 0  # the expected text is "hello world"
+    for engine in ("vlm-with-key", "http-with-key"):
+        assert records[engine]["prediction"] == answer
+        assert records[engine]["metrics"] == reference["metrics"]
+        assert any("contains the value of $OCR_TEST_KEY (the API key)" in w for w in records[engine]["warnings"])
+    assert with_key.requests[0].headers["Authorization"] == f"Bearer {SENTINEL}"
+    error = records["refused"]["error"]
+    assert "HTTP 401 Unauthorized" in error and "Bearer ***" in error and SENTINEL not in error
+    assert "Bearer ***" in result.stdout.str()
+    for line in result.stdout.lines:
+        if "refused" in line or "401" in line:
+            assert SENTINEL not in line
+
+
+# --- one deadline per recognition -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("type_", ["http", "openai"])
+@pytest.mark.parametrize("status", ["429", "503"])
+def test_a_retry_after_beyond_the_budget_ends_the_call_at_once(fake, type_, status):
+    server = fake(default=status, retry_after="3600")
+    engine = http_engine(server.ocr_url, timeout=3) if type_ == "http" else openai_engine(server, timeout=3)
+    start = time.perf_counter()
+    with pytest.raises(EngineError) as info:
+        engine.recognize(PNG)
+    assert time.perf_counter() - start < 0.5  # waiting could not help: it does not wait
+    message = str(info.value)
+    assert f"failed after 1 attempt: HTTP {status} " in message
+    assert re.search(
+        r"the server asks to wait 3600 s \(Retry-After\), more than the [23]\.\d s left of the 3 s budget "
+        r"\(option 'timeout'\)",
+        message,
+    )
+    assert len(server.requests) == 1
+
+
+def test_retry_after_as_an_http_date_is_honoured(fake):
+    when = email.utils.format_datetime(datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=2))
+    server = fake(faults=["503"], retry_after=when)
+    start = time.perf_counter()
+    assert http_engine(server.ocr_url, timeout=6).recognize(PNG).text == "hello world"
+    assert time.perf_counter() - start >= 0.9  # the date has whole seconds: at least 1 s ahead
+
+
+@pytest.mark.parametrize("type_", ["http", "openai"])
+def test_a_body_trickled_for_ever_ends_at_the_deadline(fake, type_):
+    server = fake(default="trickle", trickle_s=0.2)  # one byte every 0.2 s, never the end
+    engine = http_engine(server.ocr_url, timeout=2, retries=3) if type_ == "http" else openai_engine(server, timeout=2)
+    start = time.perf_counter()
+    with pytest.raises(EngineError) as info:
+        engine.recognize(PNG)
+    elapsed = time.perf_counter() - start
+    assert 2.0 <= elapsed < 2.4
+    found = re.search(
+        r"failed after 1 attempt: the 2 s budget \(option 'timeout'\) ran out while reading the response body "
+        r"\((\d+) bytes received\); ",
+        str(info.value),
+    )
+    assert found, str(info.value)
+    if hasattr(urllib3.response.HTTPResponse, "read1"):  # urllib3 2.1+: bytes are counted as they come
+        assert 5 <= int(found[1]) <= 11  # about 2 s / 0.2 s
+    assert len(server.requests) == 1
+
+
+def test_headers_trickled_for_ever_end_at_the_deadline(fake):
+    server = fake(default="trickle_head", trickle_s=0.01)
+    start = time.perf_counter()
+    with pytest.raises(EngineError) as info:
+        http_engine(server.ocr_url, timeout=1.5).recognize(PNG)
+    assert 1.5 <= time.perf_counter() - start < 1.9
+    assert "the 1.5 s budget (option 'timeout') ran out while waiting for the response; " in str(info.value)
+
+
+def test_retries_and_their_backoff_share_the_budget(fake):
+    server = fake(default="500")
+    start = time.perf_counter()
+    with pytest.raises(EngineError) as info:
+        # waits 0, 0.4, 0.8, 1.6, ... s: the fourth wait does not fit in a 1.5 s budget
+        http_engine(server.ocr_url, timeout=1.5, retries=10, backoff=0.2).recognize(PNG)
+    assert time.perf_counter() - start < 1.5
+    assert len(server.requests) == 4
+    assert re.search(
+        r"failed after 4 attempts: HTTP 500 Internal Server Error; .*; the backoff before the next attempt is 1\.6 s "
+        r"\(backoff\), more than the 0\.\d s left of the 1\.5 s budget \(option 'timeout'\)",
+        str(info.value),
+    )
+
+
+def test_a_slow_answer_after_a_failure_names_both(fake):
+    server = fake(faults=["500"], default="slow", slow_s=3)
+    with pytest.raises(EngineError) as info:
+        http_engine(server.ocr_url, timeout=1, retries=2).recognize(PNG)
+    assert str(info.value).startswith(
+        f"http engine 'my-http': POST {server.ocr_url} for {PNG.name} failed after 2 attempts: the 1 s budget "
+        "(option 'timeout') ran out while waiting for the response (the attempt before: HTTP 500 Internal Server "
+        "Error; response: "
+    )
+
+
+def test_a_trickling_server_does_not_hold_other_calls(fake):
+    """Calls in other threads on the same engine keep their own deadlines and connections."""
+    slow, fast = fake(default="trickle", trickle_s=0.2), fake()
+    trickling = http_engine(slow.ocr_url, timeout=1.5, concurrency=2)
+    quick = http_engine(fast.ocr_url, timeout=1.5, concurrency=2)
+    with ThreadPoolExecutor(4) as pool:
+        stuck = [pool.submit(trickling.recognize, PNG) for _ in range(2)]
+        answers = [pool.submit(quick.recognize, PNG) for _ in range(2)]
+        assert [a.result(timeout=5).text for a in answers] == ["hello world"] * 2
+        for future in stuck:
+            with pytest.raises(EngineError, match="ran out while reading the response body"):
+                future.result(timeout=5)
+    # and the connection pool is usable afterwards
+    assert quick.recognize(PNG).text == "hello world"
+
+
+def test_waiting_for_a_free_connection_is_within_the_budget(fake):
+    server = fake(default="trickle", trickle_s=0.2)
+    engine = http_engine(server.ocr_url, timeout=1.5, concurrency=1)
+    with ThreadPoolExecutor(1) as pool:
+        holding = pool.submit(engine.recognize, PNG)  # holds the one connection for 1.5 s
+        time.sleep(0.3)
+        # A call with a shorter budget on the same connection pool (one engine's calls all have
+        # the same budget, so the one waiting would otherwise get the connection first).
+        waiting = http_engine(server.ocr_url, timeout=1.0, concurrency=1)
+        waiting.client.pool = engine.client.pool
+        start = time.perf_counter()
+        with pytest.raises(EngineError) as info:
+            waiting.recognize(PNG)
+        assert 1.0 <= time.perf_counter() - start < 1.3
+        assert "the 1 s budget (option 'timeout') ran out while waiting for a free connection (option " in str(
+            info.value
+        )
+        with pytest.raises(EngineError, match="ran out while reading the response body"):
+            holding.result(timeout=5)
+    assert len(server.requests) == 1
+
+
+@pytest.fixture
+def small_outputs():
+    """--ocr-max-output-mb 0.25 for this test (limits are process-wide, as the plugin sets them)."""
+    previous = limits.active()
+    limits.use(limits.Limits(max_output_mb=0.25))
+    yield
+    limits.use(previous)
+
+
+@pytest.mark.parametrize("type_", ["http", "openai"])
+def test_a_response_body_without_end_is_cut_at_a_bound(fake, small_outputs, type_):
+    server = fake(default="flood")
+    engine = http_engine(server.ocr_url, timeout=30) if type_ == "http" else openai_engine(server, timeout=30)
+    start = time.perf_counter()
+    with pytest.raises(EngineError) as info:
+        engine.recognize(PNG)
+    assert time.perf_counter() - start < 10  # bounded by the size, long before the 30 s budget
+    assert "failed after 1 attempt: the response body is over 5 MB, 16 times the largest output a recognition " in (
+        str(info.value)
+    )
+    assert "(--ocr-max-output-mb) and 1 MB; check that the URL is the OCR endpoint" in str(info.value)
+    assert len(server.requests) == 1  # not retried
+
+
+def test_a_large_answer_within_the_bound_is_read(fake, small_outputs):
+    text = "é" * 120_000  # 240 KB of UTF-8 text: within 0.25 MB; JSON-escaped twice (text and lines): 1.4 MB
+    server = fake(reply=lambda request: {"text": text, "lines": [text]})
+    result = http_engine(server.ocr_url, timeout=10, lines_path="lines").recognize(PNG)
+    assert (result.text, result.lines) == (text, [text])
+
+
+# --- header values in the fingerprint, through the cache -------------------------------------------
+
+
+def test_engines_differing_only_in_header_values_do_not_share_cached_outputs(pytester, fake):
+    """A header can choose what the server does (a model, a tenant): its value is part of the
+    engine's identity, hashed."""
+    texts = {"secret-model-a": "output of the first model", "secret-model-b": "output of the second model"}
+    server = fake(reply=lambda r: {"text": texts[r.headers["X-Model"]]})
+    cache = pytester.path / "ocr-cache"
+
+    def run(model: str) -> dict:
+        engines = {"remote": {"type": "http", "url": server.ocr_url, "headers": {"X-Model": model}, "timeout": 5}}
+        write_suite(pytester, engines, ["inv-001"])
+        result = pytester.runpytest("-p", "no:cacheprovider", "--ocr-cache-dir", str(cache), "--ocr-report", "r.json")
+        result.assert_outcomes(passed=1)
+        document = json.loads((pytester.path / "r.json").read_text())
+        return {"record": document["results"][0], "engine": document["engines"]["remote"], "out": result.stdout.str()}
+
+    first, second, again = run("secret-model-a"), run("secret-model-b"), run("secret-model-a")
+    assert first["record"]["prediction"] == "output of the first model"
+    assert second["record"]["prediction"] == "output of the second model"  # not the first's, from the cache
+    assert again["record"]["prediction"] == "output of the first model"
+    assert len(server.requests) == 2  # the third run was served from the cache
+    assert first["engine"]["config"]["headers"] == {
+        "X-Model": "sha256:" + hashlib.sha256(b"secret-model-a").hexdigest()
+    }
+    stored = "".join(path.read_text() for path in cache.rglob("*") if path.is_file())
+    for run_ in (first, second, again):
+        assert "secret-model" not in json.dumps(run_["engine"]) + run_["out"] + stored

@@ -1,6 +1,9 @@
 """`pytest-ocr serve` as a real subprocess: its endpoints give what the engine gives, bad requests
-get clear 4xx answers, engine failures a 500 with the engine's message; signals stop it cleanly;
-and the plugin, through the http and openai engines, scores exactly what Tesseract reads directly."""
+get clear 4xx answers, engine failures a 500 with the engine's message; its bounds hold against
+real TCP clients (bodies counted whatever their framing, a queue with 503 and Retry-After, which
+the http engine waits out, a burst of 50 clients answered, none reset); signals stop it cleanly,
+letting requests under way finish; and the plugin, through the http and openai engines, scores
+exactly what Tesseract reads directly."""
 
 from __future__ import annotations
 
@@ -15,6 +18,8 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -318,19 +323,126 @@ def raw_request(url: str, headers: dict[str, str], body: bytes = b"") -> tuple[i
         connection.close()
 
 
+def raw_exchange(url: str, head: bytes, body_parts=(), wait: float = 10) -> tuple[float, bytes]:
+    """Send HEAD (request line and headers) and BODY_PARTS on a plain socket, then read until the
+    server closes the connection. Returns how long the answer took after the last byte sent, and
+    the answer as it came. Sending may fail once the server has answered and closed."""
+    host, port = url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=wait) as sock:
+        sock.sendall(head)
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            for part in body_parts:
+                sock.sendall(part)
+        sent = time.perf_counter()
+        answer = b""
+        with contextlib.suppress(ConnectionResetError):  # after the answer: the part of the body it did not read
+            while chunk := sock.recv(65536):
+                answer += chunk
+        return time.perf_counter() - sent, answer
+
+
+def status_and_document(answer: bytes) -> tuple[int, dict]:
+    head, _, body = answer.partition(b"\r\n\r\n")
+    return int(head.split()[1]), json.loads(body)
+
+
+def post_head(framing: str, content_type: str = "application/json") -> bytes:
+    return f"POST /ocr HTTP/1.1\r\nHost: worker\r\nContent-Type: {content_type}\r\n{framing}\r\n".encode()
+
+
+def chunked(data: bytes, size: int = 65536) -> list[bytes]:
+    return [b"%x\r\n%s\r\n" % (len(data[i : i + size]), data[i : i + size]) for i in range(0, len(data), size)]
+
+
+# A Python engine that reads back the size of the image it got: a body must arrive whole.
+SIZE_ENGINE = """
+from pathlib import Path
+
+def read(path):
+    return f"{Path(path).stat().st_size} bytes"
+"""
+
+
+@pytest.fixture(scope="module")
+def small_worker(tmp_path_factory):
+    """A worker with a 1 MB body limit and a 1 s body timeout, and an engine that gives the image's size."""
+    tmp_path = tmp_path_factory.mktemp("small")
+    (tmp_path / "size_engine.py").write_text(SIZE_ENGINE)
+    config = tmp_path / "ocr.yaml"
+    config.write_text("engines:\n  size: {type: python, function: 'size_engine:read'}\n")
+    with serving(
+        tmp_path, "--engine", "size", "--config", str(config), "--max-body-mb", "1", "--body-timeout", "1"
+    ) as worker:
+        yield worker
+
+
+def json_image(size: int) -> bytes:
+    """A JSON /ocr body whose image is a PNG padded to SIZE bytes."""
+    png = LINE.read_bytes()
+    return json.dumps({"image": base64.b64encode(png + bytes(size - len(png))).decode()}).encode()
+
+
 @requires_tesseract
-def test_too_large_and_unsized_bodies_are_refused_before_reading(tesseract_worker):
+def test_a_body_announced_too_large_is_refused_before_it_is_read(tesseract_worker):
     status, answer = raw_request(
         tesseract_worker.url, {"Content-Type": "application/json", "Content-Length": str(60 * 2**20)}, b"{"
     )
     assert status == 413
-    assert answer["error"]["message"] == f"the body is {60 * 2**20} bytes; at most {50 * 2**20} (50 MB) are accepted"
-    status, answer = raw_request(
-        tesseract_worker.url, {"Content-Type": "application/json", "Transfer-Encoding": "chunked"}, b"0\r\n\r\n"
+    assert answer["error"]["message"] == (
+        f"the body is {60 * 2**20} bytes; at most {50 * 2**20} (50 MB, --max-body-mb) are accepted"
     )
-    assert (status, answer["error"]["message"]) == (411, "a Content-Length header is required")
     # The worker is still there for the next client.
     assert tesseract_worker.request("GET", "/health") == (200, {"status": "ok"})
+
+
+def test_chunked_bodies_are_read_and_counted_as_they_stream(small_worker):
+    body = json_image(600_000)  # ~800 KB of JSON: within the 1 MB limit
+    seconds, answer = raw_exchange(
+        small_worker.url,
+        post_head("Transfer-Encoding: chunked\r\nConnection: close\r\n"),
+        [*chunked(body), b"0\r\n\r\n"],
+    )
+    status, document = status_and_document(answer)
+    assert (status, document["text"]) == (200, "600000 bytes")
+
+    # Beyond the limit, the answer comes while the client is still sending: the server does not wait
+    # for (nor keep) the rest. The client here never ends its body.
+    over = chunked(json_image(900_000))  # ~1.2 MB
+    seconds, answer = raw_exchange(small_worker.url, post_head("Transfer-Encoding: chunked\r\n"), over, wait=10)
+    status, document = status_and_document(answer)
+    assert status == 413
+    assert document["error"]["message"] == (
+        f"the body is more than {2**20} bytes; at most {2**20} (1 MB, --max-body-mb) are accepted"
+    )
+    assert seconds < 0.9  # not the 1 s body timeout: refused as soon as the limit was passed
+    assert small_worker.request("GET", "/health") == (200, {"status": "ok"})
+
+
+@pytest.mark.parametrize("length", ["-1", "abc", "1e3", "10, 20", "+5"])
+def test_a_negative_or_malformed_content_length_is_a_400(small_worker, length):
+    seconds, answer = raw_exchange(small_worker.url, post_head(f"Content-Length: {length}\r\n"), [b"{}"])
+    head = answer.partition(b"\r\n")[0]
+    assert head == b"HTTP/1.1 400 Bad Request"  # uvicorn's HTTP parser refuses it, before any body is read
+    assert small_worker.request("GET", "/health") == (200, {"status": "ok"})
+
+
+def test_a_body_without_framing_is_no_body(small_worker):
+    """Without Content-Length or chunked Transfer-Encoding a request has no body (HTTP/1.1): what
+    follows the headers is not read as one, however long."""
+    seconds, answer = raw_exchange(small_worker.url, post_head(""), [json_image(600_000), b"\r\n\r\n"])
+    status, document = status_and_document(answer)
+    assert status == 400
+    assert document["error"]["message"].startswith("the request has no body; expected multipart/form-data")
+
+
+def test_a_body_that_does_not_arrive_in_time_is_a_408(small_worker):
+    head = post_head("Content-Length: 1000\r\n")
+    start = time.perf_counter()
+    seconds, answer = raw_exchange(small_worker.url, head, [b'{"image": "'], wait=10)  # and then nothing
+    status, document = status_and_document(answer)
+    assert status == 408
+    assert document["error"]["message"] == "the body did not arrive within 1 s (--body-timeout); 11 bytes came"
+    assert 1.0 <= time.perf_counter() - start < 2
 
 
 @requires_tesseract
@@ -389,6 +501,162 @@ def test_workers_bound_recognitions_at_once_and_temp_files_are_removed(tmp_path)
         assert worker.stop() == 0
 
 
+# A Python engine that takes its time: SECONDS per image.
+SLOW_ENGINE = """
+import time
+
+def read(path, seconds):
+    time.sleep(seconds)
+    return "read slowly"
+"""
+
+
+def engine_config(tmp_path: Path, name: str, module: str, source: str, function: str, **kwargs) -> Path:
+    (tmp_path / f"{module}.py").write_text(source)
+    config = tmp_path / "ocr.yaml"
+    engine = {"type": "python", "function": f"{module}:{function}", **({"kwargs": kwargs} if kwargs else {})}
+    config.write_text(json.dumps({"engines": {name: engine}}))
+    return config
+
+
+def post_image(url: str, timeout: float = 30) -> tuple[int, http.client.HTTPMessage, dict]:
+    """One POST /ocr on its own new connection (http.client): status, headers, JSON answer."""
+    host, port = url.removeprefix("http://").split(":")
+    body, content_type = urllib3.encode_multipart_formdata({"image": ("line.png", LINE.read_bytes(), "image/png")})
+    connection = http.client.HTTPConnection(host, int(port), timeout=timeout)
+    try:
+        connection.request("POST", "/ocr", body=body, headers={"Content-Type": content_type})
+        response = connection.getresponse()
+        return response.status, response.msg, json.loads(response.read())  # msg: headers, any case
+    finally:
+        connection.close()
+
+
+def test_a_full_queue_gets_503_with_retry_after(tmp_path):
+    config = engine_config(tmp_path, "counter", "counting_engine", COUNTING_ENGINE, "read")
+    with serving(tmp_path, "--engine", "counter", "--config", str(config), "--workers", "1", "--queue", "1") as worker:
+        with ThreadPoolExecutor(4) as pool:
+            answers = list(pool.map(lambda _: post_image(worker.url), range(4)))
+        statuses = sorted(status for status, _, _ in answers)
+        assert statuses == [200, 200, 503, 503]  # one recognizing, one waiting; the others refused at once
+        for status, headers, document in answers:
+            if status == 200:
+                assert document["text"].startswith("1 ")  # one recognition at a time
+            else:
+                assert headers["Retry-After"] == "1"  # no recognition had ended yet: 1 s
+                assert document["error"]["type"] == "server_busy_error"
+                assert document["error"]["message"] == (
+                    "the worker is full: 2 requests are being recognized or waiting, the most it takes "
+                    "(--workers 1 + --queue 1); retry after 1 s"
+                )
+        # The places are given back: the next requests are served.
+        assert post_image(worker.url)[0] == 200
+        assert worker.stop() == 0
+
+
+def test_a_burst_of_50_clients_all_get_an_answer(tmp_path):
+    """50 clients connect and post at once, on real TCP connections: each gets a 200 or a 503 with
+    Retry-After, none a reset or a refused connection (the backlog holds them until accepted)."""
+    config = engine_config(tmp_path, "slow", "slow_engine", SLOW_ENGINE, "read", seconds=0.05)
+    clients = 50
+    with serving(tmp_path, "--engine", "slow", "--config", str(config), "--workers", "2") as worker:
+        start = threading.Barrier(clients)
+
+        def client(_):
+            start.wait()
+            try:
+                return post_image(worker.url)
+            except OSError as exc:  # a reset, a refused connection, a timeout: what must not happen
+                return exc
+
+        with ThreadPoolExecutor(clients) as pool:
+            answers = list(pool.map(client, range(clients)))
+        failures = [answer for answer in answers if isinstance(answer, Exception)]
+        assert failures == []
+        statuses = [status for status, _, _ in answers]
+        assert set(statuses) <= {200, 503}
+        assert statuses.count(200) >= 2 + 32  # the workers and the default queue of 32 were all used
+        for status, headers, document in answers:
+            if status == 200:
+                assert document["text"] == "read slowly"
+            else:
+                assert int(headers["Retry-After"]) >= 1 and document["error"]["type"] == "server_busy_error"
+        assert worker.stop() == 0
+    assert "Traceback" not in worker.stderr.read_text()
+
+
+def test_the_http_engine_waits_for_a_full_worker_within_its_deadline(tmp_path):
+    config = engine_config(tmp_path, "slow", "slow_engine", SLOW_ENGINE, "read", seconds=1.0)
+    with serving(tmp_path, "--engine", "slow", "--config", str(config), "--workers", "1", "--queue", "0") as worker:
+
+        def engine(timeout: float):
+            options = {"url": f"{worker.url}/ocr", "timeout": timeout, "retries": 3, "backoff": 0.1}
+            return EngineRegistry().create(EngineSpec(f"remote-{timeout:g}", "http", options))
+
+        with ThreadPoolExecutor(1) as pool:
+            first = pool.submit(engine(10).recognize, LINE)  # holds the one place for 1 s
+            time.sleep(0.3)
+            # A budget shorter than the Retry-After: it fails at once, saying why.
+            begun = time.perf_counter()
+            with pytest.raises(EngineError) as info:
+                engine(0.6).recognize(LINE)
+            assert time.perf_counter() - begun < 0.5
+            message = str(info.value)
+            assert "failed after 1 attempt: HTTP 503 Service Unavailable; " in message
+            assert "the worker is full" in message
+            assert re.search(
+                r"the server asks to wait 1 s \(Retry-After\), more than the 0\.\d s left of the 0\.6 s", message
+            )
+            # A budget with room for it: it waits the Retry-After, retries, and is served.
+            begun = time.perf_counter()
+            assert engine(10).recognize(LINE).text == "read slowly"
+            assert time.perf_counter() - begun >= 1.0 + 1.0  # Retry-After 1 s, then its own recognition of 1 s
+            assert first.result().text == "read slowly"
+        assert worker.stop() == 0
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_on_a_signal_requests_under_way_finish_and_new_ones_are_refused(tmp_path, signum):
+    config = engine_config(tmp_path, "slow", "slow_engine", SLOW_ENGINE, "read", seconds=2.0)
+    with serving(tmp_path, "--engine", "slow", "--config", str(config), "--workers", "2") as worker:
+        host, port = worker.url.removeprefix("http://").split(":")
+        with ThreadPoolExecutor(2) as pool:
+            under_way = [pool.submit(post_image, worker.url) for _ in range(2)]
+            time.sleep(0.5)  # both are in the engine now
+            worker.proc.send_signal(signum)
+            refused_at = None
+            for _ in range(100):
+                try:
+                    socket.create_connection((host, int(port)), timeout=1).close()
+                except ConnectionRefusedError:
+                    refused_at = time.perf_counter()
+                    break
+                time.sleep(0.02)
+            assert refused_at is not None, "the worker still accepted connections after the signal"
+            assert not any(future.done() for future in under_way)  # refused while the others were still running
+            for future in under_way:
+                status, _, document = future.result()
+                assert (status, document["text"]) == (200, "read slowly")
+        assert worker.proc.wait(timeout=20) == 0
+    stderr = worker.stderr.read_text()
+    assert "pytest-ocr serve: stopped" in stderr and "Traceback" not in stderr
+
+
+def test_without_the_serve_extra_one_line_says_what_to_install(tmp_path):
+    """The serve extra's modules made unimportable in a real `pytest-ocr serve` process."""
+    code = (
+        "import sys; sys.modules['starlette'] = None\n"
+        "from pytest_ocr.cli import main\n"
+        "sys.exit(main(['serve', '--engine', 'tesseract', '--port', '0']))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        "pytest-ocr serve: the serve extra is not installed (no module 'starlette'); "
+        'install it with: pip install "pytest-ocr[serve]"\n'
+    )
+
+
 @requires_tesseract
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_signals_stop_the_worker_cleanly(tmp_path, signum):
@@ -427,8 +695,15 @@ def test_configuration_errors_are_reported(tmp_path):
     result = start_failing(tmp_path, "--engine", "klingon", "--config", str(config))
     assert result.returncode == 2 and "Tesseract language(s) tlh not installed" in result.stderr
     assert "klingon" in result.stderr and "ocr.yaml:2" in result.stderr
-    result = start_failing(tmp_path, "--engine", "tesseract", "--workers", "0")
-    assert (result.returncode, result.stderr) == (2, "pytest-ocr serve: --workers must be 1 or more, got 0\n")
+    for option, value, message in [
+        ("--workers", "0", "--workers must be 1 or more, got 0"),
+        ("--queue", "-1", "--queue must be 0 or more, got -1"),
+        ("--max-body-mb", "0", "--max-body-mb must be more than 0, got 0"),
+        ("--body-timeout", "-2", "--body-timeout must be more than 0 seconds, got -2"),
+        ("--backlog", "0", "--backlog must be 1 or more, got 0"),
+    ]:
+        result = start_failing(tmp_path, "--engine", "tesseract", option, value)
+        assert (result.returncode, result.stderr) == (2, f"pytest-ocr serve: {message}\n")
 
 
 @requires_tesseract

@@ -71,20 +71,24 @@ class HttpEngine:
         timeout = _options.check_timeout(spec, options["timeout"])
         key = _http.read_api_key(spec, options["api_key_env"])
         self.client = _http.Client(spec, options, timeout=timeout, key=key)
-        self.headers = dict(options["headers"])
+        header = options["api_key_header"]
+        # The engine sets Content-Type, and the key's header when there is a key.
+        headers = _http.sent_headers(options["headers"], "Content-Type", *([header] if key is not None else []))
+        self.headers = dict(headers)
         if key is not None:
-            header = options["api_key_header"]
             self.headers[header] = f"Bearer {key}" if header.lower() == "authorization" else key
 
-        # Header values and the key may be secrets: only names go into the fingerprint;
-        # the URL loses its query string, which may hold a key too.
+        # Header values may be secrets: they go into the fingerprint hashed, the key not at
+        # all (it is read from the environment); the URL loses its query string, which may
+        # hold a key too.
         self.config = {
             "url": _http.public_url(self.url),
             "mode": self.mode,
             name_key: self.image_key,
             "form": self.form,
-            "headers": sorted(self.headers),
+            "headers": _http.fingerprint_headers(headers),
             "api_key_env": options["api_key_env"],
+            **({"api_key_header": header} if key is not None else {}),
             **{key: path for key, path in self.paths.items() if path is not None},
         }
         self.version = None
@@ -126,7 +130,7 @@ class HttpEngine:
             recognition = self._parse(document)
         except EngineError as exc:
             raise self.client.error(f"POST {_http.public_url(self.url)} for {image.name}: {exc}") from None
-        return self.client.clean(recognition)
+        return self.client.finish(recognition)
 
     def _parse(self, document: Any) -> Recognition:
         values: dict[str, Any] = {}

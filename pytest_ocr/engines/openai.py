@@ -112,7 +112,11 @@ class OpenAIEngine:
         timeout = _options.check_timeout(spec, options["timeout"])
         key = _http.read_api_key(spec, options["api_key_env"])
         self.client = _http.Client(spec, options, timeout=timeout, key=key)
-        self.headers = {**options["headers"], "Content-Type": "application/json"}
+        # The engine sets Content-Type, and Authorization when there is a key.
+        headers = _http.sent_headers(
+            options["headers"], "Content-Type", *(["Authorization"] if key is not None else [])
+        )
+        self.headers = {**headers, "Content-Type": "application/json"}
         if key is not None:
             self.headers["Authorization"] = f"Bearer {key}"
         self.config = {
@@ -123,7 +127,7 @@ class OpenAIEngine:
             "max_tokens": self.max_tokens,
             "temperature": options["temperature"],
             "extra_body": options["extra_body"],
-            "headers": sorted(name for name in self.headers if name != "Content-Type"),
+            "headers": _http.fingerprint_headers(headers),  # values hashed; the key is not in it
             "api_key_env": options["api_key_env"],
         }
 
@@ -145,7 +149,7 @@ class OpenAIEngine:
             recognition = self._parse(document, warnings)
         except EngineError as exc:
             raise self.client.error(f"POST {_http.public_url(self.url)} for {image.name}: {exc}") from None
-        return self.client.clean(recognition)
+        return self.client.finish(recognition)
 
     def _parse(self, document: Any, warnings: list[str]) -> Recognition:
         if isinstance(document, dict) and "choices" not in document and "error" in document:

@@ -10,11 +10,14 @@ told to misbehave, request by request::
         assert len(server.requests) == 3
 
 Faults: ``redirect`` (a 307 elsewhere), ``400`` (a client error, never retried), ``500``
-(an error body), ``429`` (with Retry-After), ``slow`` (answers after ``slow_s``),
-``malformed`` (invalid JSON), ``drop`` (closes the connection without a response),
-``missing`` (valid JSON without the text), ``echo_auth`` (a 401 whose body repeats the
-Authorization header), ``ok``. ``faults`` are used up one per request, then ``default``
-applies to every later one. ``delay`` holds every answer back; ``reply(request)``, if
+(an error body), ``429`` and ``503`` (with Retry-After: ``retry_after``), ``slow`` (answers
+after ``slow_s``), ``malformed`` (invalid JSON), ``drop`` (closes the connection without a
+response), ``missing`` (valid JSON without the text), ``echo_auth`` (a 401 whose body
+repeats the Authorization header), ``trickle`` (a 200 whose body comes one byte every
+``trickle_s`` seconds, for ever), ``trickle_head`` (the status line and headers coming
+that way, for ever), ``flood`` (a 200 whose body comes as fast as it can, for ever),
+``ok``. ``faults`` are used up one per request, then ``default`` applies to every later
+one. ``delay`` holds every answer back; ``reply(request)``, if
 given, builds the whole JSON answer of an ``ok`` request (e.g. a text per image).
 
 Run it alone (``python tests/engine_helpers/servers.py --delay 0.2``) for a server in
@@ -24,6 +27,7 @@ another process; it prints its URL.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import email.parser
 import email.policy
 import json
@@ -35,7 +39,22 @@ from http.client import HTTPMessage
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-FAULTS = ("ok", "redirect", "400", "500", "429", "slow", "malformed", "drop", "missing", "echo_auth")
+FAULTS = (
+    "ok",
+    "redirect",
+    "400",
+    "500",
+    "429",
+    "503",
+    "slow",
+    "malformed",
+    "drop",
+    "missing",
+    "echo_auth",
+    "trickle",
+    "trickle_head",
+    "flood",
+)
 ERROR_BODY = '{"error": {"message": "the model crashed", "type": "server_error"}}'
 
 
@@ -94,6 +113,7 @@ class FakeServer:
         retry_after: str = "1",
         error_body: str = ERROR_BODY,
         finish_reason: str = "stop",
+        trickle_s: float = 0.2,
     ) -> None:
         self.faults = list(faults)
         for fault in [*self.faults, default]:
@@ -106,6 +126,8 @@ class FakeServer:
         self.retry_after = retry_after
         self.error_body = error_body
         self.finish_reason = finish_reason
+        self.trickle_s = trickle_s
+        self.stopping = threading.Event()  # ends the answers that trickle for ever
         self.requests: list[Request] = []
         self.in_flight = 0
         self.max_in_flight = 0
@@ -133,6 +155,7 @@ class FakeServer:
         return self
 
     def stop(self) -> None:
+        self.stopping.set()
         self._server.shutdown()
         self._server.server_close()
 
@@ -172,6 +195,9 @@ class _Server(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # TCP_NODELAY, as real servers (uvicorn, vLLM) set it: otherwise the body, written after the
+    # headers, waits for the client's delayed ACK, and every answer comes 40 ms late.
+    disable_nagle_algorithm = True
     server: _Server
 
     def log_message(self, format, *args) -> None:
@@ -206,6 +232,27 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(500, fake.error_body.encode())
         if fault == "429":
             return self._send(429, b'{"error": "slow down"}', {"Retry-After": fake.retry_after})
+        if fault == "503":
+            return self._send(503, b'{"error": "busy"}', {"Retry-After": fake.retry_after})
+        if fault == "trickle":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(10**9))
+            self.end_headers()
+            return self._trickle(fake, b" ")  # JSON allows any amount of leading white space
+        if fault == "flood":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(10**15))
+            self.end_headers()
+            self.close_connection = True
+            with contextlib.suppress(OSError):  # until the client hangs up
+                while not fake.stopping.is_set():
+                    self.wfile.write(b" " * 65536)
+            return None
+        if fault == "trickle_head":
+            self.wfile.write(b"HTTP/1.1 200 OK\r\n")
+            return self._trickle(fake, b"X-Padding: " + b"x" * 60 + b"\r\n")
         if fault == "malformed":
             return self._send(200, b'{"text": "unterminated')
         if fault == "missing":
@@ -217,6 +264,19 @@ class _Handler(BaseHTTPRequestHandler):
         if fault == "slow":
             time.sleep(fake.slow_s)
         self._send(200, json.dumps(fake.ok_answer(request)).encode())
+
+    def _trickle(self, fake: FakeServer, data: bytes) -> None:
+        """``data`` again and again, one byte every ``trickle_s``, until the client hangs up
+        or the server stops."""
+        self.close_connection = True
+        try:
+            while not fake.stopping.is_set():
+                for byte in data:
+                    self.wfile.write(bytes([byte]))
+                    if fake.stopping.wait(fake.trickle_s):
+                        return
+        except OSError:  # the client gave up: what this fault is for
+            pass
 
     def _send(self, status: int, body: bytes, headers: dict | None = None) -> None:
         self.send_response(status)
