@@ -4,7 +4,8 @@
 
 scores two text files exactly as a case would (same normalisation, same metrics).
 
-    pytest-ocr serve --engine NAME [--config FILE] [--host HOST] [--port PORT] [--workers N]
+    pytest-ocr serve --engine NAME [--config FILE] [--host HOST] [--port PORT] [--workers N] [--queue M]
+                     [--max-body-mb MB] [--body-timeout SECONDS] [--backlog N]
 
 serves an engine as an HTTP OCR worker (see pytest_ocr/serve.py).
 
@@ -18,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,6 +26,7 @@ from . import __version__
 from .cases.rules import format_number
 from .errors import OcrError
 from .metrics import CER_DENOMINATORS, DEFAULT_METRICS, METRICS, PROFILES, Normalization, score
+from .report.visible import visible
 from .storable import json_safe
 
 if TYPE_CHECKING:
@@ -79,7 +80,14 @@ def cmd_score(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     from . import serve  # the engines and the HTTP server are not needed for `score`
 
-    return serve.run(args.engine, Path(args.config) if args.config else None, args.host, args.port, args.workers)
+    settings = serve.Settings(
+        workers=args.workers,
+        queue=args.queue,
+        max_body_mb=args.max_body_mb,
+        body_timeout=args.body_timeout,
+        backlog=args.backlog,
+    )
+    return serve.run(args.engine, Path(args.config) if args.config else None, args.host, args.port, settings)
 
 
 def _comparison_text(c: Comparison) -> list[str]:
@@ -144,7 +152,7 @@ def _comparison_text(c: Comparison) -> list[str]:
             f"result: {'FAILED' if c.failed else 'ok'}: {len(c.violations)} rule violation(s) of {', '.join(c.rules)}"
         )
     # Error messages carry engine output: no terminal control sequences from it.
-    return ["".join("\ufffd" if unicodedata.category(ch) == "Cc" else ch for ch in line) for line in lines]
+    return [visible(line) for line in lines]
 
 
 def _more(items: list) -> list[str]:
@@ -204,6 +212,35 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, this machine only)")
     v.add_argument("--port", type=int, default=8765, help="port to listen on; 0 picks a free one (default: 8765)")
     v.add_argument("--workers", type=int, default=1, metavar="N", help="recognitions run at once (default: 1)")
+    v.add_argument(
+        "--queue",
+        type=int,
+        default=32,
+        metavar="M",
+        help="recognition requests that wait for a worker; beyond them a request gets 503 with Retry-After "
+        "(default: 32)",
+    )
+    v.add_argument(
+        "--max-body-mb",
+        type=float,
+        default=50.0,
+        metavar="MB",
+        help="largest request body, counted as it arrives whatever its framing; larger gets 413 (default: 50)",
+    )
+    v.add_argument(
+        "--body-timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="time for a request body to arrive; slower gets 408 (default: 60)",
+    )
+    v.add_argument(
+        "--backlog",
+        type=int,
+        default=2048,
+        metavar="N",
+        help="connections waiting to be accepted, for bursts of clients (default: 2048, capped by the OS)",
+    )
     v.set_defaults(run=cmd_serve)
 
     c = commands.add_parser(

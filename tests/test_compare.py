@@ -520,4 +520,4 @@ def test_cli_text_keeps_terminal_control_sequences_out(runs, tmp_path):
     result = run_cli(runs / "base.json", tmp_path / "head.json", "--fail-on", "errors")
     assert result.returncode == 1
     assert "\x1b" not in result.stdout and "\x07" not in result.stdout
-    assert f"  {ID('crashes')}: passed -> error: engine said \ufffd[2J\ufffd[31mred\ufffd and more" in result.stdout
+    assert f"  {ID('crashes')}: passed -> error: engine said \\x1b[2J\\x1b[31mred\\x07 and more" in result.stdout

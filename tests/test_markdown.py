@@ -140,8 +140,11 @@ def test_escape_by_hand():
     assert escape("a|b`c<script>&x") == "a\\|b\\`c&lt;script&gt;&amp;x"
     assert escape("*b* _i_ [l](u) ~s~ $m$ #h !i \\") == "\\*b\\* \\_i\\_ \\[l\\](u) \\~s\\~ \\$m\\$ \\#h \\!i \\\\"
     assert escape("@octocat") == "@\u200boctocat"
-    assert escape("line 1\nline 2\r\tend") == "line 1 line 2  end"
-    assert escape("\x1b[31m\u202eevil") == "\ufffd\\[31m\ufffdevil"  # terminal escape, right-to-left override
+    # line breaks, tabs, a terminal escape and a right-to-left override shown as their escapes
+    # (the backslash escaped for Markdown), so the cell reads as what the engine sent
+    assert escape("line 1\nline 2\r\tend") == "line 1\\\\nline 2\\\\r\\\\tend"
+    assert escape("\x1b[31m\u202eevil") == "\\\\x1b\\[31m\\\\u202eevil"
+    assert "".join(render(escape("\x1b[31m\u202eevil\n::error::x")).text).strip() == "\\x1b[31m\\u202eevil\\n::error::x"
     assert escape("x" * 300, limit=10) == "x" * 9 + "…"
     assert escape("&lt;") == "&amp;lt;"  # an entity in OCR text shows as written
 

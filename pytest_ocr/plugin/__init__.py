@@ -11,6 +11,7 @@ import pytest
 
 from .. import limits
 from ..errors import OcrError
+from ..report.visible import visible
 from . import hookspecs
 from .collector import CARRIED, Collector
 from .executor import EXECUTOR, Executor
@@ -57,10 +58,13 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report = yield
     error = call.excinfo.value if call.excinfo else None
     if call.when == "setup" and isinstance(error, OcrError):
-        report.longrepr = str(error)  # pytest formats setup errors without asking the item
+        report.longrepr = visible(str(error), multiline=True)  # pytest formats setup errors without asking the item
     result = item.config.stash[EXECUTOR].report_result(item, call, report)
     if result is not None:
         report.ocr = result.to_dict()
+    if isinstance(item, OcrItem):
+        # what engines print (an isolated python engine's stderr) is untrusted text too
+        report.sections = [(title, visible(text, multiline=True)) for title, text in report.sections]
     if isinstance(item, OcrItem) and (call.when == "call" or report.failed or report.skipped):
         if item.gates:
             report.ocr_gates = [g.to_dict() for g in item.gates]

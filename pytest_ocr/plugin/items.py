@@ -17,6 +17,7 @@ from ..cases.loader import load_cases
 from ..cases.model import Case, DatasetInfo
 from ..engines import EngineRegistry, EngineSpec
 from ..errors import OcrError
+from ..report.visible import visible
 from ..run.identity import item_key, relative
 from ..run.result import INVALID_FILE_ITEM
 from .options import Settings
@@ -159,8 +160,9 @@ class OcrItem(pytest.Item):
         self.runner.score(self)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        # The message alone, made visible: it carries engine output and error messages.
         if isinstance(excinfo.value, (ThresholdFailure, OcrError)):
-            return str(excinfo.value)
+            return visible(str(excinfo.value), multiline=True)
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int, str]:

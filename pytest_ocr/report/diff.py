@@ -2,6 +2,10 @@
 
 Shows the normalised texts (what was actually compared), in windows around the
 differences, so a 3,000-character page with two errors prints two short windows.
+Each character takes one column of the rows, as wide as its widest side: a line break
+shows as ⏎ and a tab as ⇥; control and format characters (ESC, NUL, CR, bidi overrides)
+as their escapes (``\\x1b``, ``\\u202e``, see visible.py) with the marks under the
+whole escape; CJK characters take two terminal columns on both rows.
 """
 
 from __future__ import annotations
@@ -9,41 +13,56 @@ from __future__ import annotations
 from rapidfuzz.distance import Levenshtein
 
 from ..metrics import Normalization
+from .terminal import width
+from .visible import visible
 
 WIDTH = 72
 CONTEXT = 12
 MAX_WINDOWS = 8
 GAP = "·"  # stands for a character that one side does not have
-VISIBLE = {"\n": "⏎", "\t": "⇥", "\r": "␍"}
+LAYOUT = {"\n": "⏎", "\t": "⇥"}
 
 
-def _align(reference: str, hypothesis: str) -> tuple[str, str, str]:
-    """Two equally long rows (gaps filled) and a marker row: ^ substitution, - deletion, + insertion."""
-    ref_row, hyp_row, marks = [], [], []
+def _shown(row: list[str]) -> list[str]:
+    """Each character of an aligned row as it is printed: layout characters as symbols,
+    hidden ones as escapes, and the ``[`` of ``##[`` (a workflow command anywhere in a
+    line) as ``\\x5b``, so no row can carry a command across its cells."""
+    shown = [LAYOUT.get(ch) or visible(ch) for ch in row]
+    for i in range(2, len(row)):
+        if row[i] == "[" and row[i - 1] == "#" and row[i - 2] == "#":
+            shown[i] = "\\x5b"
+    return shown
+
+
+def _align(reference: str, hypothesis: str) -> tuple[list[str], list[str], list[str], list[int]]:
+    """The aligned rows, one cell per character or gap: the expected and recognized cells
+    and a mark per cell (^ substitution, - deletion, + insertion); and each cell's width."""
+    ref_row: list[str] = []
+    hyp_row: list[str] = []
+    marks: list[str] = []
     for op in Levenshtein.opcodes(reference, hypothesis):
         tag, i1, i2, j1, j2 = op.tag, op.src_start, op.src_end, op.dest_start, op.dest_end
-        if tag == "equal":
-            ref_row.append(reference[i1:i2])
-            hyp_row.append(hypothesis[j1:j2])
-            marks.append(" " * (i2 - i1))
-        elif tag == "replace":
-            ref_row.append(reference[i1:i2])
-            hyp_row.append(hypothesis[j1:j2])
-            marks.append("^" * (i2 - i1))
+        if tag in ("equal", "replace"):
+            ref_row += reference[i1:i2]
+            hyp_row += hypothesis[j1:j2]
+            marks += (" " if tag == "equal" else "^") * (i2 - i1)
         elif tag == "delete":
-            ref_row.append(reference[i1:i2])
-            hyp_row.append(GAP * (i2 - i1))
-            marks.append("-" * (i2 - i1))
+            ref_row += reference[i1:i2]
+            hyp_row += GAP * (i2 - i1)
+            marks += "-" * (i2 - i1)
         else:
-            ref_row.append(GAP * (j2 - j1))
-            hyp_row.append(hypothesis[j1:j2])
-            marks.append("+" * (j2 - j1))
-    visible = str.maketrans(VISIBLE)
-    return "".join(ref_row).translate(visible), "".join(hyp_row).translate(visible), "".join(marks)
+            ref_row += GAP * (j2 - j1)
+            hyp_row += hypothesis[j1:j2]
+            marks += "+" * (j2 - j1)
+    ref_cells, hyp_cells = _shown(ref_row), _shown(hyp_row)
+    widths = [max(1, width(r), width(h)) for r, h in zip(ref_cells, hyp_cells, strict=True)]
+    return ref_cells, hyp_cells, marks, widths
 
 
 def _windows(marks: str) -> list[tuple[int, int]]:
-    """Spans of at most WIDTH columns covering every difference with some context."""
+    """Spans of at most WIDTH (+ CONTEXT) cells covering every difference with some
+    context; a span starts where the one before it ended at the earliest, so no cell is
+    shown twice."""
     spans: list[tuple[int, int]] = []
     for i, mark in enumerate(marks):
         if mark == " ":
@@ -51,7 +70,8 @@ def _windows(marks: str) -> list[tuple[int, int]]:
         if spans and i < spans[-1][1] and i < spans[-1][0] + WIDTH:
             spans[-1] = (spans[-1][0], min(len(marks), max(spans[-1][1], i + CONTEXT)))
         else:
-            spans.append((max(0, i - CONTEXT), min(len(marks), i + CONTEXT)))
+            start = max(0, i - CONTEXT, spans[-1][1] if spans else 0)
+            spans.append((start, min(len(marks), i + CONTEXT)))
     return spans
 
 
@@ -60,14 +80,21 @@ def aligned_diff(reference: str, hypothesis: str, normalization: Normalization) 
     steps = ", ".join(normalization.steps()) or "none"
     if ref == hyp:
         return [f"(texts are identical after normalisation: {steps})"]
-    ref_row, hyp_row, marks = _align(ref, hyp)
-    spans = _windows(marks)
+    ref_cells, hyp_cells, marks, widths = _align(ref, hyp)
+    spans = _windows("".join(marks))
+
+    def row(cells: list[str], start: int, end: int) -> str:
+        return "".join(c + " " * (w - width(c)) for c, w in zip(cells[start:end], widths[start:end], strict=True))
+
+    def mark_row(start: int, end: int) -> str:
+        return "".join(m * w for m, w in zip(marks[start:end], widths[start:end], strict=True)).rstrip()
+
     lines = [f"aligned diff after normalisation ({steps}); ^ substituted, - missing, + extra, {GAP} gap:"]
     for start, end in spans[:MAX_WINDOWS]:
         lines.append(f"  @ column {start + 1}")
-        lines.append(f"  expected:   {ref_row[start:end]}")
-        lines.append(f"  recognized: {hyp_row[start:end]}")
-        lines.append(f"              {marks[start:end].rstrip()}")
+        lines.append(f"  expected:   {row(ref_cells, start, end)}")
+        lines.append(f"  recognized: {row(hyp_cells, start, end)}")
+        lines.append(f"              {mark_row(start, end)}")
     if len(spans) > MAX_WINDOWS:
         lines.append(
             f"  ... {len(spans) - MAX_WINDOWS} more differing segments not shown "

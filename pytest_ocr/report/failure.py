@@ -1,5 +1,9 @@
 """The text of a failed OCR item: where, each threshold with its value, and what differs:
-the fields that did not match, the schema violations, the task's result, the text diff."""
+the fields that did not match, the schema violations, the task's result, the text diff.
+
+Every piece of text that comes from the engine or the case file is made visible (one
+line each, see visible.py), so the failure text pytest prints, and the first line of it
+in the short summary, hold no terminal control sequence and no workflow command."""
 
 from __future__ import annotations
 
@@ -8,13 +12,18 @@ from typing import Any
 from ..metrics import FIELD_METRICS, Normalization
 from ..run.result import CaseResult
 from .diff import aligned_diff
+from .visible import visible
 
 SHOWN = 10  # schema errors, mismatched fields
 
 
 def _short(value: object, width: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= width else text[: width - 3] + "..."
+    text = repr(value)  # repr escapes hidden characters already; visible() makes workflow commands inert
+    return visible(text if len(text) <= width else text[: width - 3] + "...")
+
+
+def _names(names: list[str]) -> str:
+    return ", ".join(visible(str(n)) for n in names[:SHOWN])
 
 
 def _fields(details: dict[str, Any], source: str | None) -> list[str]:
@@ -26,33 +35,33 @@ def _fields(details: dict[str, Any], source: str | None) -> list[str]:
     for key, mismatch in list(details["mismatches"].items())[:SHOWN]:
         match = mismatch["match"]
         lines.append(
-            f"  {key}: expected {_short(mismatch['expected'])}, got {_short(mismatch['extracted'])} "
-            f"({match['type'] if isinstance(match, dict) else match})"
+            f"  {visible(str(key))}: expected {_short(mismatch['expected'])}, got {_short(mismatch['extracted'])} "
+            f"({visible(str(match['type'] if isinstance(match, dict) else match))})"
         )
     if details["missing_fields"]:
-        lines.append(f"  missing: {', '.join(details['missing_fields'][:SHOWN])}")
+        lines.append(f"  missing: {_names(details['missing_fields'])}")
     if details["extra_fields"]:
-        lines.append(f"  extra: {', '.join(details['extra_fields'][:SHOWN])}")
+        lines.append(f"  extra: {_names(details['extra_fields'])}")
     return lines
 
 
 def _schema(details: dict[str, Any]) -> list[str]:
     if details.get("parsing_error"):
-        return [f"the output is not valid JSON: {details['parsing_error']}"]
+        return [f"the output is not valid JSON: {visible(str(details['parsing_error']))}"]
     errors = details.get("validation_errors", [])
     lines = [f"schema violations ({len(errors)}):"]
-    lines += [f"  {e['pointer'] or '/'}: {e['message']}" for e in errors[:SHOWN]]
+    lines += [f"  {visible(e['pointer'] or '/')}: {visible(e['message'])}" for e in errors[:SHOWN]]
     return lines
 
 
 def failure_text(result: CaseResult, what: str, location: str, normalization: Normalization) -> str:
     """A failed item's text: where, each check with its value, the baseline deltas, the
     warnings, what differs in fields, schema and task, and the aligned diff."""
-    lines = [f"{result.case} on {result.engine}: {what} ({location})"]
-    lines += ["  " + c.message() for c in result.checks]
+    lines = [f"{visible(result.case)} on {visible(result.engine or '')}: {what} ({visible(location)})"]
+    lines += ["  " + visible(c.message()) for c in result.checks]
     if result.regressed and result.baseline is not None:
-        lines += ["  baseline: " + d.message() for d in result.baseline.deltas]
-    lines += [f"  warning: {w}" for w in result.warnings]
+        lines += ["  baseline: " + visible(d.message()) for d in result.baseline.deltas]
+    lines += [f"  warning: {visible(w)}" for w in result.warnings]
     details = result.details
     field_details = next((details[m] for m in FIELD_METRICS if m in details), None)
     if field_details is not None:
@@ -61,8 +70,11 @@ def failure_text(result: CaseResult, what: str, location: str, normalization: No
         lines += ["", *_schema(details["schema_valid"])]
     task = details.get("task_success")
     if task is not None and task.get("error_type"):
-        lines += ["", f"task ({task['task_type']}): {task['error_type']}, quality {task['quality']}"]
+        lines += [
+            "",
+            visible(f"task ({task['task_type']}): {task['error_type']}, quality {task['quality']}"),
+        ]
     if result.reference is not None and result.prediction is not None:
         lines.append("")
         lines += aligned_diff(result.reference, result.prediction, normalization)
-    return "\n".join(lines)
+    return visible("\n".join(lines), multiline=True)  # the safety net (idempotent)

@@ -1,8 +1,9 @@
 """GitHub Actions: error annotations at the case file's line, and the job's step summary.
 
 Used only when ``GITHUB_ACTIONS=true``. Workflow commands are lines on the job's
-output; their values are escaped as GitHub's toolkit does, so OCR text (untrusted)
-cannot end a command early or start another one.
+output. Untrusted text in them (OCR text, error messages, file names, ids) is first
+made visible (visible.py: control and bidi characters as escapes, ``##[`` inert), then
+escaped as GitHub's toolkit does, so it cannot end a command early or start another.
 """
 
 # No ``from __future__ import annotations``: ``annotations`` is this module's own function
@@ -11,6 +12,7 @@ from pathlib import Path
 
 from ..run.record import RunRecord
 from .markdown import run_markdown
+from .visible import visible
 
 MAX_ANNOTATIONS = 50  # GitHub shows at most 10 errors per step anyway; the summary lists the rest
 
@@ -24,8 +26,8 @@ def _property(text: str) -> str:
 
 
 def _command(file: str | None, line: int | None, title: str, message: str) -> str:
-    where = f"file={_property(file)},line={line or 1}," if file else ""
-    return f"::error {where}title={_property(title)}::{_data(message)}"
+    where = f"file={_property(visible(file))},line={line or 1}," if file else ""
+    return f"::error {where}title={_property(visible(title))}::{_data(visible(message, multiline=True))}"
 
 
 def annotations(record: RunRecord) -> list[str]:

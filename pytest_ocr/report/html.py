@@ -31,7 +31,9 @@ from pathlib import Path
 
 from rapidfuzz.distance import Levenshtein
 
+from ..cases.images import open_image
 from ..engines.cache import file_sha256
+from ..errors import OcrError
 from ..metrics import FIELD_METRICS, METRICS
 from ..run.aggregate import metric_order
 from ..run.record import RunRecord
@@ -167,10 +169,13 @@ def case_data(record: dict, thumb: int | None, thumb_error: str | None) -> dict:
 
 
 def thumbnail(path: Path) -> str:
-    """A JPEG data URL of the image scaled down into THUMBNAIL_BOX (first frame of a TIFF)."""
+    """A JPEG data URL of the image scaled down into THUMBNAIL_BOX (first frame of a TIFF).
+
+    Only an image that passes ``open_image`` (a regular file within the size and pixel
+    limits) is decoded; it also sets Pillow's own limit to the same number of pixels."""
     from PIL import Image  # only here: the rest of the report needs no Pillow
 
-    with Image.open(path) as image:
+    with open_image(path) as file, Image.open(file) as image:
         image.draft("RGB", THUMBNAIL_BOX)  # JPEG: decode at a reduced scale, much faster
         if image.mode == "1":
             image = image.convert("L")  # so that scaling averages instead of dropping pixels
@@ -193,15 +198,24 @@ def _attempt(make: Callable[[Path], str], path: Path) -> tuple[str | None, str |
         return make(path), None
     except FileNotFoundError:
         return None, f"image not found: {path}"
+    except OcrError as exc:  # not a regular file, beyond a limit: says so itself
+        return None, str(exc)
     except Exception as exc:
         return None, f"image could not be read: {type(exc).__name__}: {exc}"
+
+
+def _checked_sha256(path: Path) -> str:
+    open_image(path).close()
+    return file_sha256(path)
 
 
 def thumbnails(paths: list[Path]) -> tuple[list[str], list[tuple[int | None, str | None]]]:
     """The thumbnails' data URLs, and per path (index of its thumbnail, None) or (None,
     why there is none). Identical files (copies, links) are decoded once. Pillow
     releases the GIL while decoding and scaling, so threads use every core."""
-    digests = [_attempt(file_sha256, p) for p in paths]  # in one thread: a pool costs more than small files
+    # In one thread: a pool costs more than small files. Checked first: a FIFO or a
+    # device is never opened, a file beyond a limit never read.
+    digests = [_attempt(_checked_sha256, p) for p in paths]
     first: dict[str, Path] = {}
     for path, (digest, _) in zip(paths, digests, strict=True):
         if digest is not None:

@@ -1,20 +1,22 @@
 """Markdown for pull-request comments and GitHub's job summary ($GITHUB_STEP_SUMMARY).
 
 Text that comes from engine output, case files or reports (ids, engine names, error
-messages, warnings, configuration values) is untrusted: ``escape`` makes it inert
-Markdown and HTML, one line, of bounded length. Lists are capped and say how many
-were left out, and the whole text is cut below GitHub's 1 MiB step-summary limit.
+messages, warnings, configuration values) is untrusted: ``escape`` makes it visible
+(visible.py: control and bidi characters, line breaks and tabs as escapes such as
+``\\x1b``, ``\\u202e``, ``\\n``), then inert Markdown and HTML, one line, of bounded
+length. Lists are capped and say how many were left out, and the whole text is cut
+below GitHub's 1 MiB step-summary limit.
 """
 
 from __future__ import annotations
 
-import unicodedata
 from pathlib import Path
 
 from ..run.baseline import BaselineView
 from ..run.compare import CaseComparison, Comparison, EngineComparison, MetricDelta
 from ..run.record import RunRecord
 from ..run.result import CaseResult
+from .visible import visible
 
 LIST_LIMIT = 20  # items shown per list
 CELL_CHARS = 200  # characters of untrusted text per cell or list item
@@ -42,20 +44,16 @@ _ESCAPES = str.maketrans(
         "@": "@\u200b",
     }
 )
-# Directional overrides could make a line read differently from what it holds.
-_BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f")
 
 
 def escape(text: object, limit: int = CELL_CHARS) -> str:
     """Untrusted text as inert, single-line Markdown of at most ``limit`` characters
-    (before escaping; a cut is marked with …)."""
+    (before escaping; a cut is marked with …): hidden characters shown as their escapes
+    (the backslash itself escaped for Markdown, so ``\\x1b`` reads as written)."""
     text = str(text)
     if len(text) > limit:
         text = text[: limit - 1] + "…"
-    cleaned = "".join(
-        " " if ch in "\r\n\t" else "\ufffd" if ch in _BIDI or unicodedata.category(ch) == "Cc" else ch for ch in text
-    )
-    return cleaned.translate(_ESCAPES)
+    return visible(text).translate(_ESCAPES)
 
 
 def _value(value: float | None) -> str:
@@ -252,7 +250,7 @@ def _baseline_sections(view: BaselineView, limit: int) -> list[str]:
     lines = [
         "#### Compared with the baseline",
         "",
-        f"{view.matched} of {view.current} items found their record in `{escape(Path(view.path).name)}` "
+        f"{view.matched} of {view.current} items found their record in {escape(Path(view.path).name)} "
         f"({view.records} records).",
         "",
     ]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import unicodedata
 from typing import Any
 
 from wcwidth import wcswidth
@@ -14,6 +13,7 @@ from ..run.baseline import BaselineView
 from ..run.gates import GateResult
 from ..run.record import RunRecord
 from ..storable import json_safe
+from .visible import visible, visible_json
 
 WORST_CASES = 5
 SHOWN_CONFUSIONS = 8
@@ -29,13 +29,6 @@ def _rate(value: float | None) -> str:
 
 def _seconds(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f} s"
-
-
-def visible(text: str) -> str:
-    """Untrusted text for a terminal line: control and direction-changing characters
-    (Unicode Cc, Cf: e.g. RLO U+202E, ESC) become U+FFFD, so they cannot reorder or
-    restyle the rest of the line."""
-    return "".join("\ufffd" if unicodedata.category(c) in ("Cc", "Cf") else c for c in text)
 
 
 def width(text: str) -> int:
@@ -77,7 +70,7 @@ def summary(record: RunRecord, verbosity: int, shape: str = "table") -> list[str
             "summary": {name: s.to_dict() for name, s in record.summaries.items()},
             "gates": [g.to_dict() for g in record.gates],
         }
-        return json.dumps(json_safe(document), indent=2, ensure_ascii=False, allow_nan=False).splitlines()
+        return visible_json(json.dumps(json_safe(document), indent=2, ensure_ascii=False, allow_nan=False)).splitlines()
     lines = engine_lines(record, verbosity) if record.summaries else []
     lines += invalid_lines(record)
     lines += baseline_lines(record.baseline, verbosity) if record.baseline else []
@@ -94,7 +87,9 @@ def summary(record: RunRecord, verbosity: int, shape: str = "table") -> list[str
             f"run {record.run.status}: {record.run.not_run} OCR item(s) did not run "
             f"({visible(record.run.interruption or '')})"
         )
-    return lines
+    # Every piece of untrusted text is made visible where it is put in; this pass is the
+    # safety net for how pieces join up (visible is idempotent on its own output).
+    return [visible(line) for line in lines]
 
 
 def engine_lines(record: RunRecord, verbosity: int) -> list[str]:
@@ -102,6 +97,7 @@ def engine_lines(record: RunRecord, verbosity: int) -> list[str]:
     the worst cases and the first errors."""
     summaries = record.summaries
     engines = list(summaries)
+    names = [visible(e) for e in engines]
     rows: list[tuple[str, list[str]]] = [
         (field, [str(getattr(summaries[e], field)) for e in engines])
         for field in ("cases", "passed", "failed", "errors", "filtered", "skipped")
@@ -120,7 +116,7 @@ def engine_lines(record: RunRecord, verbosity: int) -> list[str]:
     rows.append(("pages/s", [_rate(summaries[e].performance.pages_per_s) for e in engines]))
     rows.append(("time/page mean", [_seconds(summaries[e].performance.mean_s) for e in engines]))
     rows.append(("time/page p95", [_seconds(summaries[e].performance.p95_s) for e in engines]))
-    lines = table(engines, rows, "engine")
+    lines = table(names, rows, "engine")
     lines.append(
         "macro = mean over cases; micro = pooled over cases (total errors / total length); "
         "pages/s and time/page: engine time, summed over workers"
@@ -132,10 +128,10 @@ def engine_lines(record: RunRecord, verbosity: int) -> list[str]:
         # A group holding every case of the engine repeats the engine's own row.
         groups = {k: g for k, g in summaries[engine].groups.items() if g.cases < summaries[engine].cases}
         if groups:
-            lines.append(f"by tag and group ({engine}):")
+            lines.append(f"by tag and group ({visible(engine)}):")
             group_rows = [
                 (
-                    key,
+                    visible(key),
                     [
                         str(g.cases),
                         _fmt(getattr(g.metrics.get("cer"), "macro", None)),
@@ -149,7 +145,7 @@ def engine_lines(record: RunRecord, verbosity: int) -> list[str]:
         confusions = summaries[engine].top_confusions[:SHOWN_CONFUSIONS]
         if confusions:
             shown = ", ".join(f"{_show_char(r)}→{_show_char(h)} ×{n}" for r, h, n in confusions)
-            lines.append(f"top confusions ({engine}): {shown}")
+            lines.append(f"top confusions ({visible(engine)}): {shown}")
     results = record.results
     for engine in engines:
         bad = [
@@ -158,18 +154,18 @@ def engine_lines(record: RunRecord, verbosity: int) -> list[str]:
             if (r.metrics["cer"] or 0) > 0
         ]
         if bad:
-            lines.append(f"worst cases by cer ({engine}):")
-            lines += [f"  {_fmt(r.metrics['cer'])}  {r.id}  [{r.outcome}]" for r in bad]
+            lines.append(f"worst cases by cer ({visible(engine)}):")
+            lines += [f"  {_fmt(r.metrics['cer'])}  {visible(r.id)}  [{r.outcome}]" for r in bad]
     warned = [r for r in results if r.warnings]
     if warned:
         lines.append(f"warnings ({len(warned)} items):")
         for r in warned[:WORST_CASES]:
-            lines += [f"  {r.id}: {visible(w[:150])}" for w in r.warnings]
+            lines += [f"  {visible(r.id)}: {visible(w[:150])}" for w in r.warnings]
     errors = record.with_outcome("error")
     if errors:
         lines.append(f"errors ({len(errors)}):")
         for r in errors[:WORST_CASES]:
-            lines.append(f"  {r.id}: {visible('; '.join(r.reasons())[:150])}")
+            lines.append(f"  {visible(r.id)}: {visible('; '.join(r.reasons())[:150])}")
     return lines
 
 
@@ -187,19 +183,19 @@ def baseline_lines(view: BaselineView, verbosity: int) -> list[str]:
     lines = [f"vs baseline {visible(view.path)}: {view.matched} of {view.current} items found their record"]
     lines += [f"  warning: {visible(w)}" for w in view.warnings()]
     for e in view.engines:
-        lines.append(f"  {e.engine}: {e.compared} compared, {e.new} new, {len(e.regressed)} regressed")
+        lines.append(f"  {visible(e.engine)}: {e.compared} compared, {e.new} new, {len(e.regressed)} regressed")
         for m in e.moves:
             lines.append(
                 f"    {m.metric} mean over {m.n}: {_fmt(m.old)} -> {_fmt(m.new)} ({m.new - m.old:+.4f}, {m.verdict})"
             )
         if e.config_changes:
             lines.append(
-                f"    warning: the baseline was recorded with another {e.engine} configuration: "
+                f"    warning: the baseline was recorded with another {visible(e.engine)} configuration: "
                 + "; ".join(visible(c) for c in e.config_changes)
             )
         if verbosity >= 0:
             for r in e.regressed[:WORST_CASES]:
-                lines.append(f"    regressed: {r.id}: {'; '.join(r.reasons())}")
+                lines.append(f"    regressed: {visible(r.id)}: {visible('; '.join(r.reasons()))}")
             if len(e.regressed) > WORST_CASES:
                 lines.append(f"    ... and {len(e.regressed) - WORST_CASES} more regressed cases")
     return lines
@@ -209,7 +205,7 @@ def gate_lines(gates: list[GateResult]) -> list[str]:
     if not gates:
         return []
     failed = sum(not g.passed for g in gates)
-    return [f"aggregate gates ({len(gates)}, {failed} failed):"] + [f"  {g.message}" for g in gates]
+    return [f"aggregate gates ({len(gates)}, {failed} failed):"] + [f"  {visible(g.message)}" for g in gates]
 
 
 def dataset_lines(summaries: list[DatasetSummary]) -> list[str]:
@@ -218,7 +214,7 @@ def dataset_lines(summaries: list[DatasetSummary]) -> list[str]:
         return []
     rows = [
         (
-            f"{d.file} [{d.engine}]",
+            visible(f"{d.file} [{d.engine}]"),
             [
                 str(d.total),
                 str(d.evaluated),
@@ -248,7 +244,7 @@ def dataset_lines(summaries: list[DatasetSummary]) -> list[str]:
         "datasets (total = evaluated + filtered + skipped; accuracy = exact match; wall time = first item's "
         "start to last item's end):"
     ]
-    lines += ["  " + line for line in table(header, [(visible(n), c) for n, c in rows], "dataset")]
+    lines += ["  " + line for line in table(header, rows, "dataset")]
     files: dict[str, list[dict[str, Any]]] = {d.file: d.skipped_entries for d in summaries}
     for file, entries in files.items():
         lines += [f"  skipped: {visible(e['file'])}:{e['line']}: {visible(e['reason'])}" for e in entries[:WORST_CASES]]
