@@ -268,7 +268,12 @@ def test_command_env_cwd_and_fingerprint(tmp_path):
     assert fingerprint == {
         "type": "command",
         "version": "my-ocr 2.1",
-        "config": {"argv": argv, "cwd": "work", "env": ["OCR_TOKEN"], "executable": executable},
+        "config": {
+            "argv": argv,
+            "cwd": "work",
+            "env": {"OCR_TOKEN": "sha256:" + hashlib.sha256(b"s3cret").hexdigest()[:16]},  # the value hashed
+            "executable": executable,
+        },
     }
     argv = [sys.executable, FAKE_OCR, "cwd", "{image}"]
     cwd = CommandEngine(spec("command", base_dir=tmp_path, argv=argv, cwd="work"))
@@ -537,7 +542,9 @@ def test_command_executable_is_the_one_the_engines_path_finds(tmp_path):
         assert engine.fingerprint()["config"]["executable"] == digest[path]
     assert engines[first].recognize(Path("a.png")).text == "one\n"
     assert engines[second].recognize(Path("a.png")).text == "two\n"
-    assert engines[first].fingerprint()["config"]["env"] == ["PATH"]  # the name only, as before
+    # The values differ, so do the fingerprints; a value appears only hashed.
+    assert engines[first].fingerprint()["config"]["env"] != engines[second].fingerprint()["config"]["env"]
+    assert str(first.parent) not in json.dumps(engines[first].fingerprint()["config"]["env"])
 
 
 def test_command_executable_relative_to_cwd_and_through_a_symlink(tmp_path):

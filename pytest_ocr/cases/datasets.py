@@ -18,7 +18,6 @@ entity declarations instead of expanding them.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 from collections import Counter
@@ -32,6 +31,7 @@ import defusedxml
 from defusedxml import ElementTree as SafeET
 
 from ..errors import OcrError
+from ..files import UnreadableFile, check_regular
 from . import document as doc
 
 TYPES = ("pairs", "paddle", "ground-truth-json", "model-csv", "page-xml", "alto", "hocr")
@@ -160,8 +160,12 @@ def _directory(config: dict, option: str, base: Path) -> Path:
 
 def _file(config: dict, option: str, base: Path) -> Path:
     path = _path(config, option, base)
-    if not path.is_file():
-        raise DatasetError(option, f"{'not a file' if path.exists() else 'file not found'}: {path}")
+    try:
+        check_regular(path, option.replace("_", " "))
+    except UnreadableFile as exc:  # a directory, FIFO or device
+        raise DatasetError(option, f"{exc.message}: {path}") from None
+    except OSError:
+        raise DatasetError(option, f"file not found: {path}") from None
     return path
 
 
@@ -188,13 +192,28 @@ def _is_image(path: Path) -> bool:
     return path.suffix.lower() in IMAGE_SUFFIXES
 
 
-def _read_text(path: Path, option: str) -> str:
+def _read_text(path: Path, option: str, what: str) -> str:
+    """A UTF-8 data file (a BOM is fine) within --ocr-max-file-mb; not a FIFO or device."""
     try:
-        return path.read_bytes().decode("utf-8-sig")
+        return doc.read_bytes(path, what).decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise DatasetError(option, f"not UTF-8: {path} ({exc.reason} at byte {exc.start})") from None
+    except UnreadableFile as exc:
+        raise DatasetError(option, f"{exc.message}: {path}") from None
     except OSError as exc:
-        raise DatasetError(option, f"cannot read {path}: {exc.strerror}") from None
+        raise DatasetError(option, f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _ground_truth_problem(truth: Path) -> str | None:
+    """Why a ground-truth file beside an image cannot be used: missing, or not a regular
+    file (a FIFO would hang the item reading it). None when it is a file."""
+    try:
+        check_regular(truth, "ground truth file")
+    except UnreadableFile as exc:
+        return f"{exc.message}: {truth}"
+    except OSError:
+        return None if truth.is_file() else f"no ground truth: {truth} not found"
+    return None
 
 
 def _case(name: str, source: str, image: Path, **expected: object) -> dict:
@@ -210,10 +229,13 @@ def pairs(config: dict, base: Path) -> Loaded:
     loaded = Loaded()
     for relative, image in _walk(root, config.get("include", DEFAULT_IMAGES), config.get("exclude", [])):
         truth = image.with_name(_name(image.name) + GT_SUFFIX)
-        if truth.is_file():
+        problem = _ground_truth_problem(truth)
+        if problem is None:
             loaded.cases.append(_case(_name(relative), str(image), image, text_file=str(truth)))
-        else:
+        elif not os.path.lexists(truth):
             loaded.skipped.append(Skipped(str(image), None, f"no ground truth: {truth.name} not found next to it"))
+        else:
+            loaded.skipped.append(Skipped(str(image), None, problem))
     return loaded
 
 
@@ -231,7 +253,7 @@ def paddle(config: dict, base: Path) -> Loaded:
     minimum = config.get("conf_threshold")
     loaded = Loaded()
     first_line: dict[str, int] = {}
-    text = _read_text(label_file, "label_file")
+    text = _read_text(label_file, "label_file", "label file")
     for number, line in enumerate(text.split("\n"), start=1):
         if limit is not None and len(loaded.cases) >= limit:
             break
@@ -250,7 +272,11 @@ def paddle(config: dict, base: Path) -> Loaded:
         if not path:
             skip("empty image path")
             continue
-        label = _detection_label(label)
+        try:
+            label = _detection_label(label)
+        except doc.NestingError as exc:
+            skip(f"label of {path}: {exc}")
+            continue
         if not label.strip():
             skip(f"empty label for {path}")
             continue
@@ -274,7 +300,9 @@ def _detection_label(label: str) -> str:
     if not label.lstrip().startswith("["):
         return label
     try:
-        boxes = json.loads(label)
+        boxes = doc.json_value(label)
+    except doc.NestingError:
+        raise
     except ValueError:
         return label  # a recognition label that happens to start with "["
     if not (
@@ -295,19 +323,14 @@ def ground_truth_json(config: dict, base: Path) -> Loaded:
     ``{"full_text": ..., "fields": {...}}``, either or both."""
     root = _directory(config, "path", base)
     truth_file, images = root / "ground_truth.json", root / "images"
-    if not truth_file.is_file():
+    if not os.path.lexists(truth_file):  # anything else there is read (or refused) as a data file
         raise DatasetError("path", f"no ground_truth.json in {root}")
     if not images.is_dir():
         raise DatasetError("path", f"no images/ directory in {root}")
     try:
-        document = doc.load(truth_file)
+        document = doc.load(truth_file, "ground truth file")
     except doc.DocumentError as exc:
-        raise DatasetError(
-            "path",
-            "; ".join(
-                f"{truth_file}:{p.line}: {p.message}" if p.line else f"{truth_file}: {p.message}" for p in exc.problems
-            ),
-        ) from None
+        raise DatasetError("path", exc.summary()) from None
     if not isinstance(document.data, dict):
         raise DatasetError("path", f"{truth_file}: expected an object mapping image names to ground truth")
     loaded = Loaded()
@@ -373,8 +396,9 @@ def model_csv(config: dict, base: Path) -> Loaded:
         for image in sorted(p for p in entry.iterdir() if p.is_file() and _is_image(p) and p.name[0] != "."):
             stem = _name(image.name)
             truth = (truth_root / batch / f"{stem}.txt") if truth_root else image.with_name(stem + GT_SUFFIX)
-            if not truth.is_file():
-                loaded.skipped.append(Skipped(str(image), None, f"no ground truth: {truth} not found"))
+            problem = _ground_truth_problem(truth)
+            if problem is not None:
+                loaded.skipped.append(Skipped(str(image), None, problem))
                 continue
             raw = _case(f"{batch}/{stem}", str(image), image, text_file=str(truth))
             raw["group"] = _sanitize(batch)
@@ -412,10 +436,13 @@ def _descendants(element: Element, name: str) -> list[Element]:
 
 
 def _parse(path: Path) -> Element:
+    """A layout file's root element; read within --ocr-max-file-mb (not a FIFO or device)."""
     try:
-        root = SafeET.parse(str(path)).getroot()
-        assert root is not None  # a parsed document has a root element, or parse() raised
+        root = SafeET.fromstring(doc.read_bytes(path, "layout file"))
+        assert root is not None  # a parsed document has a root element, or fromstring() raised
         return root
+    except UnreadableFile as exc:
+        raise _Unusable(exc.message) from None
     except ParseError as exc:
         raise _Unusable(f"not well-formed XML: {exc}", exc.position[0]) from None
     except defusedxml.DefusedXmlException as exc:
@@ -582,6 +609,9 @@ def _layout(reader: LayoutReader, default_include: list[str]) -> Callable[[dict,
                 image = _layout_image(path, relative, stems, reference, image_dir, config["type"])
             except _Unusable as exc:
                 loaded.skipped.append(Skipped(str(path), exc.line, exc.reason))
+                continue
+            except RecursionError:  # groups nested deeper than the readers' recursion goes
+                loaded.skipped.append(Skipped(str(path), None, "elements nested too deeply to read"))
                 continue
             folder = relative.rpartition("/")[0]
             loaded.cases.append(_case(f"{folder}/{stems[-1]}" if folder else stems[-1], str(path), image, text=text))

@@ -1,10 +1,29 @@
-"""A cheap sanity check of an image file before any engine sees it."""
+"""A cheap check of an image file before any engine, the cache or a thumbnail reads it.
+
+A hostile image costs its item, never the run: a FIFO or a device given as an image
+would hang whatever reads it, a directory or a socket is no image, a huge file or a
+decompression bomb (a small file whose header claims 20000 × 20000 pixels) would take
+the machine's memory once decoded. So an image must be a regular file (checked before
+it is opened, and again on the open file), at most ``max_image_mb`` large, and, when
+Pillow can read its header, at most ``max_image_pixels`` (width × height) large; the
+header is read without decoding anything. Formats Pillow cannot read (PDF) are checked
+by size only, and left to the engine to judge.
+
+Pillow's own guard, ``Image.MAX_IMAGE_PIXELS``, is set to the same limit whenever an
+image is checked and wherever pytest-ocr lets Pillow decode (``use_pixel_limit``), so
+Pillow, in an engine's format conversion too, never decodes beyond it.
+"""
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
+from typing import BinaryIO
 
+from .. import limits
 from ..errors import OcrError
+from ..files import UnreadableFile, check_regular
 
 # File signatures of the formats OCR engines commonly read, by extension.
 _SIGNATURES = {
@@ -18,24 +37,107 @@ _SIGNATURES = {
     ".webp": (b"RIFF",),
     ".pdf": (b"%PDF",),
 }
+MB = 1024 * 1024
 
 
 class ImageError(OcrError):
     pass
 
 
+def use_pixel_limit() -> None:
+    """Set Pillow's ``Image.MAX_IMAGE_PIXELS`` to ``max_image_pixels``: call before
+    letting Pillow decode. Pillow refuses (DecompressionBombError) beyond twice it and
+    warns beyond it; pytest-ocr checks every image against the limit itself first."""
+    from PIL import Image
+
+    Image.MAX_IMAGE_PIXELS = limits.active().max_image_pixels
+
+
+def header_size(file: BinaryIO) -> tuple[str, int, int] | None:
+    """(format, width, height) from the header of the image open in ``file``, or None when
+    Pillow cannot identify it. Nothing is decoded, and Pillow's decompression bomb check
+    (which refuses to give the size at all beyond twice its limit) is not involved: the
+    caller compares the size with the limit and states both.
+
+    This is what ``Image.open`` does before its bomb check: the first registered format
+    whose ``accept`` takes the first 16 bytes and whose reader parses the header.
+    """
+    from PIL import Image
+
+    Image.init()
+    file.seek(0)
+    prefix = file.read(16)
+    for name in list(Image.ID):
+        factory, accept = Image.OPEN[name]
+        accepted = accept(prefix) if accept is not None else True
+        if isinstance(accepted, str) or not accepted:  # a str is Pillow's reason for not taking it
+            continue
+        file.seek(0)
+        try:
+            with factory(file, "") as image:  # closes nothing: the file is the caller's
+                width, height = image.size
+        except Exception:  # not this format, or a header Pillow cannot parse: left to the engine
+            continue
+        return name, width, height
+    return None
+
+
+def _pixels(count: int) -> str:
+    return f"{count:,} pixels"
+
+
+def open_image(path: Path) -> BinaryIO:
+    """``path`` opened for reading (binary, at offset 0) once it is known to be a regular
+    file within ``max_image_mb`` whose header, if Pillow can read it, is within
+    ``max_image_pixels``. Raises ImageError (the message names the path) otherwise.
+    Opened without blocking, so a FIFO swapped in after the first check cannot hang."""
+    active = limits.active()
+    use_pixel_limit()  # whatever decodes this image next in this process (an engine's conversion too)
+    try:
+        check_regular(path, "image")
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise ImageError(f"image not found: {path}") from None
+    except UnreadableFile as exc:
+        raise ImageError(f"{exc.message}: {path}") from None
+    except OSError as exc:
+        raise ImageError(f"cannot read image {path}: {exc.strerror or exc}") from None
+    file = os.fdopen(fd, "rb")
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):  # swapped in after the check
+            raise ImageError(f"image is not a regular file: {path}")
+        if info.st_size > active.max_image_bytes:
+            size = round(info.st_size / MB, 1)
+            raise ImageError(limits.exceeded(f"image {path}", size, "max_image_mb", " MB"))
+        if info.st_size:
+            found = header_size(file)
+            if found is not None:
+                name, width, height = found
+                pixels = max(width, 1) * max(height, 1)
+                if pixels > active.max_image_pixels:
+                    raise ImageError(
+                        f"image {path} is {width} × {height} = {_pixels(pixels)} when decoded ({name}); the limit is "
+                        f"{_pixels(active.max_image_pixels)} ({limits.OPTIONS['max_image_pixels']})"
+                    )
+        file.seek(0)
+        return file
+    except BaseException:
+        file.close()
+        raise
+
+
 def check_image(path: Path) -> None:
-    """Raise ImageError if the image is missing, empty, or not what its extension says.
+    """Raise ImageError if the image is missing, not a regular file, beyond a limit,
+    empty, or not what its extension says.
 
     Formats this check does not know are left to the engine to judge.
     """
-    try:
-        with path.open("rb") as f:
-            head = f.read(16)
-    except FileNotFoundError:
-        raise ImageError(f"image not found: {path}") from None
-    except OSError as exc:
-        raise ImageError(f"cannot read image {path}: {exc.strerror}") from None
+    with open_image(path) as file:
+        try:
+            head = file.read(16)
+        except OSError as exc:
+            raise ImageError(f"cannot read image {path}: {exc.strerror or exc}") from None
     if not head:
         raise ImageError(f"image is an empty file: {path}")
     signatures = _SIGNATURES.get(path.suffix.lower())

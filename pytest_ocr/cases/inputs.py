@@ -1,18 +1,18 @@
 """What a case compares an output against, read when its item runs (so one bad file
 fails one item, not the collection): the image checked, the ground truth, fields and
-schema files read."""
+schema files read, each within the limits on data files (document.py)."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ..errors import OcrError
+from ..files import UnreadableFile
 from ..metrics.structured import check_schema
-from .document import SafeLoader
+from . import document
 from .images import ImageError, check_image
 from .model import Case
 
@@ -29,26 +29,32 @@ class Inputs:
 
 
 def _read(path: Path, what: str, case: Case) -> str:
+    """A UTF-8 text file within --ocr-max-file-mb; a FIFO, device or directory is refused."""
+    where = f"(case {case.id} at {case.location})"
     try:
-        return path.read_text(encoding="utf-8")
+        data = document.read_bytes(path, what)
+        return data.decode("utf-8")
     except FileNotFoundError:
-        raise CaseInputError(f"{what} not found: {path} (case {case.id} at {case.location})") from None
+        raise CaseInputError(f"{what} not found: {path} {where}") from None
+    except UnreadableFile as exc:
+        raise CaseInputError(f"{exc.message}: {path} {where}") from None
+    except OSError as exc:
+        raise CaseInputError(f"cannot read {what} {path}: {exc.strerror or exc} {where}") from None
     except UnicodeDecodeError as exc:
         raise CaseInputError(
-            f"{what} is not UTF-8: {path} ({exc.reason} at byte {exc.start}); "
-            f"re-encode it as UTF-8 (case {case.id} at {case.location})"
+            f"{what} is not UTF-8: {path} ({exc.reason} at byte {exc.start}); re-encode it as UTF-8 {where}"
         ) from None
 
 
 def _read_data(path: Path, what: str, case: Case) -> object:
-    """A JSON or YAML file (YAML is a superset of JSON; safe loader only)."""
-    text = _read(path, what, case)
+    """A JSON or YAML file (JSON if it ends in .json; YAML, a superset of JSON, otherwise),
+    read as case files are: safe loader only, within every limit on data files."""
+    if not os.path.lexists(path):
+        raise CaseInputError(f"{what} not found: {path} (case {case.id} at {case.location})")
     try:
-        return yaml.load(text, Loader=SafeLoader)
-    except yaml.YAMLError as exc:
-        raise CaseInputError(
-            f"{what} is not valid JSON or YAML: {path}: {exc} (case {case.id} at {case.location})"
-        ) from None
+        return document.load(path, what).data
+    except document.DocumentError as exc:
+        raise CaseInputError(f"{what} cannot be used: {exc.summary()} (case {case.id} at {case.location})") from None
 
 
 def read_inputs(case: Case) -> Inputs:

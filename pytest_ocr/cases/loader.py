@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,13 +19,20 @@ from . import document as doc
 from .document import Document, DocumentError, KeyPath, Problem
 from .gates import Gate, parse_block
 from .model import SHOWN_SKIPPED, Case, DatasetInfo, Defaults, Scope
-from .rules import Tolerance, ToleranceError, parse
-from .schema import validate
+from .rules import EXPRESSION, ThresholdError, Tolerance, ToleranceError, parse
+from .schema import schema, validate
 
 CASE_SUFFIXES = (".ocr.yaml", ".ocr.yml", ".ocr.json")
 
 
+# What a case id may be (the schema's $defs/id, whose description is the rule)
+ID = re.compile(schema()["$defs"]["id"]["pattern"])
+ID_RULE = schema()["$defs"]["id"]["description"].removeprefix("a case id: ")
+
+
 def default_case_id(path: Path) -> str:
+    """A single-case file's id when it sets none: its name without the case suffix.
+    load_cases checks it by the rule for written ids."""
     name = path.name
     for suffix in CASE_SUFFIXES:
         if name.endswith(suffix):
@@ -67,6 +75,31 @@ def _check_metric_names(block: object, keypath: tuple, document: Document) -> li
                 )
             )
     return problems
+
+
+def _check_thresholds(block: object, keypath: tuple, document: Document) -> list[Problem]:
+    """Threshold bounds a float can hold (``"< 1e400"`` has the schema's form, but its
+    bound is infinite); the schema reports the expressions of another form."""
+    thresholds = block.get("thresholds") if isinstance(block, dict) else None
+    problems = []
+    for metric, expression in thresholds.items() if isinstance(thresholds, dict) else ():
+        if isinstance(expression, str) and EXPRESSION.match(expression):
+            try:
+                parse(metric, expression)
+            except ThresholdError as exc:
+                where = keypath + ("thresholds", metric)
+                problems.append(Problem(document.line_of(where), where, exc.message))
+    return problems
+
+
+def _check_block(block: object, keypath: tuple, document: Document) -> list[Problem]:
+    """What the schema cannot check in a case, a ``defaults:`` block or the project's."""
+    return (
+        _check_metric_names(block, keypath, document)
+        + _check_thresholds(block, keypath, document)
+        + _check_structured(block, keypath, document)
+        + _check_regression(block, keypath, document)
+    )
 
 
 def _check_structured(block: object, keypath: tuple, document: Document) -> list[Problem]:
@@ -180,13 +213,16 @@ def _raise_if(path: Path, problems: list[Problem]) -> None:
 
 def load_project_config(path: Path) -> Scope:
     """The project configuration file (``ocr_config`` ini option). Raises DocumentError."""
-    document = doc.load(path)
+    with _deep_data_refused(path):
+        return _load_project_config(path)
+
+
+def _load_project_config(path: Path) -> Scope:
+    document = doc.load(path, "project configuration")
     data = document.data if document.data is not None else {}
     problems = validate(document, "projectConfig")
     if isinstance(data, dict) and isinstance(data.get("defaults"), dict):
-        problems += _check_metric_names(data["defaults"], ("defaults",), document)
-        problems += _check_structured(data["defaults"], ("defaults",), document)
-        problems += _check_regression(data["defaults"], ("defaults",), document)
+        problems += _check_block(data["defaults"], ("defaults",), document)
     gates, gate_problems = _gates(data, document, None)
     _raise_if(path, problems + gate_problems)
     return Scope(Defaults().merged(data.get("defaults", {})), engine_specs(data.get("engines"), document), gates)
@@ -265,6 +301,7 @@ def _dataset_info(loaded: datasets.Loaded, block: dict, document: Document, name
         len(loaded.cases),
         skipped,
         len(loaded.skipped),
+        bool(block.get("allow_empty")),
     )
 
 
@@ -292,6 +329,22 @@ def load_cases(path: Path, project: Scope, name: Callable[[Path], str] = str) ->
     resolved) as results name it: the file's own gates cover the results of that file.
     """
     path = path.resolve()
+    with _deep_data_refused(path):
+        return _load_cases(path, project, name)
+
+
+@contextlib.contextmanager
+def _deep_data_refused(path: Path) -> Iterator[None]:
+    """Data nested within --ocr-max-nesting, but deeper than checking it recursively
+    (the JSON Schema validator) can go: a limit raised too far, refused as such."""
+    try:
+        yield
+    except RecursionError:
+        message = doc.nesting_message() + "; lower it: data this deep cannot be checked"
+        raise DocumentError(path, [Problem(None, (), message)]) from None
+
+
+def _load_cases(path: Path, project: Scope, name: Callable[[Path], str]) -> tuple[list[Case], Scope]:
     document = doc.load(path)
     data = document.data
     if data is None:
@@ -300,19 +353,24 @@ def load_cases(path: Path, project: Scope, name: Callable[[Path], str] = str) ->
     if not isinstance(data, dict):
         _raise_if(path, problems)
 
-    problems += _check_metric_names(data.get("defaults"), ("defaults",), document)
-    problems += _check_structured(data.get("defaults"), ("defaults",), document)
-    problems += _check_regression(data.get("defaults"), ("defaults",), document)
+    problems += _check_block(data.get("defaults"), ("defaults",), document)
     gates, gate_problems = _gates(data, document, name(path))
     problems += gate_problems
     seen: dict[str, int | None] = {}
     for raw, keypath in _entries(data, path):
         if not isinstance(raw, dict):
             continue
-        problems += _check_metric_names(raw, keypath, document)
-        problems += _check_structured(raw, keypath, document)
-        problems += _check_regression(raw, keypath, document)
+        problems += _check_block(raw, keypath, document)
         case_id = raw.get("id")
+        if keypath == () and "id" not in data and isinstance(case_id, str) and not ID.fullmatch(case_id):
+            problems.append(
+                Problem(
+                    1,
+                    ("id",),
+                    f"the case id {case_id!r} comes from the file name {path.name!r}, and an id is "
+                    f"{ID_RULE}; rename the file or set id:",
+                )
+            )
         if isinstance(case_id, str):
             line = document.line_of(keypath + ("id",))
             if case_id in seen:

@@ -130,6 +130,7 @@ class DatasetInfo:
     cases: int
     skipped: tuple[Skipped, ...]  # the first few entries that became no case
     skipped_count: int
+    allow_empty: bool = False  # a run in which it evaluates nothing does not fail
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -140,6 +141,7 @@ class DatasetInfo:
             "cases": self.cases,
             "skipped": [s.to_dict() for s in self.skipped],
             "skipped_count": self.skipped_count,
+            "allow_empty": self.allow_empty,
         }
 
     @classmethod

@@ -17,7 +17,7 @@ from ..errors import OcrError
 
 OPERATORS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq}
 
-_EXPRESSION = re.compile(r"^\s*(<=|>=|==|<|>)\s*([-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?)\s*$")
+EXPRESSION = re.compile(r"^\s*(<=|>=|==|<|>)\s*([-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?)\s*$")
 
 
 class ThresholdError(OcrError, ValueError):
@@ -42,7 +42,7 @@ def parse(metric: str, expression: object) -> Threshold:
     """Parse ``"<= 0.15"``; anything else raises ThresholdError saying what was expected."""
     if not isinstance(expression, str):
         raise ThresholdError(f'threshold for {metric!r} must be a string such as "< 0.05", not {expression!r}')
-    match = _EXPRESSION.match(expression)
+    match = EXPRESSION.match(expression)
     if not match:
         raise ThresholdError(
             f"threshold for {metric!r} is {expression!r}; expected an operator "
@@ -89,10 +89,15 @@ class Tolerance:
             return cls(float(value))
         if isinstance(value, str):
             match = _RELATIVE.match(value)
+            amount = None
             if match:
-                return cls(float(match.group(1)) / 100, relative=True)
-            if _ABSOLUTE.match(value):
-                return cls(float(value.replace("+", "")))
+                amount, relative = float(match.group(1)) / 100, True
+            elif _ABSOLUTE.match(value):
+                amount, relative = float(value.replace("+", "")), False
+            if amount is not None:
+                if not math.isfinite(amount):  # 400 nines are a float's infinity
+                    raise ToleranceError(f"a tolerance must be a finite number of 0 or more, not {value!r}")
+                return cls(amount, relative=relative)
         raise ToleranceError(f'a tolerance is a number such as 0.005 or a percentage such as "10%", not {value!r}')
 
     def allowed(self, old: float) -> float:

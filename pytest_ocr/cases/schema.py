@@ -102,6 +102,8 @@ def _explain(error: ValidationError, document: Document) -> list[Problem]:
         message = "must not be empty"
     elif kind == "minLength":
         message = "must not be empty"
+    elif kind == "not" and "enum" in error.validator_value and description:  # a reserved value, e.g. a tag
+        message = f"{_show(instance)} is reserved; expected {description}"
     elif kind == "uniqueItems":
         message = f"contains duplicates: {_show(instance)}"
     elif description:

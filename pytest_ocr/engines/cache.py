@@ -18,10 +18,13 @@ truncated, another format version) is a miss and is overwritten by the next put.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import hashlib
 import json
 import math
+import os
 import re
+import stat
 from pathlib import Path
 from typing import Any, TypeGuard
 
@@ -42,9 +45,16 @@ class Cached:
 
 
 def file_sha256(path: Path | str) -> str:
-    """The hex sha256 of a file's bytes, read in chunks (images and binaries can be large)."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as file:
+    """The hex sha256 of a file's bytes, read in chunks (images and binaries can be large).
+
+    Raises OSError, also for anything but a regular file: a FIFO or a device would never
+    end (``/dev/zero``) or never start (a FIFO nobody writes to). It is opened without
+    blocking and checked on the open file, so one swapped in after a check cannot hang."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as file:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        digest = hashlib.sha256()
         while chunk := file.read(CHUNK):
             digest.update(chunk)
     return digest.hexdigest()

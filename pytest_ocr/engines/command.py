@@ -3,17 +3,28 @@
 Never through a shell: argv elements are passed literally, only ``{image}`` is replaced
 (by the absolute image path). The process runs in ``cwd``, by default the directory of
 the file that declared the engine, so relative paths in argv mean what they say there.
+
+What it prints is read up to ``max_output_mb`` (then it is killed: a program printing
+without end costs its item, not the run's memory), and only the tail of its stderr is
+kept. The values of ``env`` change the output as much as argv does, so they enter the
+fingerprint, as hashes: a value may be a secret, and never appears in the cache,
+reports or logs.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import shutil
 import signal
 import subprocess
+import threading
+import time
 from pathlib import Path
+from typing import IO
 
+from .. import limits
 from . import _options
 from .base import EngineError, EngineSpec, Recognition
 from .cache import file_sha256
@@ -29,28 +40,83 @@ SCHEMA = {
 
 PLACEHOLDER = "{image}"
 STDERR_TAIL = 2000
+STDERR_KEPT = 64 * 1024  # bytes of stderr kept while reading (its tail is shown)
+CHUNK = 1 << 16
 
 
-def run(argv: list[str], *, timeout: float, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+class OutputTooLarge(Exception):
+    """The process printed more than it may; it has been killed."""
+
+
+class _Reader(threading.Thread):
+    """Reads one pipe to its end: all of it up to ``limit`` bytes (then it stops and sets
+    ``over``), or only its last ``keep`` bytes."""
+
+    def __init__(self, stream: IO[bytes], limit: int | None = None, keep: int | None = None) -> None:
+        super().__init__(daemon=True, name="pytest-ocr-command-reader")
+        self.stream, self.limit, self.keep = stream, limit, keep
+        self.data = bytearray()
+        self.over = False
+
+    def run(self) -> None:
+        with contextlib.suppress(OSError, ValueError):  # the pipe closed under it: the process is gone
+            while chunk := self.stream.read1(CHUNK):  # type: ignore[attr-defined]
+                self.data += chunk
+                if self.limit is not None and len(self.data) > self.limit:
+                    self.over = True
+                    return
+                if self.keep is not None and len(self.data) > 2 * self.keep:
+                    del self.data[: -self.keep]
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    if hasattr(os, "killpg"):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    else:
+        proc.kill()
+
+
+def run(
+    argv: list[str], *, timeout: float, cwd: Path, env: dict[str, str], max_stdout: int | None = None
+) -> subprocess.CompletedProcess:
     """Run argv in its own process group, so a timeout also kills what it started.
+    stdout is read up to ``max_stdout`` bytes, of stderr only the last STDERR_KEPT.
 
-    Raises OSError when it cannot be started and subprocess.TimeoutExpired.
+    Raises OSError when it cannot be started, subprocess.TimeoutExpired, and
+    OutputTooLarge when it printed more than ``max_stdout`` bytes (it is killed).
     """
     pipe = subprocess.PIPE
+    deadline = time.monotonic() + timeout
     with subprocess.Popen(
         argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=pipe, stderr=pipe, start_new_session=True
     ) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        out, err = _Reader(proc.stdout, limit=max_stdout), _Reader(proc.stderr, keep=STDERR_KEPT)
         try:
-            stdout, stderr = proc.communicate(timeout=timeout)
+            out.start()
+            err.start()
+            for reader in (out, err):  # both pipes to their end (as communicate does), then the exit
+                reader.join(max(deadline - time.monotonic(), 0))
+                if out.over:
+                    raise OutputTooLarge(len(out.data))
+                if reader.is_alive():
+                    raise subprocess.TimeoutExpired(argv, timeout)
+            proc.wait(max(deadline - time.monotonic(), 0))
         except BaseException:
             # Also on Ctrl-C: the child is in its own session and would not get the SIGINT.
-            if hasattr(os, "killpg"):
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-            else:
-                proc.kill()
+            _kill(proc)
+            for reader in (out, err):  # the pipes end with the process group; let go of them first
+                if reader.ident is not None:
+                    reader.join(5)
             raise
-    return subprocess.CompletedProcess(argv, proc.returncode, stdout, stderr)
+    return subprocess.CompletedProcess(argv, proc.returncode, bytes(out.data), bytes(err.data))
+
+
+def value_digest(value: str) -> str:
+    """How an ``env`` value enters the fingerprint: ``sha256:`` and 16 hex digits of its
+    hash, so a changed value changes the fingerprint without the value being shown."""
+    return "sha256:" + hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def _digest(path: str) -> str | None:
@@ -74,14 +140,16 @@ class CommandEngine:
         self.cwd = _options.resolve(spec, options["cwd"] or ".")
         if not self.cwd.is_dir():
             raise _options.error(spec, f"option 'cwd': directory {self.cwd} does not exist")
-        self.env = {**os.environ, **{key: str(value) for key, value in options["env"].items()}}
+        extra = {key: str(value) for key, value in options["env"].items()}
+        self.env = {**os.environ, **extra}
         # A new binary under the same name changes the output but not argv (and `version`
         # is whatever the user wrote), so a cache keyed on the fingerprint needs its bytes.
         # Only argv[0]: a script or model named later in argv is not covered.
         executable = _digest(self._check_executable(spec, self.argv[0]))
-        # Values may be secrets: only the names go into the fingerprint.
-        env_names = sorted(options["env"])
-        self.config = {"argv": self.argv, "cwd": options["cwd"], "env": env_names, "executable": executable}
+        # A value changes the output (a model path, a language) as much as argv does, but
+        # may be a secret: each enters the fingerprint as a hash of it, never in clear.
+        env = {key: value_digest(extra[key]) for key in sorted(extra)}
+        self.config = {"argv": self.argv, "cwd": options["cwd"], "env": env, "executable": executable}
         self.version = options["version"]
         version_argv = options["version_argv"]
         if version_argv:
@@ -104,10 +172,16 @@ class CommandEngine:
         return found
 
     def _run(self, argv: list[str], what: str) -> subprocess.CompletedProcess:
+        active = limits.active()
         try:
-            proc = run(argv, timeout=self.timeout, cwd=self.cwd, env=self.env)
+            proc = run(argv, timeout=self.timeout, cwd=self.cwd, env=self.env, max_stdout=active.max_output_bytes)
         except subprocess.TimeoutExpired:
             raise EngineError(f"{what} timed out after {self.timeout:g} s and was killed") from None
+        except OutputTooLarge:
+            raise EngineError(
+                f"{what} printed more than {active.max_output_mb:g} MB and was killed; the limit is "
+                f"{active.max_output_mb:g} MB of text ({limits.OPTIONS['max_output_mb']})"
+            ) from None
         except OSError as exc:
             raise EngineError(f"could not run {argv[0]!r} for {what}: {exc}") from exc
         if proc.returncode != 0:

@@ -20,6 +20,8 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from ..cases.document import NestingError, json_value, read_bytes
+from ..files import UnreadableFile
 from . import _options
 from .base import EngineError, EngineSpec, Recognition
 
@@ -81,7 +83,10 @@ class PredictionsEngine:
             files = [self.path]
             if is_dir:
                 files = sorted(p for p in self.path.iterdir() if p.suffix == ".txt" and p.is_file())
-            contents = {path: path.read_bytes() for path in files}
+            # within --ocr-max-file-mb each; a FIFO or device is refused, not waited on
+            contents = {path: read_bytes(path, "predictions file") for path in files}
+        except UnreadableFile as exc:
+            raise EngineError(f"{exc.message}: {exc.location}") from None
         except OSError as exc:
             raise EngineError(f"cannot read predictions {self.path}: {exc}") from exc
         texts = {path: _decode(path, data) for path, data in contents.items()}
@@ -130,8 +135,10 @@ class PredictionsEngine:
             if not line.strip():
                 continue
             try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
+                record = json_value(line)
+            except NestingError as exc:
+                raise self._malformed(number, str(exc)) from None
+            except ValueError as exc:
                 raise self._malformed(number, f"not valid JSON: {exc}") from exc
             if not isinstance(record, dict):
                 raise self._malformed(number, f"expected a JSON object, got {type(record).__name__}")

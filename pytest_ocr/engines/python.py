@@ -2,26 +2,48 @@
 ``fn(image_path: str, **kwargs)`` for each image (found as ``pytest_ocr.imports``
 describes). The function may return a ``str``, a ``Recognition`` or a dict with ``text``
 and optionally ``lines``, ``confidence``, ``raw`` and ``fields``.
+
+With ``isolate: true`` the function runs in a worker process of its own, one per engine
+(started at the first image, so a model is loaded once, not per image): a function that
+calls ``os._exit()`` or crashes the interpreter (a segfault in a native extension) costs
+that image's item, and the next image gets a new worker. Requests and answers are pickled
+over the worker's stdin and a copy of its stdout; what the function prints goes to the
+worker's stderr, which is passed on to the item's captured stderr (its tail is in the
+error when the worker dies).
 """
 
 from __future__ import annotations
 
+import contextlib
 import inspect
+import os
+import pickle
+import signal
+import subprocess
 import sys
+import tempfile
+import threading
 import traceback
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from ..imports import FunctionNotFound, load_function
 from . import _options
 from .base import EngineError, EngineSpec, Recognition
 from .cache import file_sha256
 
-SCHEMA = {"function": (str, _options.REQUIRED), "kwargs": (dict[str, Any], {})}
+SCHEMA = {"function": (str, _options.REQUIRED), "kwargs": (dict[str, Any], {}), "isolate": (bool, False)}
 
 RESULT_TYPES = {"text": str, "lines": list[str] | None, "confidence": float | None, "raw": Any, "fields": dict | None}
 EXPECTED = "a str, a Recognition or a dict with key 'text' (and optionally 'lines', 'confidence', 'raw', 'fields')"
 TRACEBACK_FRAMES = 5
+STDERR_TAIL = 2000  # characters of a dead worker's stderr shown in the error
+STDERR_PASSED_ON = 64 * 1024  # bytes of a call's stderr passed on to the item (its tail)
+# The worker's first statement: the directory pytest_ocr is in, then the worker loop.
+_PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent.parent)
+WORKER_CODE = (
+    f"import sys; sys.path.insert(0, {_PACKAGE_PARENT!r}); from pytest_ocr.engines.python import worker; worker()"
+)
 
 
 def source_digest(function: Any, module: Any) -> str | None:
@@ -42,11 +64,135 @@ def source_digest(function: Any, module: Any) -> str | None:
         return None
 
 
+def _frames(exc: BaseException) -> list[str]:
+    """The last frames of the traceback, without the call from this module."""
+    return traceback.format_tb(exc.__traceback__)[1:][-TRACEBACK_FRAMES:]
+
+
+def _send(stream: IO[bytes], message: object) -> None:
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)  # whole, before any of it is written
+    stream.write(data)
+    stream.flush()
+
+
+def worker() -> None:
+    """The isolated worker's loop (``WORKER_CODE``): a setup message (sys.path, the
+    function, its kwargs, the declaring directory), then one image path per request,
+    answered ``("ok", result)``, ``("raised", type, message, frames)`` or
+    ``("unpicklable", type, error)``. Ends at the end of its input."""
+    requests = os.fdopen(os.dup(0), "rb")
+    answers = os.fdopen(os.dup(1), "wb")
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)  # the function reading stdin must not eat the requests
+    os.dup2(2, 1)  # nor its prints corrupt the answers: they go to stderr
+    setup = pickle.load(requests)
+    sys.path[:] = setup["path"]
+    try:
+        function, _ = load_function(setup["function"], Path(setup["base_dir"]))
+    except FunctionNotFound as exc:
+        _send(answers, ("failed", str(exc)))
+        return
+    _send(answers, ("ready",))
+    kwargs = setup["kwargs"]
+    while True:
+        try:
+            image = pickle.load(requests)
+        except EOFError:
+            return
+        try:
+            answer: tuple = ("ok", function(image, **kwargs))
+        except Exception as exc:
+            answer = ("raised", type(exc).__name__, str(exc), _frames(exc))
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        try:
+            _send(answers, answer)
+        except Exception as exc:  # the result cannot be pickled
+            _send(answers, ("unpicklable", type(answer[1]).__name__, f"{type(exc).__name__}: {exc}"))
+
+
+def _ended(code: int | None) -> str:
+    if code is None:
+        return "it stopped answering"
+    if code < 0:
+        with contextlib.suppress(ValueError):
+            return f"killed by {signal.Signals(-code).name}"
+        return f"killed by signal {-code}"
+    return f"exit code {code}"
+
+
+class _Worker:
+    """One isolated worker process; ``call`` raises EngineError when it died (and it is
+    then stopped: start a new one)."""
+
+    def __init__(self, target: str, kwargs: dict[str, Any], base_dir: Path) -> None:
+        self.target = target
+        self.stderr = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", WORKER_CODE],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
+            start_new_session=True,  # Ctrl-C reaches pytest, which closes the engine
+        )
+        setup = {"path": list(sys.path), "function": target, "kwargs": kwargs, "base_dir": str(base_dir)}
+        answer = self._exchange(setup, "starting")
+        if answer[0] != "ready":
+            self.close()
+            raise EngineError(f"{target} could not be loaded in its isolated process: {answer[1]}")
+
+    def _exchange(self, message: object, what: str) -> tuple:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        try:
+            _send(self.proc.stdin, message)
+            answer = pickle.load(self.proc.stdout)
+        except Exception:  # EOF, a broken pipe, half an answer: the process is gone
+            self._stop()
+            self.stderr.seek(0)
+            stderr = self.stderr.read().decode(errors="replace").strip()
+            self.stderr.close()
+            tail = f"; its stderr:\n{stderr[-STDERR_TAIL:]}" if stderr else ""
+            raise EngineError(
+                f"{self.target}'s isolated process ended ({_ended(self.proc.returncode)}) while {what}; "
+                f"the next image gets a new process{tail}"
+            ) from None
+        return answer
+
+    def call(self, image: Path) -> tuple:
+        self.stderr.seek(0)
+        self.stderr.truncate()
+        answer = self._exchange(str(image), f"reading {image}")
+        end = self.stderr.seek(0, os.SEEK_END)
+        self.stderr.seek(max(end - STDERR_PASSED_ON, 0))
+        printed = self.stderr.read()
+        if printed:  # to the item's captured stderr, as an in-process function's prints would
+            sys.stderr.write(printed.decode(errors="replace"))
+        return answer
+
+    def _stop(self) -> None:
+        for stream in (self.proc.stdin, self.proc.stdout):
+            with contextlib.suppress(OSError):
+                if stream is not None:
+                    stream.close()
+        try:
+            self.proc.wait(5)  # at the end of its input it ends
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+    def close(self) -> None:
+        self._stop()
+        self.stderr.close()
+
+
 class PythonEngine:
     def __init__(self, spec: EngineSpec) -> None:
         options = _options.check_options(spec, SCHEMA)
         self.target = options["function"]
         self.kwargs = options["kwargs"]
+        self.isolate = options["isolate"]
+        self.base_dir = spec.base_dir
         try:
             self.function, module = load_function(self.target, spec.base_dir)
         except FunctionNotFound as exc:
@@ -54,16 +200,42 @@ class PythonEngine:
         top_level = sys.modules.get(module.__name__.partition(".")[0])
         self.version = getattr(module, "__version__", None) or getattr(top_level, "__version__", None)
         self.source = source_digest(self.function, module)
+        self._worker: _Worker | None = None
+        self._lock = threading.Lock()
+
+    def _call_isolated(self, image: Path) -> Any:
+        with self._lock:
+            if self._worker is None:
+                self._worker = _Worker(self.target, self.kwargs, self.base_dir)
+            try:
+                answer = self._worker.call(image)
+            except EngineError:
+                self._worker = None  # dead: the next image starts a new one
+                raise
+        if answer[0] == "raised":
+            _, name, message, frames = answer
+            raise EngineError(
+                f"{self.target} raised {name}: {message}\n"
+                f"while reading {image}; traceback (most recent call last):\n{''.join(frames).rstrip()}"
+            )
+        if answer[0] == "unpicklable":
+            raise EngineError(
+                f"{self.target} returned a {answer[1]} that cannot be sent back from its isolated process "
+                f"({answer[2]}) for {image}; expected {EXPECTED}"
+            )
+        return answer[1]
 
     def recognize(self, image: Path) -> Recognition:
-        try:
-            result = self.function(str(image), **self.kwargs)
-        except Exception as exc:
-            frames = "".join(traceback.format_tb(exc.__traceback__)[1:][-TRACEBACK_FRAMES:])
-            raise EngineError(
-                f"{self.target} raised {type(exc).__name__}: {exc}\n"
-                f"while reading {image}; traceback (most recent call last):\n{frames.rstrip()}"
-            ) from exc
+        if self.isolate:
+            result = self._call_isolated(image)
+        else:
+            try:
+                result = self.function(str(image), **self.kwargs)
+            except Exception as exc:
+                raise EngineError(
+                    f"{self.target} raised {type(exc).__name__}: {exc}\n"
+                    f"while reading {image}; traceback (most recent call last):\n{''.join(_frames(exc)).rstrip()}"
+                ) from exc
         if isinstance(result, Recognition):
             return result
         if isinstance(result, str):
@@ -81,5 +253,15 @@ class PythonEngine:
         raise EngineError(f"{self.target} returned {type(result).__name__} {shown} for {image}; expected {EXPECTED}")
 
     def fingerprint(self) -> dict:
+        # Not `isolate`: where the function runs does not change what it returns, so
+        # turning isolation on (after a crash) keeps the cached outputs and the baseline's
+        # fingerprint. A function whose output depends on sharing pytest's process is
+        # already beyond what the cache trusts (README, Cache).
         config = {"function": self.target, "kwargs": self.kwargs, "source": self.source}
         return {"type": "python", "version": self.version, "config": config}
+
+    def close(self) -> None:
+        with self._lock:
+            if self._worker is not None:
+                self._worker.close()
+                self._worker = None

@@ -11,6 +11,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+from ..cases.images import use_pixel_limit
 from . import _options
 from .base import EngineError, EngineSpec, Recognition
 
@@ -69,6 +70,7 @@ class RapidOCREngine:
         self.version = _versions()
 
     def recognize(self, image: Path) -> Recognition:
+        use_pixel_limit()  # RapidOCR decodes with Pillow: never beyond --ocr-max-image-pixels
         try:
             result = self.ocr(str(image))
         except ImportError as exc:

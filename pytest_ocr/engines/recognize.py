@@ -6,8 +6,12 @@ surrogate (``"\\ud800"``), which is a Python ``str`` but not Unicode text, so no
 writer can store it. ``storable`` turns lone surrogates into U+FFFD (one code point for
 one, so alignments and lengths do not move) with a warning on the item, a non-finite
 confidence into none, drops a ``raw`` value JSON cannot hold, and refuses output of the
-wrong types. Everything downstream (metrics, cache, reports) sees only what it returned,
-so no writer has to defend itself.
+wrong types or beyond ``max_output_mb`` of text. Everything downstream (metrics, cache,
+reports) sees only what it returned, so no writer has to defend itself.
+
+The image is checked (``cases.images.check_image``: a regular file within the size and
+pixel limits) before the cache hashes it or the engine sees it, also for recognitions
+started ahead of their items (prefetch), whose own check has not run yet.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import limits
+from ..cases.images import check_image
 from ..storable import storable_text
 from .base import Engine, EngineError, Recognition
 from .cache import OutputCache, cacheable
@@ -41,7 +47,9 @@ def recognize(
     refresh: bool = False,
 ) -> Timed:
     """The output of engine ``name`` for ``image``: from the cache when it has it (unless
-    ``refresh``), else from the engine, and then stored."""
+    ``refresh``), else from the engine, and then stored. Raises ImageError for an image
+    that is not a regular file or beyond a limit, before anything reads it."""
+    check_image(Path(image))
     key = None
     if cache is not None and fingerprint is not None and cacheable(engine):
         try:
@@ -52,7 +60,7 @@ def recognize(
         if hit is not None:
             return Timed(hit.recognition, hit.seconds, cached=True)
     start = time.perf_counter()
-    recognition = storable(engine.recognize(image), name)
+    recognition = storable(engine.recognize(image), name, image)
     timed = Timed(recognition, time.perf_counter() - start)
     if key is not None and cache is not None:
         cache.put(key, recognition, timed.seconds)
@@ -71,9 +79,37 @@ def _storable_value(value: Any, count: list[int]) -> Any:
     return value
 
 
-def storable(recognition: object, engine: str) -> Recognition:
+def utf8_size(texts: list[str], limit: int) -> tuple[int, bool]:
+    """(the UTF-8 size of ``texts`` together in bytes, exact?), computed only as far as
+    ``limit`` needs: a code point takes 1 to 4 bytes, so the length bounds the size from
+    below and four times the length from above, and an ASCII string (which CPython knows
+    without looking at it) takes one byte a code point. Only texts between the bounds
+    are encoded. A lone surrogate counts 3 bytes, the size of the U+FFFD it is stored as."""
+    length = sum(map(len, texts))
+    if all(text.isascii() for text in texts):
+        return length, True
+    if length > limit:
+        return length, False  # at least
+    if 4 * length <= limit:
+        return 4 * length, False  # at most
+    return sum(len(text.encode("utf-8", "surrogatepass")) for text in texts), True
+
+
+def _check_size(texts: list[str], what: str, engine: str, image: Path | None) -> None:
+    active = limits.active()
+    size, exact = utf8_size(texts, active.max_output_bytes)
+    if size > active.max_output_bytes:
+        where = f" for {image}" if image is not None else ""
+        raise EngineError(
+            f"engine {engine!r} returned {'' if exact else 'at least '}{size / limits.MB:.1f} MB of {what} "
+            f"(UTF-8){where}; the limit is {active.max_output_mb:g} MB ({limits.OPTIONS['max_output_mb']})"
+        )
+
+
+def storable(recognition: object, engine: str, image: Path | None = None) -> Recognition:
     """The engine's output as the run may store it; raises EngineError for output that
-    is not a Recognition of the documented types (named ``engine`` in the message)."""
+    is not a Recognition of the documented types (named ``engine`` in the message) or
+    whose text (or lines) is beyond ``max_output_mb`` of UTF-8 (naming ``image``)."""
     if not isinstance(recognition, Recognition):
         raise EngineError(f"engine {engine!r} returned {type(recognition).__name__}, not a Recognition")
     problems = []
@@ -90,6 +126,10 @@ def storable(recognition: object, engine: str) -> Recognition:
         problems.append(f"confidence is {type(confidence).__name__}, not a number")
     if problems:
         raise EngineError(f"engine {engine!r} returned output of the wrong type: {'; '.join(problems)}")
+    # Before anything copies the text: a 1 GB output must cost its item only.
+    _check_size([recognition.text], "text", engine, image)
+    if recognition.lines:
+        _check_size(recognition.lines, "text in its lines", engine, image)
 
     count = [0]
     stored = dataclasses.replace(

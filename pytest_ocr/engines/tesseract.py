@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ..errors import did_you_mean
 from . import _options
 from ._options import Scalar
 from .base import EngineError, EngineSpec, Recognition
@@ -57,6 +58,42 @@ def debian_package(lang: str) -> str:
     if lang.startswith("script/") or base in SCRIPT_CODES:
         return f"tesseract-ocr-script-{SCRIPT_CODES.get(base, base.lower())}{vert}"
     return f"tesseract-ocr-{name.lower().replace('_', '-')}"
+
+
+def missing_languages(missing: list[str], installed: list[str], model_dir: Path | None) -> str:
+    """What to do about models ``tesseract --list-langs`` does not list: the ones it does,
+    the closest to each missing one, and the package to install.
+
+    Where a model lives differs: the tessdata repositories (and Homebrew's
+    tesseract-lang) keep script models under ``script/`` (``script/Fraktur``), Debian
+    and Ubuntu install them at the top (``Fraktur``). A name that is installed under the
+    other spelling is named as the one to use, not as a package to install.
+    """
+    hints, to_install = [], []
+    for lang in missing:
+        base = lang.removeprefix("script/")
+        other = base if lang.startswith("script/") else f"script/{lang}"
+        if other in installed:
+            hints.append(f"{lang!r} is installed here as {other!r}: use lang {other!r}")
+        else:
+            to_install.append(lang)
+            closest = did_you_mean(lang, installed).removeprefix("; ")
+            if closest:
+                hints.append(f"for {lang!r}, {closest}")
+    where = f" in {model_dir}" if model_dir else ""
+    message = (
+        f"Tesseract language(s) {', '.join(missing)} not installed{where} (installed: {', '.join(installed) or 'none'})"
+    )
+    if hints:
+        message += "; " + "; ".join(hints)
+    if to_install:
+        packages = " ".join(debian_package(lang) for lang in to_install)
+        message += (
+            f"; on Debian/Ubuntu: apt-get install {packages}; on macOS: brew install tesseract-lang; "
+            f"or put {to_install[0]}.traineddata into a directory given as the "
+            "`tessdata_dir` option"
+        )
+    return message
 
 
 def _query(binary: str, *args: str) -> str:
@@ -119,14 +156,7 @@ class TesseractEngine:
         langs = options["lang"].split("+")
         missing = [lang for lang in langs if lang not in installed]
         if missing:
-            packages = " ".join(debian_package(lang) for lang in missing)
-            raise _options.error(
-                spec,
-                f"Tesseract language(s) {', '.join(missing)} not installed"
-                f"{f' in {model_dir}' if model_dir else ''} (installed: {', '.join(installed) or 'none'}); "
-                f"on Debian/Ubuntu: apt-get install {packages}; "
-                f"or put {missing[0]}.traineddata into a directory given as the `tessdata_dir` option",
-            )
+            raise _options.error(spec, missing_languages(missing, installed, model_dir))
 
         self.args = ["-l", options["lang"]]
         for flag in ("psm", "oem"):
