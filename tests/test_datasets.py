@@ -118,6 +118,7 @@ def test_pairs_take_every_image_with_its_gt_txt_recursively(tmp_path):
             }
         ],
         "skipped_count": 1,
+        "allow_empty": False,
     }
 
 
@@ -567,7 +568,7 @@ def test_alto_and_hocr_give_the_text_tesseract_wrote_with_the_image_the_file_nam
         (
             "{type: paddle, lable_file: l.txt}",
             "s.ocr.yaml:1: dataset.lable_file: unknown key 'lable_file'; did you mean "
-            "'label_file'? (allowed here: conf_threshold, images, label_file, "
+            "'label_file'? (allowed here: allow_empty, conf_threshold, images, label_file, "
             "max_images, type)",
         ),
         (

@@ -11,8 +11,10 @@ sent before it died.
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +26,10 @@ from ..files import write_atomic
 from ..report import github, json_report, terminal
 from ..report.baseline_file import write as write_baseline
 from ..report.junit import gate_properties
+from ..report.visible import visible
 from ..run import baseline as run_baseline
-from ..run.gates import GateResult
+from ..run.aggregate import dataset_summaries
+from ..run.gates import GateResult, dataset_checks
 from ..run.gates import evaluate as evaluate_gates
 from ..run.identity import item_key, relative, split_name
 from ..run.record import RunInfo, RunRecord, build
@@ -118,7 +122,11 @@ class Collector:
             self._add_gate(Gate.from_dict(gate))
         dataset = getattr(report, "ocr_dataset", None)
         if dataset is not None and dataset["file"] not in self.datasets:
-            self.datasets[dataset["file"]] = DatasetInfo.from_dict(dataset)
+            info = DatasetInfo.from_dict(dataset)
+            skipped = tuple(
+                replace(s, reason=relative_paths(s.reason, self.settings.project_dir)) for s in info.skipped
+            )
+            self.datasets[dataset["file"]] = replace(info, skipped=skipped)
 
     # -- after the items: gates as tests ---------------------------------------------
 
@@ -132,6 +140,7 @@ class Collector:
             return outcome
         results = list(self.results.values())
         self.gate_results = evaluate_gates(self.gates.values(), results) if self.gates else []
+        self.gate_results += dataset_checks(dataset_summaries(self.datasets.values(), results))
         self.baseline_view = baseline = self._baseline_view()
         check = run_baseline.match_check(baseline) if baseline is not None else None
         if check is not None:
@@ -216,20 +225,37 @@ class Collector:
             return
         if os.environ.get("GITHUB_ACTIONS") == "true":
             # Workflow commands are read from the job's output, whatever the verbosity.
+            # The only lines printed as they are: their untrusted values are escaped (github.py).
             for line in github.annotations(record):
                 terminalreporter.write_line(line)
         verbosity = self.config.get_verbosity()
         if (record.results or record.gates) and verbosity >= -1 and self.settings.summary != "none":
             terminalreporter.section("OCR summary")
             for line in terminal.summary(record, verbosity, self.settings.summary):
-                terminalreporter.write_line(line)
+                terminalreporter.write_line(line)  # made visible by terminal.summary
         executor = self.config.stash.get(EXECUTOR, None)
         if executor is not None and executor.cache is not None and executor.cache.write_error:
-            terminalreporter.write_line(f"warning: engine outputs were not cached: {executor.cache.write_error}")
+            terminalreporter.write_line(
+                visible(f"warning: engine outputs were not cached: {executor.cache.write_error}")
+            )
         for line in self.worker_errors:
-            terminalreporter.write_line(f"warning: pytest-xdist worker went down: {terminal.visible(line)}")
+            terminalreporter.write_line(visible(f"warning: pytest-xdist worker went down: {line}"))
         for note in self.notes:
-            terminalreporter.write_line(note)
+            terminalreporter.write_line(visible(note))
+
+
+def relative_paths(text: str, project: Path) -> str:
+    """A message with the paths it names inside the project directory made relative to it,
+    as reports name files (a dataset's skipped entry: "image not found: /ci/x/img/a.png"
+    becomes "image not found: img/a.png", the directory itself "."). A path is the project
+    directory's path where no path character precedes it."""
+    if project.parent == project:  # the project at / : leave absolute paths absolute
+        return text
+    for path in {str(project), project.as_posix()}:
+        start = r"(?<![\w.~/\\-])" + re.escape(path)
+        text = re.sub(start + "[/" + re.escape(os.sep) + "]", "", text)  # a path inside it
+        text = re.sub(start + r"(?=$|[\s)\]:;,'\"])", ".", text)  # the directory itself
+    return text
 
 
 def gate_report(result: GateResult) -> pytest.TestReport:
@@ -240,7 +266,7 @@ def gate_report(result: GateResult) -> pytest.TestReport:
         location=(GATE_FILE, None, result.name),
         keywords={},
         outcome="passed" if result.passed else "failed",
-        longrepr=None if result.passed else result.message,
+        longrepr=None if result.passed else visible(result.message, multiline=True),
         when="call",
         user_properties=gate_properties(result),
     )

@@ -201,6 +201,7 @@ class DatasetSummary:
     wall_s: float
     item_time_s: float
     inference_mean_ms: float | None
+    allow_empty: bool = False  # the suite accepts a run that evaluates nothing of it
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -238,6 +239,7 @@ def dataset_summaries(datasets: Iterable[DatasetInfo], results: Iterable[CaseRes
                     wall_s=max(end for _, end in spans) - min(start for start, _ in spans) if spans else 0.0,
                     item_time_s=math.fsum(r.duration_s for r in rs),
                     inference_mean_ms=1000 * math.fsum(inference) / len(inference) if inference else None,
+                    allow_empty=dataset.allow_empty,
                 )
             )
     return summaries

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..cases.gates import Gate
 from ..cases.rules import Threshold, format_number
-from .aggregate import aggregate_metric
+from .aggregate import DatasetSummary, aggregate_metric
 from .result import CaseResult
 
 
@@ -115,3 +115,20 @@ def evaluate(gates: Iterable[Gate], results: Sequence[CaseResult]) -> list[GateR
         for engine in engines:
             outcomes.append(judge(gate, engine, [r for r in pool if r.engine == engine]))
     return outcomes
+
+
+def dataset_checks(datasets: Iterable[DatasetSummary]) -> list[GateResult]:
+    """A dataset that evaluated nothing on an engine (every entry filtered, skipped or
+    errored) fails, unless its suite says ``allow_empty: true``: a run that measured
+    nothing of a dataset must not pass as if it had."""
+    checks = []
+    for d in datasets:
+        if d.evaluated or d.allow_empty:
+            continue
+        message = (
+            f"{d.file} on {d.engine}: FAILED: nothing evaluated of {d.total} entries: {d.filtered} filtered, "
+            f"{d.skipped} skipped (unusable entries and items that errored); `allow_empty: true` in its "
+            f"dataset: block accepts this"
+        )
+        checks.append(GateResult(f"{d.file} on {d.engine}: dataset evaluated nothing", False, message, 0.0, 0))
+    return checks
