@@ -67,6 +67,12 @@ def spec(type_: str, base_dir: Path = HELPERS, **options) -> EngineSpec:
         ("predictions", {"path": "preds.xlsx"}, ["'path'", ".csv", ".jsonl", "directory"]),
         ("python", {"function": "ocr_funcs"}, ["'function'", "module:function"]),
         ("python", {"function": "ocr_funcs:read_name", "args": []}, ["unknown option 'args'", "function (str)"]),
+        ("python", {"function": "ocr_funcs:read_name", "timeout": 5}, ["option 'timeout' needs 'isolate: true'"]),
+        (
+            "python",
+            {"function": "ocr_funcs:read_name", "isolate": True, "timeout": 0},
+            ["option 'timeout' must be a positive number of seconds"],
+        ),
     ],
 )
 def test_bad_options_name_the_engine_key_and_what_is_valid(type_, options, expected):

@@ -374,6 +374,7 @@ def test_command_engines_differing_only_in_an_env_value_keep_their_own_cached_ou
 CRASHING_ENGINE = """
 import ctypes
 import os
+import time
 from pathlib import Path
 
 def read(image_path, how):
@@ -384,19 +385,29 @@ def read(image_path, how):
         print("about to crash", flush=True)
         if how == "exit":
             os._exit(3)
+        if how == "hang":
+            time.sleep(3600)
         ctypes.string_at(0)  # SIGSEGV
     return stem
 """
 
 
-@pytest.mark.parametrize(("how", "ended"), [("exit", "exit code 3"), ("segfault", "killed by SIGSEGV")])
+@pytest.mark.parametrize(
+    ("how", "ended"),
+    [
+        ("exit", "ended (exit code 3)"),
+        ("segfault", "ended (killed by SIGSEGV)"),
+        ("hang", "took more than 2 s (option 'timeout') and was killed"),
+    ],
+)
 def test_a_python_engine_crashing_its_isolated_process_costs_its_item_only(tmp_path, how, ended):
-    """os._exit() or a segfault in the function ended a serial run. With `isolate: true`
-    the function runs in one long-lived worker process, replaced after a crash."""
+    """os._exit() or a segfault in the function ended a serial run, and a function that
+    never returns held it for ever. With `isolate: true` the function runs in one
+    long-lived worker process, replaced after a crash or a timeout."""
     root = tmp_path
     write_suite(
         root,
-        f"  iso: {{type: python, function: 'engine:read', isolate: true, kwargs: {{how: {how}}}}}",
+        f"  iso: {{type: python, function: 'engine:read', isolate: true, timeout: 2, kwargs: {{how: {how}}}}}",
         [stem_case(good_image(root, name), "iso") for name in ("a.png", "b-crash.png", "c.png", "d.png")],
         module=CRASHING_ENGINE,
     )
@@ -404,7 +415,7 @@ def test_a_python_engine_crashing_its_isolated_process_costs_its_item_only(tmp_p
     assert result.returncode == TESTS_FAILED, result.output[-3000:]
     found = results(root, result)
     message = (
-        f"engine:read's isolated process ended ({ended}) while reading {root / 'b-crash.png'}; "
+        f"engine:read's isolated process {ended} while reading {root / 'b-crash.png'}; "
         "the next image gets a new process; its stderr:\nabout to crash"
     )
     crash = found["b-crash"]

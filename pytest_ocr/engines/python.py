@@ -6,7 +6,9 @@ and optionally ``lines``, ``confidence``, ``raw`` and ``fields``.
 With ``isolate: true`` the function runs in a worker process of its own, one per engine
 (started at the first image, so a model is loaded once, not per image): a function that
 calls ``os._exit()`` or crashes the interpreter (a segfault in a native extension) costs
-that image's item, and the next image gets a new worker. Requests and answers are pickled
+that image's item, and the next image gets a new worker; so does a call that takes longer
+than ``timeout`` seconds (the worker is killed: a thread in pytest's process could not be
+stopped, which is why only an isolated function has a timeout). Requests and answers are pickled
 over the worker's stdin and a copy of its stdout; what the function prints goes to the
 worker's stderr, which is passed on to the item's captured stderr (its tail is in the
 error when the worker dies).
@@ -32,7 +34,13 @@ from . import _options
 from .base import EngineError, EngineSpec, Recognition
 from .cache import file_sha256
 
-SCHEMA = {"function": (str, _options.REQUIRED), "kwargs": (dict[str, Any], {}), "isolate": (bool, False)}
+SCHEMA = {
+    "function": (str, _options.REQUIRED),
+    "kwargs": (dict[str, Any], {}),
+    "isolate": (bool, False),
+    "timeout": (float, None),  # seconds per image, isolated only (ISOLATED_TIMEOUT when not given)
+}
+ISOLATED_TIMEOUT = 300.0
 
 RESULT_TYPES = {"text": str, "lines": list[str] | None, "confidence": float | None, "raw": Any, "fields": dict | None}
 EXPECTED = "a str, a Recognition or a dict with key 'text' (and optionally 'lines', 'confidence', 'raw', 'fields')"
@@ -126,8 +134,10 @@ class _Worker:
     """One isolated worker process; ``call`` raises EngineError when it died (and it is
     then stopped: start a new one)."""
 
-    def __init__(self, target: str, kwargs: dict[str, Any], base_dir: Path) -> None:
+    def __init__(self, target: str, kwargs: dict[str, Any], base_dir: Path, timeout: float) -> None:
         self.target = target
+        self.timeout = timeout
+        self.expired = False  # the timer killed it
         self.stderr = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
             [sys.executable, "-c", WORKER_CODE],
@@ -144,20 +154,34 @@ class _Worker:
 
     def _exchange(self, message: object, what: str) -> tuple:
         assert self.proc.stdin is not None and self.proc.stdout is not None
+        timer = threading.Timer(self.timeout, self._expire)
+        timer.start()
         try:
             _send(self.proc.stdin, message)
             answer = pickle.load(self.proc.stdout)
         except Exception:  # EOF, a broken pipe, half an answer: the process is gone
+            timer.cancel()
             self._stop()
             self.stderr.seek(0)
             stderr = self.stderr.read().decode(errors="replace").strip()
             self.stderr.close()
             tail = f"; its stderr:\n{stderr[-STDERR_TAIL:]}" if stderr else ""
+            ended = (
+                f"took more than {self.timeout:g} s (option 'timeout') and was killed"
+                if self.expired
+                else f"ended ({_ended(self.proc.returncode)})"
+            )
             raise EngineError(
-                f"{self.target}'s isolated process ended ({_ended(self.proc.returncode)}) while {what}; "
-                f"the next image gets a new process{tail}"
+                f"{self.target}'s isolated process {ended} while {what}; the next image gets a new process{tail}"
             ) from None
+        finally:
+            timer.cancel()
         return answer
+
+    def _expire(self) -> None:
+        self.expired = True
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGKILL)  # with what it started
 
     def call(self, image: Path) -> tuple:
         self.stderr.seek(0)
@@ -192,6 +216,13 @@ class PythonEngine:
         self.target = options["function"]
         self.kwargs = options["kwargs"]
         self.isolate = options["isolate"]
+        if options["timeout"] is not None and not self.isolate:
+            raise _options.error(
+                spec, "option 'timeout' needs 'isolate: true' (a call in pytest's process cannot be stopped)"
+            )
+        self.timeout = _options.check_timeout(
+            spec, ISOLATED_TIMEOUT if options["timeout"] is None else options["timeout"]
+        )
         self.base_dir = spec.base_dir
         try:
             self.function, module = load_function(self.target, spec.base_dir)
@@ -206,12 +237,15 @@ class PythonEngine:
     def _call_isolated(self, image: Path) -> Any:
         with self._lock:
             if self._worker is None:
-                self._worker = _Worker(self.target, self.kwargs, self.base_dir)
+                self._worker = _Worker(self.target, self.kwargs, self.base_dir, self.timeout)
             try:
                 answer = self._worker.call(image)
             except EngineError:
                 self._worker = None  # dead: the next image starts a new one
                 raise
+            if self._worker.expired:  # killed just after it answered
+                self._worker.close()
+                self._worker = None
         if answer[0] == "raised":
             _, name, message, frames = answer
             raise EngineError(
