@@ -229,6 +229,8 @@ def read(image_path):
         return "x" * (11 * 1024 * 1024)  # 11 MB
     if stem == "accented":
         return "é" * 6_000_000  # 6 million code points, 12,000,000 bytes of UTF-8
+    if stem == "fields":
+        return {"text": "x", "fields": {"notes": ["y" * (1024 * 1024)] * 11}}  # 11 MB in key fields
     return stem
 """
 PRINT_11_MB = "import sys; sys.stdout.write('x' * (11 * 1024 * 1024))"
@@ -239,6 +241,7 @@ PRINT_11_MB = "import sys; sys.stdout.write('x' * (11 * 1024 * 1024))"
     [
         ("ascii", "big", "engine 'big' returned 11.0 MB of text (UTF-8) for {image}"),
         ("accented", "big", "engine 'big' returned 11.4 MB of text (UTF-8) for {image}"),
+        ("fields", "big", "engine 'big' returned 11.0 MB of text in its fields (UTF-8) for {image}"),
         ("printer", "printer", "command {python!r} on {image} printed more than 10 MB and was killed"),
     ],
 )

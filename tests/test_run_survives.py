@@ -363,3 +363,24 @@ def test_storable_replaces_what_no_writer_could_hold():
         storable(Recognition(b"bytes"), "svc")  # type: ignore[arg-type]
     with pytest.raises(EngineError, match=r"engine 'svc' returned str, not a Recognition"):
         storable("text", "svc")
+
+
+def test_storable_bounds_raw_output_and_fields():
+    from pytest_ocr.engines import EngineError, Recognition
+    from pytest_ocr.engines.recognize import storable
+
+    deep: list = []
+    for _ in range(10_000):  # deeper than any recursion (and than --ocr-max-nesting's 100)
+        deep = [deep]
+    big = {"pages": ["x" * (6 * 1024 * 1024), "y" * (5 * 1024 * 1024)]}
+    for raw, problem in (
+        (deep, "is nested more than 100 levels deep (--ocr-max-nesting)"),
+        (big, "holds 11.0 MB of text; the limit is 10 MB (--ocr-max-output-mb)"),
+    ):
+        stored = storable(Recognition("text", raw=raw), "svc")
+        assert (stored.text, stored.raw) == ("text", None)
+        assert stored.warnings == [f"the engine's raw output {problem}; left out"]
+    kept = {"tokens": [[["a", 1]]], "model": "m"}
+    assert storable(Recognition("text", raw=kept), "svc").raw == kept
+    with pytest.raises(EngineError, match=r"engine 'svc' returned fields nested more than 100 levels deep"):
+        storable(Recognition("text", fields={"a": deep}), "svc")

@@ -5,8 +5,9 @@ An engine's output is untrusted: an HTTP service can answer valid JSON holding a
 surrogate (``"\\ud800"``), which is a Python ``str`` but not Unicode text, so no UTF-8
 writer can store it. ``storable`` turns lone surrogates into U+FFFD (one code point for
 one, so alignments and lengths do not move) with a warning on the item, a non-finite
-confidence into none, drops a ``raw`` value JSON cannot hold, and refuses output of the
-wrong types or beyond ``max_output_mb`` of text. Everything downstream (metrics, cache,
+confidence into none, drops a ``raw`` value JSON cannot hold (or too deep, or beyond
+``max_output_mb`` of text), and refuses output of the wrong types or whose text, lines or
+fields are beyond ``max_output_mb`` of text or ``max_nesting`` levels. Everything downstream (metrics, cache,
 reports) sees only what it returned, so no writer has to defend itself.
 
 The image is checked (``cases.images.check_image``: a regular file within the size and
@@ -95,6 +96,47 @@ def utf8_size(texts: list[str], limit: int) -> tuple[int, bool]:
     return sum(len(text.encode("utf-8", "surrogatepass")) for text in texts), True
 
 
+def _strings(value: Any) -> list[str] | None:
+    """The strings (keys too) in a structure of dicts and lists, or None when it nests
+    deeper than ``max_nesting`` (walked without recursion: the depth is the engine's)."""
+    limit = limits.active().max_nesting
+    strings: list[str] = []
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, str):
+            strings.append(item)
+        elif isinstance(item, (dict, list, tuple)):
+            if depth >= limit:
+                return None
+            if isinstance(item, dict):
+                stack.extend((k, depth) for k in item)
+                stack.extend((v, depth + 1) for v in item.values())
+            else:
+                stack.extend((v, depth + 1) for v in item)
+    return strings
+
+
+def _too_deep() -> str:
+    return f"nested more than {limits.active().max_nesting} levels deep ({limits.OPTIONS['max_nesting']})"
+
+
+def _raw_problem(raw: Any) -> str | None:
+    """Why an engine's ``raw`` output (kept for reports, never scored) cannot be kept."""
+    if raw is None:
+        return None
+    strings = _strings(raw)
+    if strings is None:
+        return f"is {_too_deep()}"
+    size, exact = utf8_size(strings, limits.active().max_output_bytes)
+    if size > limits.active().max_output_bytes:
+        return (
+            f"holds {'' if exact else 'at least '}{size / limits.MB:.1f} MB of text; the limit is "
+            f"{limits.active().max_output_mb:g} MB ({limits.OPTIONS['max_output_mb']})"
+        )
+    return None
+
+
 def _check_size(texts: list[str], what: str, engine: str, image: Path | None) -> None:
     active = limits.active()
     size, exact = utf8_size(texts, active.max_output_bytes)
@@ -130,6 +172,14 @@ def storable(recognition: object, engine: str, image: Path | None = None) -> Rec
     _check_size([recognition.text], "text", engine, image)
     if recognition.lines:
         _check_size(recognition.lines, "text in its lines", engine, image)
+    if recognition.fields is not None:
+        strings = _strings(recognition.fields)
+        if strings is None:
+            raise EngineError(f"engine {engine!r} returned fields {_too_deep()}")
+        _check_size(strings, "text in its fields", engine, image)
+    raw, raw_problem = recognition.raw, _raw_problem(recognition.raw)
+    if raw_problem is not None:
+        raw = None
 
     count = [0]
     stored = dataclasses.replace(
@@ -137,9 +187,11 @@ def storable(recognition: object, engine: str, image: Path | None = None) -> Rec
         text=_storable_value(recognition.text, count),
         lines=_storable_value(recognition.lines, count),
         fields=_storable_value(recognition.fields, count),
-        raw=_storable_value(recognition.raw, count),
+        raw=_storable_value(raw, count),
         warnings=[_storable_value(str(w), count) for w in recognition.warnings],
     )
+    if raw_problem is not None:
+        stored.warnings.append(f"the engine's raw output {raw_problem}; left out")
     if count[0]:
         stored.warnings.append(
             f"the output held {count[0]} lone surrogate code point(s) (not Unicode text); stored and scored as U+FFFD"
