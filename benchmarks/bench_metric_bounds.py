@@ -69,6 +69,7 @@ import unicodedata
 from pathlib import Path
 
 SEED = 20261123
+REPO = Path(__file__).resolve().parent.parent
 WALL_FACTOR = 6  # wall-clock timeout = WALL_FACTOR x the CPU-time limit (the machine may be shared)
 LINE_CHARS = 72
 ERROR_RATE = 0.03
@@ -260,7 +261,11 @@ def _reset_peak() -> None:
         f.write("5")
 
 
-def measure(group: str, reference: Path, hypothesis: Path, timeout: float, memory_mb: int) -> dict:
+def measure(
+    group: str, reference: Path, hypothesis: Path, timeout: float, memory_mb: int, package: Path | None = None
+) -> dict:
+    """One measurement in a child process; ``package``: a directory holding another
+    version of pytest_ocr to measure instead of this one (``--against``)."""
     limit = memory_mb * 1024 * 1024
     cpu = int(timeout)
 
@@ -275,6 +280,7 @@ def measure(group: str, reference: Path, hypothesis: Path, timeout: float, memor
         text=True,
         preexec_fn=cap,
         start_new_session=True,
+        env={**os.environ, "PYTHONPATH": str(package)} if package else None,
     )
     try:
         out, err = proc.communicate(timeout=WALL_FACTOR * timeout)
@@ -337,6 +343,11 @@ def main() -> None:
     parser.add_argument("--memory-mb", type=int, default=4096)
     parser.add_argument("--shapes", action="store_true", help="also the hostile shapes at the longest length")
     parser.add_argument("--no-grid", action="store_true", help="only the hostile shapes")
+    parser.add_argument(
+        "--against",
+        metavar="REV",
+        help="also measure pytest_ocr as of this git revision, side by side (column 'before')",
+    )
     args = parser.parse_args()
     if args.child:
         child(*args.child)
@@ -347,11 +358,21 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown metric group(s) {unknown}; known: {', '.join(GROUPS)}")
     columns = [f"{n:.0e}".replace("+0", "") for n in lengths]
+    versions: list[tuple[str, Path | None]] = [("", None)]
     print(
         f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs; timeout {args.timeout:g} s, cap {args.memory_mb} MB"
     )
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
+        if args.against:
+            before = root / "before"
+            before.mkdir()
+            archive = subprocess.run(
+                ["git", "archive", args.against, "pytest_ocr"], capture_output=True, check=True, cwd=REPO
+            ).stdout
+            subprocess.run(["tar", "-x", "-C", str(before)], input=archive, check=True)
+            versions.append((" before", before))
+            print(f"'before': pytest_ocr as of {args.against}")
         if not args.no_grid:
             for ref_kind in args.refs.split(","):
                 rows: dict[str, dict[str, dict | None]] = {}
@@ -359,21 +380,25 @@ def main() -> None:
                     if group in OUTPUT_ONLY and ref_kind != args.refs.split(",")[0]:
                         continue
                     rows[group] = {}
-                    for n, column in zip(lengths, columns, strict=False):
+                    for n, length_column in zip(lengths, columns, strict=False):
                         ref_file, hyp_file = root / f"{ref_kind}-{n}.ref", root / f"{ref_kind}-{n}.hyp"
                         if not ref_file.exists():
                             reference, hypothesis = pair(ref_kind, n)
                             ref_file.write_text(reference, encoding="utf-8")
                             hyp_file.write_text(hypothesis, encoding="utf-8")
-                        if any(r and r.get("timeout") for r in rows[group].values()):
-                            rows[group][column] = {"timeout": True}
-                            continue
-                        rows[group][column] = measure(group, ref_file, hyp_file, args.timeout, args.memory_mb)
-                        print(f"  {ref_kind} {group} {column}: {cell(rows[group][column], args.timeout)}", flush=True)
+                        for suffix, package in versions:
+                            column = length_column + suffix
+                            earlier = [r for c, r in rows[group].items() if c.endswith(" before") == bool(suffix)]
+                            if any(r and r.get("timeout") for r in earlier):
+                                rows[group][column] = {"timeout": True}
+                                continue
+                            result = measure(group, ref_file, hyp_file, args.timeout, args.memory_mb, package)
+                            rows[group][column] = result
+                            print(f"  {ref_kind} {group} {column}: {cell(result, args.timeout)}", flush=True)
                 title = REF_TITLES[ref_kind] + (
                     " (output-only metrics ignore the reference)" if ref_kind == "2k" else ""
                 )
-                print_table(title, columns, rows, args.timeout)
+                print_table(title, [c + suffix for c in columns for suffix, _ in versions], rows, args.timeout)
         if args.shapes or args.no_grid:
             n = lengths[-1]
             reference = pair("2k", 2_000)[0]

@@ -88,13 +88,27 @@ class Bounded:
     returncode: int
     output: str  # stdout and stderr together
     seconds: float
-    max_rss_mb: float  # the child's peak resident memory
+    max_rss_mb: float  # the peak resident memory of the session (its largest process)
 
     def report(self, root: Path, name: str = "report.json") -> dict:
         """The JSON report it wrote, checked against the shipped schema."""
         document = json.loads((root / name).read_text(encoding="utf-8"))
         jsonschema.validate(document, report_schema())
         return document
+
+
+# Runs the session and writes its peak resident memory (KiB) to the file named by argv[1].
+# A process started from this test process would count this process's resident size as
+# its own peak (Linux keeps the high-water mark of the memory an exec replaces, and a fork
+# is a copy of this process); started from this small launcher, it counts its own.
+LAUNCHER = """
+import os, subprocess, sys
+proc = subprocess.Popen([sys.executable, "-m", "pytest", *sys.argv[2:]])
+_, status, usage = os.wait4(proc.pid, 0)
+with open(sys.argv[1], "w") as peak:
+    peak.write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
 
 
 def run_bounded(
@@ -109,17 +123,17 @@ def run_bounded(
     def cap() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
+    peak = root / ".peak-rss-kib"
     start = time.monotonic()
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     proc = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:hypothesispytest", *args],
+        [sys.executable, "-c", LAUNCHER, str(peak), "-p", "no:cacheprovider", "-p", "no:hypothesispytest", *args],
         cwd=root,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
         preexec_fn=cap,
         env={**os.environ, **(env or {})},
-        start_new_session=True,
+        start_new_session=True,  # the launcher, the session and what it starts: one group
     )
     try:
         output, _ = proc.communicate(timeout=timeout)
@@ -127,5 +141,6 @@ def run_bounded(
         os.killpg(proc.pid, signal.SIGKILL)
         output, _ = proc.communicate()
         pytest.fail(f"the session did not end within {timeout} s:\n{output[-3000:]}")
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB on Linux; the largest child so far
-    return Bounded(proc.returncode, output, time.monotonic() - start, max(peak, before) / 1024)
+    seconds = time.monotonic() - start
+    assert peak.exists(), f"the session ended without its launcher noting its memory:\n{output[-3000:]}"
+    return Bounded(proc.returncode, output, seconds, int(peak.read_text()) / 1024)

@@ -77,8 +77,8 @@ def check(root: Path, result: Bounded, lines: list[str], outcomes: dict, code: i
     for line in lines:
         assert line in printed, f"missing line:\n{line}\n--- output:\n{out[-4000:]}"
     # Memory: the session ran under RLIMIT_AS (MEMORY_MB), so an allocation beyond it
-    # would have raised MemoryError (and ru_maxrss is the largest child of this process
-    # so far, not this session's, so it proves nothing here).
+    # would have raised MemoryError; its resident peak stayed well below.
+    assert result.max_rss_mb < MEMORY_MB / 2, f"peak memory {result.max_rss_mb:.0f} MB"
     for crash in ("Traceback", "INTERNALERROR", "MemoryError", "RecursionError", "Fatal Python error"):
         assert crash not in out, out[-4000:]
     assert result.seconds < TIMEOUT / 2, f"took {result.seconds:.1f} s"

@@ -119,6 +119,7 @@ def test_hostile_http_servers_cost_their_items_within_the_deadline(tmp_path):
             server.stop()
     assert result.returncode == 1, result.output[-3000:]
     assert result.seconds < 30, f"took {result.seconds:.1f} s"
+    assert result.max_rss_mb < 400, f"peak memory {result.max_rss_mb:.0f} MB"
     records = {r["engine"]: r for r in result.report(tmp_path)["results"]}
     assert records["ok"]["outcome"] == "passed", records["ok"]["error"]
     errors = {name: records[name]["error"] for name in servers if name != "ok"}
