@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import re
+import shlex
+import shutil
+import subprocess
+import sys
 
-from conftest import REPO
+from conftest import DATA, REPO
 
 
 def readme_commands() -> list[str]:
@@ -37,3 +41,79 @@ def test_ci_runs_the_linters_tox_runs():
         "mypy",
     ]
     assert "\n".join(commands) in ci and ci.index("mypy\n") < ci.index("readme_test_command\nstatus")
+
+
+# -- the README as GitHub renders it -------------------------------------------------------------
+
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```\n", re.S | re.M)
+
+
+def readme() -> str:
+    return (REPO / "README.md").read_text(encoding="utf-8")
+
+
+def test_every_table_renders_whole():
+    """A line between two rows (a paragraph slipped into a table) cuts it in two, and the
+    rows after it render as text: every block of table lines must be one whole table."""
+    import cmarkgfm
+
+    text = readme()
+    prose = FENCE.sub(lambda m: "\n" * m.group(0).count("\n"), text)  # tables in code blocks are no tables
+    blocks: list[list[str]] = []
+    previous = ""
+    for line in prose.splitlines():
+        if line.startswith("|"):
+            if previous.startswith("|"):
+                blocks[-1].append(line)
+            else:
+                blocks.append([line])
+        previous = line
+    html = cmarkgfm.github_flavored_markdown_to_html(text)
+    tables = re.findall(r"<table>(.*?)</table>", html, re.S)
+    assert len(tables) == len(blocks) > 10
+    for block, table in zip(blocks, tables, strict=True):
+        assert table.count("<tr>") == len(block) - 1, block[0]  # every line a row but the separator
+    stray = [p for p in re.findall(r"<p>(.*?)</p>", html, re.S) if re.search(r"(^|\n)\|", p)]
+    assert not stray, f"table lines rendered as text: {stray[0][:200]}"
+
+
+def test_every_command_the_readme_gives_to_run_is_run(tmp_path):
+    """The `sh` blocks are what the README tells users to run. The Quick start's two are
+    run by CI (above) and by test_example_suite; every other line is run here, for real,
+    on real reports and a real page, as a user would paste it (without a shell)."""
+    from test_compare import make_runs
+
+    runnable = [(m.start(), m.group(2)) for m in FENCE.finditer(readme()) if m.group(1) == "sh"]
+    quick_start = readme_commands()
+    commands = [line for _, block in runnable for line in block.splitlines() if line not in quick_start]
+    assert [block.strip() for _, block in runnable[:2]] == quick_start
+    assert len(commands) == 5
+
+    (tmp_path / "runs").mkdir()
+    runs = make_runs(tmp_path / "runs")
+    shutil.copy(runs / "base.json", tmp_path / "main.json")
+    shutil.copy(runs / "head.json", tmp_path / "pr.json")
+    page = DATA / "pages" / "tess_phototest.gt.txt"
+    shutil.copy(page, tmp_path / "page.gt.txt")
+    (tmp_path / "page.ocr.txt").write_text(page.read_text(encoding="utf-8").replace("e", "c"), encoding="utf-8")
+    summary = tmp_path / "summary.md"
+    for command in commands:
+        command = command.split("  #", 1)[0].strip()
+        command, _, target = command.partition(" >> ")
+        argv = shlex.split(command)
+        assert argv[0] == "pytest-ocr", command
+        result = subprocess.run(
+            [sys.executable, "-m", "pytest_ocr.cli", *argv[1:]],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            timeout=120,
+        )
+        # compare exits 1 when a --fail-on rule is violated (HEAD is worse): that is its job
+        assert result.returncode in ((0, 1) if "--fail-on" in argv else (0,)), command + "\n" + result.stderr
+        assert result.stdout.strip() and "Traceback" not in result.stderr, command
+        if target:
+            assert target == '"$GITHUB_STEP_SUMMARY"'
+            summary.write_text(result.stdout, encoding="utf-8")
+    assert summary.read_text(encoding="utf-8").startswith("#")  # the Markdown went where the README says
