@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import __version__
-from .cases.rules import format_number
 from .errors import OcrError
 from .metrics import CER_DENOMINATORS, DEFAULT_METRICS, METRICS, PROFILES, Normalization, score
 from .report.visible import visible
@@ -91,7 +90,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def _comparison_text(c: Comparison) -> list[str]:
-    """A plain-text summary: per-engine deltas, fingerprints, outcome changes, regressed items, violations."""
+    """A plain-text summary: per-engine deltas, fingerprints, outcome changes, regressed items,
+    violations; numbers rounded for people (--json has them in full)."""
+    from .report.markdown import violation_text
+    from .report.numbers import number, signed
     from .run.compare import COUNTS
 
     lines = []
@@ -105,10 +107,10 @@ def _comparison_text(c: Comparison) -> list[str]:
         lines.append(f"{e.engine}: {counts}")
         width = max((len(f"{d.metric} {d.kind}") for d in e.metrics), default=0)
         for d in e.metrics:
-            old = "-" if d.old is None else f"{d.old:.4f}"
-            new = "-" if d.new is None else f"{d.new:.4f}"
-            change = "-" if d.change is None else "same" if d.direction == "same" else f"{d.change:+.4g} {d.direction}"
-            lines.append(f"  {f'{d.metric} {d.kind}'.ljust(width)}  {old:>9} -> {new:>9}  {change}")
+            change = (
+                "-" if d.change is None else "same" if d.direction == "same" else f"{signed(d.change)} {d.direction}"
+            )
+            lines.append(f"  {f'{d.metric} {d.kind}'.ljust(width)}  {number(d.old):>9} -> {number(d.new):>9}  {change}")
     for label, names in (("new engines", c.new_engines), ("engines no longer run", c.removed_engines)):
         if names:
             lines.append(f"{label}: {', '.join(names)}")
@@ -132,7 +134,7 @@ def _comparison_text(c: Comparison) -> list[str]:
         for case in regressed[:TEXT_LIST_LIMIT]:
             worse = [d for d in case.deltas if d.direction == "worse"]
             shown = "; ".join(
-                f"{d.metric} {format_number(d.old)} -> {format_number(d.new)}"
+                f"{d.metric} {number(d.old)} -> {number(d.new)}"
                 for d in worse
                 if d.old is not None and d.new is not None
             )
@@ -144,12 +146,18 @@ def _comparison_text(c: Comparison) -> list[str]:
         lines.append(f"warning: {warning}")
     if c.violations:
         lines.append(f"rule violations ({len(c.violations)}):")
-        lines += [f"  [{v.rule}] {v.message}" for v in c.violations[:TEXT_LIST_LIMIT]] + _more(c.violations)
+        lines += [f"  [{v.rule}] {violation_text(v)}" for v in c.violations[:TEXT_LIST_LIMIT]] + _more(c.violations)
+    # Items that regressed beyond their own tolerances are counted whatever the rules, so the
+    # last line never reads as if nothing got worse while items did.
+    beyond = sum(case.regressed and not case.violated for case in c.cases)
     if not c.rules:
-        lines.append("result: no rules given (--fail-on), nothing gated")
+        regressed_text = f"{beyond} item(s) regressed beyond their own tolerances" if beyond else "no item regressed"
+        lines.append(f"result: {regressed_text}; no rules given (--fail-on), so compare fails on nothing")
     else:
+        also = f"; besides, {beyond} item(s) regressed beyond their own tolerances" if beyond else ""
         lines.append(
-            f"result: {'FAILED' if c.failed else 'ok'}: {len(c.violations)} rule violation(s) of {', '.join(c.rules)}"
+            f"result: {'FAILED' if c.failed else 'ok'}: {len(c.violations)} rule violation(s) of "
+            f"{', '.join(c.rules)}{also}"
         )
     # Error messages carry engine output: no terminal control sequences from it.
     return [visible(line) for line in lines]

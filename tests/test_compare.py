@@ -317,6 +317,14 @@ def test_to_dict_is_standard_json(base, head):
     c = compare(base, head, parse_rules(["cer:+0.05"]))
     document = json.loads(json.dumps(c.to_dict(), allow_nan=False))
     assert document["failed"] is True and document["rules"] == ["cer:+0.05"]
+    # a violation as it always was: its message with the values in full
+    [violation] = document["violations"]
+    assert violation == {
+        "rule": "cer:+0.05",
+        "message": f"{ID('worse')}: cer: 0.1 -> 0.2 (+0.1; lower is better; tolerance 0.05): REGRESSED",
+        "key": ID("worse"),
+        "engine": "fake",
+    }
     worse = next(case for case in document["cases"] if case["key"] == ID("worse"))
     assert worse["regressed"] is True and worse["violated"] is True
     assert document["fingerprints"] == [
@@ -488,16 +496,48 @@ def test_cli_text_output(runs):
     lines = result.stdout.splitlines()
     assert lines[0] == "pytest-ocr compare: base.json -> head.json"
     assert "fake: cases 5 -> 6, passed 4 -> 3, failed 1, errors 0 -> 2, filtered 0, skipped 0" in lines
+    # numbers rounded for people, as numbers.py has it (--json keeps them in full)
     cer_macro = next(line for line in lines if line.strip().startswith("cer macro"))
-    assert cer_macro.split() == ["cer", "macro", "0.0600", "->", "0.0750", "+0.015", "worse"]
+    assert cer_macro.split() == ["cer", "macro", "0.0600", "->", "0.0750", "+0.0150", "worse"]
     exact = next(line for line in lines if line.strip().startswith("exact_match macro"))
-    assert exact.split()[-2:] == ["+0.1", "better"]
+    assert exact.split()[-2:] == ["+0.1000", "better"]
     assert "engine configuration changed: fake2" in lines and "  config.kwargs.variant: a -> b" in lines
     assert "items: 5 in both, 2 new, 1 removed (new and removed items are not compared)" in lines
-    assert f"  {ID('worse')}: cer 0.1 -> 0.2" in lines
+    assert f"  {ID('worse')}: cer 0.1000 -> 0.2000" in lines
     assert "rule violations (2):" in lines
-    assert f"  [cer:+0.05] {ID('worse')}: cer: 0.1 -> 0.2 (+0.1; lower is better; tolerance 0.05): REGRESSED" in lines
+    assert (
+        f"  [cer:+0.05] {ID('worse')}: cer: 0.1000 -> 0.2000 (+0.1000; lower is better; tolerance 0.05): REGRESSED"
+    ) in lines
     assert lines[-1] == "result: FAILED: 2 rule violation(s) of cer:+0.05, errors"
+
+    # an aggregate rule: 0.94 -> 0.925, which the report holds as 0.9400000000000001 and 0.925
+    result = run_cli("base.json", "head.json", "--fail-on", "char_accuracy.macro:+0.01", cwd=runs)
+    assert result.returncode == 1
+    assert (
+        "  [char_accuracy.macro:+0.01] fake (macro): char_accuracy: 0.9400 -> 0.9250 (-0.0150; higher is better; "
+        "tolerance 0.01): REGRESSED"
+    ) in result.stdout.splitlines()
+    # the item that regressed beyond its own tolerance without breaking this rule is still counted
+    assert result.stdout.splitlines()[-1] == (
+        "result: FAILED: 1 rule violation(s) of char_accuracy.macro:+0.01; besides, 1 item(s) regressed beyond "
+        "their own tolerances"
+    )
+
+
+def test_cli_text_without_rules_still_counts_what_regressed(runs):
+    # HEAD's "worse" item: CER 0.1 -> 0.2 against its threshold (< 0.15), which compares it with no tolerance.
+    result = run_cli("base.json", "head.json", cwd=runs)
+    assert result.returncode == 0  # no rule, no failure: the run that made HEAD failed the item
+    lines = result.stdout.splitlines()
+    assert f"  {ID('worse')}: cer 0.1000 -> 0.2000; char_accuracy 0.9000 -> 0.8000; ned 0.1000 -> 0.2000" in lines
+    assert lines[-1] == (
+        "result: 1 item(s) regressed beyond their own tolerances; no rules given (--fail-on), so compare fails "
+        "on nothing"
+    )
+    result = run_cli("base.json", "base.json", cwd=runs)
+    assert result.stdout.splitlines()[-1] == (
+        "result: no item regressed; no rules given (--fail-on), so compare fails on nothing"
+    )
 
 
 def test_cli_json_and_markdown_are_the_library_s(runs, base, head):

@@ -6,18 +6,28 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import os
+import shutil
+import subprocess
+import sys
 from html.parser import HTMLParser
 
 import cmarkgfm
 import pytest
 from cmarkgfm.cmark import Options
+from conftest import DATA, INI, SIDECAR_ENGINE
 from test_compare import make_runs
 
+from pytest_ocr.cases.gates import Gate
+from pytest_ocr.cases.rules import Tolerance, parse
 from pytest_ocr.report.markdown import MAX_BYTES, comparison_markdown, escape, run_markdown
+from pytest_ocr.report.reasons import check_text, delta_text
 from pytest_ocr.run.compare import compare, parse_rules
-from pytest_ocr.run.gates import GateResult
+from pytest_ocr.run.gates import judge
 from pytest_ocr.run.record import RunRecord
 from pytest_ocr.run.stored import load_report
+from pytest_ocr.scoring.thresholds import Check
+from pytest_ocr.scoring.tolerance import Delta
 
 
 def load(path) -> RunRecord:
@@ -190,8 +200,8 @@ def test_comparison_rows_from_hand_computed_values(runs):
     assert lines[0] == "### OCR comparison: base → head"
     assert "**FAILED**: 1 rule violation (rules: cer:+0.05)." in lines
     assert (
-        "- ❌ cer:+0.05: s.ocr.yaml::worse\\[fake\\]: cer: 0.1 -&gt; 0.2 (+0.1; lower is better; tolerance 0.05): "
-        "REGRESSED"
+        "- ❌ cer:+0.05: s.ocr.yaml::worse\\[fake\\]: cer: 0.1000 -&gt; 0.2000 (+0.1000; lower is better; tolerance "
+        "0.05): REGRESSED"
     ) in lines
     # the values of test_compare's worked example, to 4 decimals: 3/51 = 0.0588, 3/41 = 0.0732, 30/2091 = 0.0143
     for row in [
@@ -228,10 +238,29 @@ def test_comparison_lists_are_capped(runs):
 
 def test_no_rules_and_no_violations_say_so(runs):
     base = load(runs / "base.json")
-    assert "No rules given (--fail-on)" in comparison_markdown(compare(base, base, []))
+    assert "No rules given (--fail-on) and no item regressed: changes are shown, nothing is gated." in (
+        comparison_markdown(compare(base, base, [])).splitlines()
+    )
     clean = comparison_markdown(compare(base, base, parse_rules(["cer:+0", "errors"])))
     assert "**No regression**: no rule violated (rules: cer:+0, errors)." in clean
     assert "Rule violations" not in clean and "Regressed items" not in clean
+
+
+def test_the_verdict_counts_items_regressed_beyond_their_own_tolerances_whatever_the_rules(runs):
+    # HEAD's "worse" item went from a CER of 0.1 to 0.2 against its threshold (< 0.15: no worse at all).
+    base, head = load(runs / "base.json"), load(runs / "head.json")
+    regressed = (
+        "1 item regressed beyond the tolerances it compares (thresholds and regression: tolerances, as HEAD "
+        "records them)"
+    )
+
+    def verdict(*rules: str) -> str:
+        return comparison_markdown(compare(base, head, parse_rules(rules))).splitlines()[2]
+
+    assert verdict() == f"**{regressed}.** No rules given (--fail-on), so this comparison fails on nothing."
+    assert verdict("cer:+0.5") == f"No rule violated (rules: cer:+0.5), but **{regressed}**."
+    assert verdict("errors") == f"**FAILED**: 1 rule violation (rules: errors); besides, {regressed}."
+    assert verdict("cer:+0.05") == "**FAILED**: 1 rule violation (rules: cer:+0.05)."  # the rule names it already
 
 
 # -- the run summary ------------------------------------------------------------------------
@@ -239,13 +268,13 @@ def test_no_rules_and_no_violations_say_so(runs):
 
 def test_run_summary_tables_gates_failures_and_errors(runs):
     head = load(runs / "head.json")
+    fake = [r for r in head.results if r.engine == "fake"]
+    declared = {"source": f"{runs}/s.ocr.yaml:3", "file": "s.ocr.yaml"}  # as the loader declares a suite's gates
     head.gates = [
-        GateResult("fake: cer.macro < 0.1", True, "cer.macro = 0.075, expected < 0.1: ok", 0.075, 4),
-        GateResult(
-            "fake: cer.micro < 0.03", False, "cer.micro = 0.07317073170731707, expected < 0.03: FAILED", 3 / 41, 4
-        ),
+        judge(Gate("cer", "macro", "<", 0.1, **declared), "fake", fake),
+        judge(Gate("cer", "micro", "<", 0.03, **declared), "fake", fake),
     ]
-    markdown = run_markdown(head)
+    markdown = run_markdown(head, project=runs)
     lines = markdown.splitlines()
     # HEAD of the worked example: fake 6 items (3 passed, 1 failed, 2 errors), fake2 one passed item;
     # wer macro (1 + 0 + 0 + 1) / 4 = 0.5, micro 2 wrong words of 5 = 0.4
@@ -259,12 +288,18 @@ def test_run_summary_tables_gates_failures_and_errors(runs):
         "| wer macro | 0.5000 | 0.0000 |",
         "| wer micro | 0.4000 | 0.0000 |",
         "| char_accuracy macro | 0.9250 | 1.0000 |",  # asked for by name: shown as in the terminal
-        "Gated by thresholds on 7 items. **Failed**: 1 failed, 2 errors, 1 failed gates.",
+        "**What gated this run**",
+        "- **Thresholds** on 7 of 7 items.",
+        "- **Aggregate gates**: 2 (per engine).",
+        "**Failed**: 1 item over its thresholds, 1 aggregate gate failed, 2 errors.",
         "#### Aggregate gates (1 passed, 1 failed)",
-        "| fake: cer.micro &lt; 0.03 | ❌ failed | cer.micro = 0.07317073170731707, expected &lt; 0.03: FAILED |",
-        "| fake: cer.macro &lt; 0.1 | ✅ passed | cer.macro = 0.075, expected &lt; 0.1: ok |",
+        # rounded, and where it was declared relative to the project, as every other path
+        "| fake: cer.micro &lt; 0.03 | ❌ failed | fake: cer.micro = 0.0732 over 4 case(s), expected &lt; 0.03: FAILED "
+        "(declared at s.ocr.yaml:3) |",
+        "| fake: cer.macro &lt; 0.1 | ✅ passed | fake: cer.macro = 0.0750 over 4 case(s), expected &lt; 0.1: ok "
+        "(declared at s.ocr.yaml:3) |",
         "#### Failed (1)",
-        "| s.ocr.yaml::worse\\[fake\\] | s.ocr.yaml:2 | cer = 0.2, expected &lt; 0.15: FAILED |",
+        "| s.ocr.yaml::worse\\[fake\\] | s.ocr.yaml:2 | cer = 0.2000, expected &lt; 0.15: FAILED |",
         "#### Errors (2)",
     ]:
         assert row in lines, row
@@ -316,3 +351,103 @@ def test_run_summary_stays_under_the_step_summary_limit(hostile):
     )
     assert "copy-00000" in markdown and "copy-02999" not in markdown
     assert_inert(render(markdown))
+
+
+# -- what gated a run, and what failed it -----------------------------------------------------
+
+
+def ci_step(root, *argv: str, summary=None) -> subprocess.CompletedProcess:
+    """A command as a GitHub Actions step runs it: GITHUB_ACTIONS=true and the step summary set."""
+    env = {**os.environ, "GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary or root / "summary.md")}
+    return subprocess.run(
+        [sys.executable, "-m", *argv], cwd=root, capture_output=True, text=True, encoding="utf-8", env=env, timeout=120
+    )
+
+
+def pytest_step(root, *args: str, summary=None) -> subprocess.CompletedProcess:
+    return ci_step(root, "pytest", "-p", "no:cacheprovider", "-p", "no:hypothesispytest", *args, summary=summary)
+
+
+def test_a_run_gated_only_by_its_baseline_says_so_and_counts_what_regressed(tmp_path):
+    # Twelve lines with no thresholds at all, only a tolerance against the baseline: a run
+    # whose one gate is the baseline. Nine get worse by one character of ten, beyond the
+    # tolerance; one item stops producing output.
+    (tmp_path / "pytest.ini").write_text(INI, encoding="utf-8")
+    (tmp_path / "sidecar_engine.py").write_text(SIDECAR_ENGINE, encoding="utf-8")
+    (tmp_path / "ocr-config.yaml").write_text(
+        "engines:\n  fake: {type: python, function: sidecar_engine:read}\ndefaults: {engine: fake}\n"
+    )
+    names = [f"line-{i:02d}" for i in range(12)] + ["crash"]
+    cases = "".join(f"  - {{id: {n}, image: {n}.tif, expected: {{text: abcdefghij}}}}\n" for n in names)
+    (tmp_path / "s.ocr.yaml").write_text(f"defaults: {{regression: {{cer: 0.01}}}}\ncases:\n{cases}")
+    for name in names:
+        shutil.copy(DATA / "pages/tess_phototest.tif", tmp_path / f"{name}.tif")
+        (tmp_path / f"{name}.ocr.txt").write_text("abcdefghij", encoding="utf-8")
+    base = pytest_step(tmp_path, "--ocr-report", "base.json", summary=tmp_path / "base-summary.md")
+    assert base.returncode == 0, base.stdout
+
+    for name in names[:9]:
+        (tmp_path / f"{name}.ocr.txt").write_text("abcdefghiX", encoding="utf-8")
+    (tmp_path / "crash.ocr.txt").unlink()
+    summary = tmp_path / "summary.md"
+    head = pytest_step(tmp_path, "--ocr-baseline", "base.json", "--ocr-report", "head.json", summary=summary)
+    assert head.returncode == 1, head.stdout
+    # as the README's workflow does it: the comparison appended to the same step summary, here with no --fail-on
+    compared = ci_step(tmp_path, "pytest_ocr.cli", "compare", "base.json", "head.json", "--markdown")
+    assert compared.returncode == 0, compared.stderr
+    with summary.open("a", encoding="utf-8") as f:
+        f.write(compared.stdout)
+    lines = summary.read_text(encoding="utf-8").splitlines()
+
+    for line in [
+        "13 items: 3 passed, 9 failed, 1 error.",
+        "**What gated this run**",
+        "- **Baseline** base.json: 12 items compared with their records (each metric an item has a threshold or a "
+        "regression: tolerance on); 0 new (not compared).",
+        "**Failed**: 9 items regressed against the baseline, 1 error.",
+        "| fake | 12 | 0 | 9 |",  # the baseline table: compared, new, regressed
+        "**9 items regressed beyond the tolerances they compare (thresholds and regression: tolerances, as HEAD "
+        "records them).** No rules given (--fail-on), so this comparison fails on nothing.",
+    ]:
+        assert line in lines, line
+    assert not [line for line in lines if "othing gated" in line or "othing is gated" in line]
+    assert_inert(render("\n".join(lines)))
+
+    # A report read back has no baseline section, but its records say what they were compared with.
+    stored = run_markdown(load(tmp_path / "head.json")).splitlines()
+    assert (
+        "- **Baseline** (a stored run): 12 items compared with their records (each metric an item has a threshold "
+        "or a regression: tolerance on); 0 new (not compared)."
+    ) in stored
+    assert "**Failed**: 9 items regressed against the baseline, 1 error." in stored
+
+    # Without the baseline nothing gates these items, and the summary says so, and that the error failed the run.
+    alone = pytest_step(tmp_path, summary=tmp_path / "alone.md")
+    assert alone.returncode == 1, alone.stdout
+    text = (tmp_path / "alone.md").read_text(encoding="utf-8")
+    assert (
+        "**Nothing gated this run**: no thresholds, no baseline, no aggregate gates.\n\n**Failed**: 1 error.\n" in text
+    )
+
+
+def test_numbers_for_people_are_rounded_but_never_flip_a_verdict():
+    below = parse("cer", "< 0.05")
+    assert check_text(Check(below, 0.07258064516129033, False)) == "cer = 0.0726, expected < 0.05: FAILED"
+    assert check_text(Check(below, 0.000123456, True)) == "cer = 0.000123, expected < 0.05: ok"
+    # 0.05000001 rounds to the bound it failed: shown in full, so the comparison reads as it went
+    assert check_text(Check(below, 0.05000001, False)) == "cer = 0.05000001, expected < 0.05: FAILED"
+    assert check_text(Check(below, None, False)).startswith("cer: not computed")
+    assert delta_text(Delta("cer", 0.1, 0.2, Tolerance(0.005))) == (
+        "cer: 0.1000 -> 0.2000 (+0.1000; lower is better; tolerance 0.005): REGRESSED"
+    )
+    assert delta_text(Delta("field_f1", 0.9, 0.8, Tolerance(0.1, relative=True))) == (
+        "field_f1: 0.9000 -> 0.8000 (-0.1000; higher is better; tolerance 10%): REGRESSED"
+    )
+    # worse by a hair more than the tolerance: the change in full, not "+0.0050; tolerance 0.005"
+    change = 0.10500001 - 0.1
+    assert delta_text(Delta("cer", 0.1, 0.10500001, Tolerance(0.005))) == (
+        f"cer: 0.1000 -> 0.1050 (+{change!r}; lower is better; tolerance 0.005): REGRESSED"
+    )
+    assert delta_text(Delta("cer", 0.1, 0.1, Tolerance(0.005))) == (
+        "cer: 0.1000 -> 0.1000 (0.0000; lower is better; tolerance 0.005): same"
+    )

@@ -155,9 +155,10 @@ def test_every_output_of_one_run_tells_the_same_story(pytester, monkeypatch):
     assert "#### Case files that could not be loaded (1)" in markdown and "#### Failed (3)" in markdown
     assert "#### Errors (1)" in markdown
     assert (
-        "Gated by thresholds on 6 items, the baseline's tolerances, 2 aggregate gates. **Failed**: 3 failed, "
-        "1 errors, 1 invalid case files, 1 failed gates."
-    ) in markdown
+        "**Failed**: 1 item over its thresholds, 2 items regressed against the baseline, 1 aggregate gate failed, "
+        "1 error, 1 case file that could not be loaded."
+    ) in markdown.splitlines()
+    assert "- **Thresholds** on 6 of 8 items." in markdown and "- **Aggregate gates**: 2 (per engine)." in markdown
     md_table = dict(re.findall(r"^\| (cases|passed|failed|errors|filtered|skipped) \| (\d+) \|", markdown, re.M))
     assert md_table == table
 

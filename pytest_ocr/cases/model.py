@@ -65,6 +65,21 @@ class Case:
         return {name for name, has in present if has}
 
     @property
+    def origin(self) -> tuple[Path, int] | None:
+        """The data file and line a dataset case comes from, for pointing people at it: the
+        label-file or ground-truth-JSON line, the layout file; for an image with side-car
+        ground truth (pairs, model-csv), that ground-truth file, since a diff shows no image
+        line. None for a case written in its case file."""
+        if self.source is None:
+            return None
+        path, colon, line = self.source.rpartition(":")
+        if colon and path and line.isdigit() and int(line) > 0:
+            return Path(path), int(line)
+        if Path(self.source) == self.image and self.expected_text_file is not None:
+            return self.expected_text_file, 1
+        return Path(self.source), 1
+
+    @property
     def location(self) -> str:
         return f"{self.file}:{self.line}" + (f" (from {self.source})" if self.source else "")
 

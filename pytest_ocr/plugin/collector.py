@@ -208,7 +208,11 @@ class Collector:
             self._write(f"OCR baseline {verb}", settings.baseline.path, lambda path: write_baseline(path, record, verb))
         summary = os.environ.get("GITHUB_STEP_SUMMARY")
         if os.environ.get("GITHUB_ACTIONS") == "true" and summary and (record.results or record.gates):
-            self._write("GitHub step summary", Path(summary), lambda path: github.append_step_summary(path, record))
+            self._write(
+                "GitHub step summary",
+                Path(summary),
+                lambda path: github.append_step_summary(path, record, self.settings.project_dir),
+            )
 
     def _write(self, what: str, path: Path, write: Callable[[Path], object]) -> None:
         """One output; a failure costs that output alone, and is said at the end."""
@@ -226,7 +230,7 @@ class Collector:
         if os.environ.get("GITHUB_ACTIONS") == "true":
             # Workflow commands are read from the job's output, whatever the verbosity.
             # The only lines printed as they are: their untrusted values are escaped (github.py).
-            for line in github.annotations(record):
+            for line in github.annotations(record, self.settings.project_dir, os.environ.get("GITHUB_WORKSPACE")):
                 terminalreporter.write_line(line)
         verbosity = self.config.get_verbosity()
         if (record.results or record.gates) and verbosity >= -1 and self.settings.summary != "none":

@@ -26,6 +26,7 @@ from ..engines.recognize import Timed, recognize
 from ..errors import OcrError
 from ..report.failure import failure_text
 from ..report.junit import item_properties
+from ..run.identity import relative
 from ..run.result import INVALID_FILE_ITEM, CaseResult, make_result
 from ..scoring.extract import Extracted
 from ..scoring.score import evaluate, extract
@@ -158,6 +159,7 @@ class Executor:
         timed = state.timed if state else None
         recognition = timed.recognition if timed else None
         values.setdefault("warnings", list(recognition.warnings) if recognition else [])
+        origin = case.origin
         return make_result(
             key=item.key,
             id=item.nodeid,
@@ -179,6 +181,8 @@ class Executor:
             cached=bool(timed and timed.cached),
             cached_inference_s=timed.seconds if timed and timed.cached else None,
             fingerprint=state.fingerprint if state else None,
+            source_file=relative(origin[0], self.settings.project_dir) if origin else None,
+            source_line=origin[1] if origin else None,
             **values,
         )
 

@@ -10,12 +10,17 @@ below GitHub's 1 MiB step-summary limit.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..run.baseline import BaselineView
-from ..run.compare import CaseComparison, Comparison, EngineComparison, MetricDelta
+from ..run.compare import CaseComparison, Comparison, EngineComparison, MetricDelta, Violation
+from ..run.identity import relative
 from ..run.record import RunRecord
 from ..run.result import CaseResult
+from .numbers import number, signed
+from .reasons import delta_text, gate_text, item_reasons
 from .visible import visible
 
 LIST_LIMIT = 20  # items shown per list
@@ -56,15 +61,6 @@ def escape(text: object, limit: int = CELL_CHARS) -> str:
     return visible(text).translate(_ESCAPES)
 
 
-def _value(value: float | None) -> str:
-    return "-" if value is None else f"{value:.4f}"
-
-
-def _signed(change: float) -> str:
-    # A change that rounds to zero at 4 decimals must not read as "+0.0000 worse".
-    return f"{change:+.4f}" if change == 0 or abs(change) >= 0.00005 else f"{change:+.1e}"
-
-
 def delta_cell(d: MetricDelta) -> str:
     """``▲ +0.0150 worse``: the arrow is the value's move, the word its meaning for this metric."""
     if d.change is None:
@@ -72,7 +68,12 @@ def delta_cell(d: MetricDelta) -> str:
     if d.direction == "same":
         return "same"
     arrow = "▲" if d.change > 0 else "▼"
-    return f"{arrow} {_signed(d.change)} {d.direction}"
+    return f"{arrow} {signed(d.change)} {d.direction}"
+
+
+def violation_text(v: Violation) -> str:
+    """A broken rule with its numbers rounded (the comparison's JSON has them in full)."""
+    return f"{v.subject}: {delta_text(v.delta)}" if v.delta is not None and v.subject else v.message
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -114,13 +115,13 @@ def _engine_delta_table(e: EngineComparison) -> list[str]:
         old, new = e.base.get(name, 0), e.head.get(name, 0)
         rows.append([name, str(old), str(new), f"{new - old:+d}" if new != old else "same"])
     for d in e.metrics:
-        rows.append([f"{d.metric} {d.kind}", _value(d.old), _value(d.new), delta_cell(d)])
+        rows.append([f"{d.metric} {d.kind}", number(d.old), number(d.new), delta_cell(d)])
     return _table(["metric", "base", "head", "delta"], rows)
 
 
 def _case_changes(case: CaseComparison) -> str:
     worse = [d for d in case.deltas if d.direction == "worse"]
-    return "; ".join(f"{d.metric} {_value(d.old)} → {_value(d.new)} ({delta_cell(d)})" for d in worse) or "-"
+    return "; ".join(f"{d.metric} {number(d.old)} → {number(d.new)} ({delta_cell(d)})" for d in worse) or "-"
 
 
 def _regressed_table(comparison: Comparison, limit: int) -> list[str]:
@@ -152,7 +153,7 @@ def _comparison_sections(comparison: Comparison, limit: int, heading: str) -> li
     if comparison.violations:
         lines += [f"**Rule violations ({len(comparison.violations)})**", ""]
         shown, more = _capped(comparison.violations, limit)
-        lines += [f"- ❌ {escape(v.rule)}: {escape(v.message, 2 * CELL_CHARS)}" for v in shown]
+        lines += [f"- ❌ {escape(v.rule)}: {escape(violation_text(v), 2 * CELL_CHARS)}" for v in shown]
         lines += ([more] if more else []) + [""]
     for e in comparison.engines:
         lines += [f"{heading} {escape(e.engine)}", ""]
@@ -202,13 +203,29 @@ def _comparison_sections(comparison: Comparison, limit: int, heading: str) -> li
     return lines
 
 
+def _plural(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
 def _verdict(comparison: Comparison) -> str:
+    """What the comparison decided, and the items that regressed beyond their own
+    tolerances without breaking a rule: a verdict never reads "nothing" while items regressed."""
+    beyond = sum(c.regressed and not c.violated for c in comparison.cases)
+    them = "it" if beyond == 1 else "they"
+    regressed = (
+        f"{_plural(beyond, 'item')} regressed beyond the tolerances {them} compare{'s' if beyond == 1 else ''} "
+        f"(thresholds and regression: tolerances, as HEAD records them)"
+    )
     if not comparison.rules:
-        return "No rules given (--fail-on): changes are shown, nothing is gated."
+        if beyond:
+            return f"**{regressed}.** No rules given (--fail-on), so this comparison fails on nothing."
+        return "No rules given (--fail-on) and no item regressed: changes are shown, nothing is gated."
     rules = ", ".join(escape(r) for r in comparison.rules)
     if comparison.failed:
-        n = len(comparison.violations)
-        return f"**FAILED**: {n} rule violation{'s' if n != 1 else ''} (rules: {rules})."
+        also = f"; besides, {regressed}" if beyond else ""
+        return f"**FAILED**: {_plural(len(comparison.violations), 'rule violation')} (rules: {rules}){also}."
+    if beyond:
+        return f"No rule violated (rules: {rules}), but **{regressed}**."
     return f"**No regression**: no rule violated (rules: {rules})."
 
 
@@ -232,16 +249,24 @@ def _engines_table(record: RunRecord) -> list[str]:
     for metric in record.shown_metrics():
         for kind in ("macro", "micro"):
             rows.append(
-                [f"{metric} {kind}"] + [_value(getattr(summaries[e].metrics.get(metric), kind, None)) for e in engines]
+                [f"{metric} {kind}"] + [number(getattr(summaries[e].metrics.get(metric), kind, None)) for e in engines]
             )
     return _table(["engine"] + [escape(e) for e in engines], rows)
+
+
+def _where(r: CaseResult) -> str:
+    """The item's case, and for a dataset item the entry it comes from (as Case.location)."""
+    where = f"{r.file}:{r.line}"
+    if r.source_file is not None:
+        where += f" (from {r.source_file}:{r.source_line or 1})"
+    return where
 
 
 def _items_table(title: str, results: list[CaseResult], third: str, limit: int) -> list[str]:
     if not results:
         return []
     shown, more = _capped(results, limit)
-    rows = [[escape(r.id), escape(f"{r.file}:{r.line}"), escape("; ".join(r.reasons()), 2 * CELL_CHARS)] for r in shown]
+    rows = [[escape(r.id), escape(_where(r)), escape("; ".join(item_reasons(r)), 2 * CELL_CHARS)] for r in shown]
     lines = [f"#### {title} ({len(results)})", ""] + _table(["item", "where", third], rows)
     return lines + ([more] if more else []) + [""]
 
@@ -266,9 +291,9 @@ def _baseline_sections(view: BaselineView, limit: int) -> list[str]:
                     escape(engine),
                     m.metric,
                     str(m.n),
-                    _value(m.old),
-                    _value(m.new),
-                    "same" if m.verdict == "same" else f"{_signed(m.new - m.old)} {m.verdict}",
+                    number(m.old),
+                    number(m.new),
+                    "same" if m.verdict == "same" else f"{signed(m.new - m.old)} {m.verdict}",
                 ]
                 for engine, m in moves
             ],
@@ -284,49 +309,142 @@ def _baseline_sections(view: BaselineView, limit: int) -> list[str]:
     return lines
 
 
-def _gates_table(record: RunRecord, limit: int) -> list[str]:
+def _gates_table(record: RunRecord, limit: int, path: Callable[[str], str]) -> list[str]:
     gates = record.gates
     if not gates:
         return []
     failed = len(record.failed_gates)
     lines = [f"#### Aggregate gates ({len(gates) - failed} passed, {failed} failed)", ""]
     shown, more = _capped(sorted(gates, key=lambda g: g.passed), limit)  # failures first
-    rows = [[escape(g.name), "✅ passed" if g.passed else "❌ failed", escape(g.message)] for g in shown]
+    rows = [[escape(g.name), "✅ passed" if g.passed else "❌ failed", escape(gate_text(g, path))] for g in shown]
     return lines + _table(["gate", "result", "detail"], rows) + ([more] if more else []) + [""]
 
 
-def _gated_by(record: RunRecord) -> str:
-    """What could fail this run, and what did."""
-    parts = []
-    thresholded = sum(bool(r.thresholds) for r in record.results)
-    if thresholded:
-        parts.append(f"thresholds on {thresholded} item{'s' if thresholded != 1 else ''}")
-    if record.baseline is not None:
-        parts.append("the baseline's tolerances")
-    gates = [g for g in record.gates if g.gate is not None]
-    if gates:
-        parts.append(f"{len(gates)} aggregate gate{'s' if len(gates) != 1 else ''}")
-    if not parts:
-        return "Nothing gated this run: no thresholds, baseline or gates."
-    counts = record.counts()
-    failed = [
-        f"{n} {what}"
-        for n, what in (
-            (counts["failed"], "failed"),
-            (counts["error"], "errors"),
-            (counts["invalid"], "invalid case files"),
-            (len(record.failed_gates), "failed gates"),
+@dataclass(frozen=True)
+class Gating:
+    """What could fail a run and what did, counted from its results and gates (not from
+    which options were given), so that a summary cannot say nothing was gated while
+    items failed."""
+
+    items: int  # OCR items (case files that could not be loaded are counted apart)
+    thresholded: int  # items with thresholds
+    over_thresholds: int  # failed items with a threshold not met
+    baseline: str | None  # the baseline file's name; "" when only the results say there was one
+    compared: int  # items that found their record in the baseline
+    comparing: int  # of those, items with a metric to compare (a threshold or a tolerance)
+    new: int  # items the baseline did not have
+    regressed: int  # items that failed for being worse than their baseline
+    accepted: int  # items worse than their baseline, accepted as its new records (update)
+    gates: int  # aggregate gates judged (per engine)
+    gates_failed: int
+    checks_failed: tuple[str, ...]  # the run's own checks that failed (baseline match, empty dataset)
+    errors: int
+    invalid: int  # case files that could not be loaded
+    other_failed: int  # failed items over no threshold and not regressed (never expected; never hidden)
+
+    @classmethod
+    def of(cls, record: RunRecord) -> Gating:
+        items = [r for r in record.results if r.outcome != "invalid"]
+        failed = [r for r in items if r.outcome == "failed"]
+        with_baseline = [r for r in items if r.baseline is not None]
+        compared = [r for r in with_baseline if r.baseline is not None and r.baseline.status == "compared"]
+        over = [r for r in failed if any(not c.passed for c in r.checks)]
+        regressed = [r for r in failed if r.regressed]
+        counted = {r.key for r in over + regressed}
+        if record.baseline is not None:
+            baseline: str | None = Path(record.baseline.path).name
+        else:
+            baseline = "" if with_baseline else None
+        return cls(
+            items=len(items),
+            thresholded=sum(bool(r.thresholds) for r in items),
+            over_thresholds=len(over),
+            baseline=baseline,
+            compared=len(compared),
+            comparing=sum(bool(r.tolerances) for r in compared),
+            new=len(with_baseline) - len(compared),
+            regressed=len(regressed),
+            accepted=sum(r.regressed and r.outcome == "passed" for r in items),
+            gates=sum(g.gate is not None for g in record.gates),
+            gates_failed=sum(g.gate is not None and not g.passed for g in record.gates),
+            checks_failed=tuple(g.name for g in record.gates if g.gate is None and not g.passed),
+            errors=sum(r.outcome == "error" for r in items),
+            invalid=len(record.results) - len(items),
+            other_failed=sum(r.key not in counted for r in failed),
         )
-        if n
-    ]
-    verdict = f"**Failed**: {', '.join(failed)}." if failed else "**Passed.**"
-    return f"Gated by {', '.join(parts)}. {verdict}"
+
+    @property
+    def failures(self) -> list[str]:
+        """What failed the run, one phrase per kind; empty when nothing did."""
+        return [
+            phrase
+            for n, phrase in (
+                (
+                    self.over_thresholds,
+                    f"{_plural(self.over_thresholds, 'item')} over {'its' if self.over_thresholds == 1 else 'their'} "
+                    f"thresholds",
+                ),
+                (self.regressed, f"{_plural(self.regressed, 'item')} regressed against the baseline"),
+                (self.other_failed, f"{_plural(self.other_failed, 'other failed item')}"),
+                (self.gates_failed, f"{_plural(self.gates_failed, 'aggregate gate')} failed"),
+                (
+                    len(self.checks_failed),
+                    f"{_plural(len(self.checks_failed), 'run check')} failed "
+                    f"({'; '.join(escape(c) for c in self.checks_failed[:3])}"
+                    f"{' …' if len(self.checks_failed) > 3 else ''})",
+                ),
+                (self.errors, _plural(self.errors, "error")),
+                (self.invalid, f"{_plural(self.invalid, 'case file')} that could not be loaded"),
+            )
+            if n
+        ]
+
+    def lines(self) -> list[str]:
+        """What gated the run (thresholds, baseline tolerances, aggregate gates) and what failed it."""
+        gated = []
+        if self.thresholded:
+            gated.append(f"- **Thresholds** on {self.thresholded} of {_plural(self.items, 'item')}.")
+        if self.baseline is not None:
+            name = escape(self.baseline) if self.baseline else "(a stored run)"
+            if self.compared and not self.comparing:
+                what = (
+                    f"{_plural(self.compared, 'item')} found their record, but none has a threshold or a "
+                    f"regression: tolerance, so no metric was compared"
+                )
+            else:
+                what = (
+                    f"{_plural(self.comparing, 'item')} compared with their records (each metric an item has a "
+                    f"threshold or a regression: tolerance on)"
+                )
+            gated.append(f"- **Baseline** {name}: {what}; {self.new} new (not compared).")
+        if self.gates:
+            gated.append(f"- **Aggregate gates**: {self.gates} (per engine).")
+        failures = self.failures
+        if gated:
+            lines = ["**What gated this run**", ""] + gated + [""]
+        else:
+            lines = ["**Nothing gated this run**: no thresholds, no baseline, no aggregate gates.", ""]
+        if failures:
+            lines.append(f"**Failed**: {', '.join(failures)}.")
+        elif gated:
+            lines.append("**Passed**: no item over its thresholds, none regressed, no gate failed, no errors.")
+        if self.accepted:
+            lines.append(
+                f"{_plural(self.accepted, 'item')} regressed against the baseline and "
+                f"{'was' if self.accepted == 1 else 'were'} accepted as its new records (update)."
+            )
+        return lines + [""]
 
 
-def run_markdown(record: RunRecord, limit: int = LIST_LIMIT) -> str:
-    """The job summary of one run: how it ended, engines side by side, the baseline
-    comparison, aggregate gates, case files that could not be loaded, failed and errored
-    items, items with warnings. ``limit`` caps each list (the rest is counted)."""
+def run_markdown(record: RunRecord, limit: int = LIST_LIMIT, project: Path | None = None) -> str:
+    """The job summary of one run: how it ended, what gated it and what failed it,
+    engines side by side, the baseline comparison, aggregate gates, case files that
+    could not be loaded, failed and errored items, items with warnings. ``limit`` caps
+    each list (the rest is counted); ``project`` names files relative to it."""
+
+    def path(file: str) -> str:
+        return relative(Path(file), project) if project is not None else file
+
     counts = record.counts()
     total = len(record.results)
     shown = [
@@ -341,7 +459,7 @@ def run_markdown(record: RunRecord, limit: int = LIST_LIMIT) -> str:
         )
         if counts[o] or o in ("passed", "failed", "error")
     ]
-    lines = ["### OCR results", "", f"{total} items: {', '.join(shown)}.", "", _gated_by(record), ""]
+    lines = ["### OCR results", "", f"{total} items: {', '.join(shown)}.", ""] + Gating.of(record).lines()
     if record.run.status != "complete":
         lines += [
             f"**Run {record.run.status}**: {record.run.not_run} OCR items did not run "
@@ -353,7 +471,7 @@ def run_markdown(record: RunRecord, limit: int = LIST_LIMIT) -> str:
         lines += ["", "macro = mean over items; micro = pooled over items (total errors / total length)", ""]
     if record.baseline is not None:
         lines += _baseline_sections(record.baseline, limit)
-    lines += _gates_table(record, limit)
+    lines += _gates_table(record, limit, path)
     lines += _items_table("Case files that could not be loaded", record.with_outcome("invalid"), "error", limit)
     lines += _items_table("Failed", record.with_outcome("failed"), "why", limit)
     lines += _items_table("Errors", record.with_outcome("error"), "error", limit)
@@ -363,7 +481,7 @@ def run_markdown(record: RunRecord, limit: int = LIST_LIMIT) -> str:
         lines += [f"#### Warnings ({len(warned)})", ""]
         lines += _table(
             ["item", "where", "warning"],
-            [[escape(r.id), escape(f"{r.file}:{r.line}"), escape("; ".join(r.warnings), 2 * CELL_CHARS)] for r in rows],
+            [[escape(r.id), escape(_where(r)), escape("; ".join(r.warnings), 2 * CELL_CHARS)] for r in rows],
         )
         lines += ([more] if more else []) + [""]
     return _bounded(lines)

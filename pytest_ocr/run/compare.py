@@ -164,9 +164,14 @@ class FingerprintChange:
 @dataclass
 class Violation:
     rule: str
-    message: str
+    message: str  # with the values exactly as the reports hold them
     key: str | None = None  # the item, for a per-item or errors rule
     engine: str | None = None
+    # The comparison that broke a metric rule and what it is of (the item's key, or
+    # "ENGINE (macro)"), so that views for people can round its numbers; not in to_dict,
+    # whose message has them in full.
+    subject: str | None = None
+    delta: Delta | None = None
 
 
 @dataclass
@@ -195,6 +200,8 @@ class Comparison:
 
     def to_dict(self) -> dict[str, Any]:
         document = asdict(self)
+        for violation in document["violations"]:
+            del violation["subject"], violation["delta"]
         document["failed"] = self.failed
         return json_safe(document)
 
@@ -268,8 +275,9 @@ def compare(
             compared[str(rule)] += 1
             delta = Delta(rule.metric, old, new, rule.tolerance)
             if delta.regressed:
+                subject = f"{engine} ({rule.scope})"
                 comparison.violations.append(
-                    Violation(str(rule), f"{engine} ({rule.scope}): {delta.message()}", engine=engine)
+                    Violation(str(rule), f"{subject}: {delta.message()}", engine=engine, subject=subject, delta=delta)
                 )
     for engine in sorted(base.engines.keys() & head.engines.keys()):
         changes = fingerprint_changes(base.engines[engine], head.engines[engine])
@@ -297,7 +305,9 @@ def compare(
             if delta.regressed:
                 case.violated = True
                 case.worst = max(case.worst, delta.worse_by - delta.tolerance.allowed(delta.old))
-                comparison.violations.append(Violation(str(rule), f"{key}: {delta.message()}", key, case.engine))
+                comparison.violations.append(
+                    Violation(str(rule), f"{key}: {delta.message()}", key, case.engine, subject=key, delta=delta)
+                )
         if old.outcome != new.outcome:
             comparison.outcome_changes.append(
                 OutcomeChange(key, case.engine, old.outcome, new.outcome, first_line(new.error) or None)

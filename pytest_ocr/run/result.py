@@ -67,6 +67,10 @@ class CaseResult:
     cached: bool = False
     cached_inference_s: float | None = None  # the engine's time when the cached output was made
     fingerprint: dict[str, Any] | None = None  # the engine's; reports keep it once per engine
+    # A dataset item's own entry (label-file line, ground-truth file, layout file), so that
+    # annotations point at the data that failed rather than at the suite's `dataset:` line.
+    source_file: str | None = None
+    source_line: int | None = None
 
     @property
     def measured(self) -> bool:

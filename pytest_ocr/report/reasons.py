@@ -1,0 +1,94 @@
+"""Why an item, a gate or a rule failed, as the CI views write it for people (GitHub
+annotations, Markdown, ``pytest-ocr compare``'s text): the same sentences as the
+failure text and the JSON report, with numbers rounded by numbers.py.
+
+Rounding must not make a verdict look wrong: a value that would round to the number it
+was compared with (``cer = 0.0500, expected < 0.05: FAILED``) is shown in full
+(``0.05000001``), so the comparison that decided still reads as it went. The JSON
+report keeps every value exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..cases.rules import format_number
+from ..metrics import METRICS
+from ..run.gates import GateResult
+from ..run.result import CaseResult
+from ..scoring.thresholds import Check
+from ..scoring.tolerance import Delta
+from .numbers import number
+
+
+def shown(value: float, compared_with: float | None = None) -> str:
+    """``value`` rounded, or in full when rounding would make it equal to what it was
+    compared with while it is not."""
+    text = number(value)
+    if compared_with is not None and value != compared_with and text == number(compared_with):
+        return format_number(value)
+    return text
+
+
+def check_text(check: Check) -> str:
+    """``cer = 0.0726, expected < 0.05: FAILED``."""
+    t = check.threshold
+    if check.value is None:
+        return check.message()
+    verdict = "ok" if check.passed else "FAILED"
+    return f"{t.metric} = {shown(check.value, t.bound)}, expected {t.expression}: {verdict}"
+
+
+def delta_text(delta: Delta) -> str:
+    """``cer: 0.1000 -> 0.2000 (+0.1000; lower is better; tolerance 0.005): REGRESSED``."""
+    change = delta.change
+    sign = "+" if change > 0 else "-" if change < 0 else ""
+    magnitude = shown(abs(change), delta.tolerance.allowed(delta.old))
+    verdict = delta.verdict.upper() if delta.regressed else delta.verdict
+    return (
+        f"{delta.metric}: {number(delta.old)} -> {number(delta.new)} ({sign}{magnitude}; "
+        f"{METRICS[delta.metric].better} is better; tolerance {delta.tolerance}): {verdict}"
+    )
+
+
+def item_reasons(result: CaseResult) -> list[str]:
+    """Why the item did not pass, one line each: the lines of ``CaseResult.reasons``."""
+    if result.outcome != "failed":
+        return result.reasons()
+    lines = [check_text(c) for c in result.checks if not c.passed]
+    if result.baseline is not None:
+        lines += [delta_text(d) for d in result.baseline.deltas if d.regressed]
+    return lines or result.reasons()
+
+
+def threshold_miss(result: CaseResult) -> float:
+    """How far the item's worst failed check is beyond its bound (for putting the worst
+    first); a metric that could not be computed is the worst of all."""
+    misses = []
+    for c in result.checks:
+        if c.passed:
+            continue
+        if c.value is None:
+            return float("inf")
+        bound, op = c.threshold.bound, c.threshold.op
+        misses.append(abs(c.value - bound) if op == "==" else c.value - bound if "<" in op else bound - c.value)
+    return max(misses, default=0.0)
+
+
+def gate_source(gate: GateResult, path: Callable[[str], str]) -> tuple[str | None, int | None]:
+    """Where the gate was declared, its file named by ``path`` (None: the command line)."""
+    file, line = gate.source
+    return (path(file) if file else None, line)
+
+
+def gate_text(gate: GateResult, path: Callable[[str], str]) -> str:
+    """The gate's message (run/gates.py wrote it) with its value rounded and the file it
+    was declared in named by ``path`` instead of absolutely."""
+    message = gate.message
+    if gate.value is not None:
+        bound = gate.gate.bound if gate.gate is not None else None
+        message = message.replace(f" = {format_number(gate.value)} ", f" = {shown(gate.value, bound)} ", 1)
+    file, line = gate.source
+    if gate.gate is not None and file:
+        message = message.replace(f"(declared at {gate.gate.source})", f"(declared at {path(file)}:{line})")
+    return message
