@@ -6,18 +6,24 @@ What is measured
           suite, with and without ``--ocr-html``, interleaved (without, with, with,
           without, ...) so slow phases of the shared machine hit both alike; medians.
           ratio = (with - without) / without. Target: <= 0.25.
-       b. the call alone: the report document from one run (``--ocr-report``) handed to
-          ``pytest_ocr.report.html.write`` in this process, REPS times; the median
-          divided by the median run without ``--ocr-html``. Subprocess noise of a few
-          percent can hide or inflate (a); (b) is the cost itself.
+       b. the call alone: the run record of one run (read back from its ``--ocr-report``)
+          handed to ``pytest_ocr.report.html.render`` in this process, REPS times; the
+          median divided by the median run without ``--ocr-html``. Subprocess noise of a
+          few percent can hide or inflate (a); (b) is the cost itself.
+       c. the page's worst case: the same suite with ground truth broken into lines (so
+          the normalised texts the metrics compared differ from the texts as given, and
+          each case embeds both with both alignments), run against a baseline of an
+          earlier run whose predictions had other errors (so the overview lists
+          regressed, improved and new items): (b) for that run, with its baseline view.
     2. Size: the file, and the file without its thumbnails (the ``ocr-thumb-N`` data
-       blocks), which is what grows with the number of cases. Target: <= 15 MB
-       without thumbnails.
+       blocks), which is what grows with the number of cases, for (a) and (c). Target:
+       <= 15 MB without thumbnails.
     3. Thumbnail cost per distinct image (decode, scale into 1000x1000, JPEG encode),
        for the benchmark's line image and for two page scans of the example suite:
        what a suite of N distinct images adds to (1), N times over (two threads).
-    4. Opening (when Chromium is installed): headless Chromium loads the 5,000-case page
-       and a 10-case page of the same suite (``--dump-dom``); reported is the page's own
+    4. Opening (when Chromium is installed): headless Chromium loads the 5,000-case page,
+       the 5,000-case page of (c) and a 10-case page of the same suite (``--dump-dom``);
+       reported is the page's own
        ``data-ocr-ms`` (milliseconds from navigation until the script drew the first
        page of rows: HTML parse, JSON.parse, drawing) and the wall time of the whole
        browser run (start-up and DOM serialisation included).
@@ -35,7 +41,9 @@ Always exits 0: this is a measurement, not a test.
 from __future__ import annotations
 
 import argparse
+import csv
 import json
+import random
 import re
 import shutil
 import statistics
@@ -45,9 +53,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_plugin_overhead import write_predictions_data  # the same generated data
+from bench_plugin_overhead import corrupt, write_predictions_data  # the same generated data
 
 from pytest_ocr.report import html
+from pytest_ocr.run.baseline import Baseline, view
+from pytest_ocr.run.record import RunRecord
 
 REPO = Path(__file__).resolve().parent.parent
 IMAGE = REPO / "example_suite" / "data" / "lines" / "rapidocr_en_rec.jpg"
@@ -63,13 +73,18 @@ PYTEST_OPTIONS = ["-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no
 THUMB_BLOCK = re.compile(rb'<script type="text/plain" id="ocr-thumb-\d+">[^<]*</script>')
 
 
-def generate(root: Path, n: int) -> Path:
-    """A suite of n cases in root/suite; returns that directory."""
+def generate(root: Path, n: int, in_lines: bool = False) -> Path:
+    """A suite of n cases in root/suite; returns that directory. ``in_lines``: each ground
+    truth broken into lines of 8 words (the predictions stay on one line)."""
     data = root / "data"
-    data.mkdir()
+    data.mkdir(parents=True)
     template = data / "template.jpg"
     shutil.copyfile(IMAGE, template)
     names = write_predictions_data(data, template, n)
+    if in_lines:
+        for gt in (data / "gt").iterdir():
+            words = gt.read_text(encoding="utf-8").split(" ")
+            gt.write_text("\n".join(" ".join(words[i : i + 8]) for i in range(0, len(words), 8)), encoding="utf-8")
     suite = root / "suite"
     suite.mkdir()
     (suite / "pytest.ini").write_text("[pytest]\n")
@@ -91,6 +106,35 @@ def generate(root: Path, n: int) -> Path:
         ]
     (suite / "suite.ocr.yaml").write_text("\n".join(lines) + "\n")
     return suite
+
+
+def other_errors(suite: Path) -> None:
+    """Give every prediction new random errors (another seed): against a baseline of the
+    run before, some items regress, some improve."""
+    data = suite.parent / "data"
+    with open(data / "predictions.csv", encoding="utf-8", newline="") as f:
+        header, *rows = list(csv.reader(f))
+    rng = random.Random(20260101)
+    fresh = []
+    for name, _ in rows:
+        truth = (data / "gt" / f"{name[:-4]}.gt.txt").read_text(encoding="utf-8")
+        fresh.append([name, corrupt(" ".join(truth.split()), rng)])
+    with open(data / "predictions.csv", "w", encoding="utf-8", newline="") as f:
+        csv.writer(f).writerows([header, *fresh])
+
+
+def render_times(suite: Path, report: Path, reps: int, baseline: Path | None = None) -> list[float]:
+    """Seconds of ``html.render`` on the run record of ``report`` (with its baseline view), REPS times."""
+    document = json.loads(report.read_text(encoding="utf-8"))
+    record = RunRecord.from_document(document)
+    if baseline is not None:
+        record.baseline = view(Baseline.load(baseline), record.results, None, 0.5)
+    calls = []
+    for _ in range(reps):
+        start = time.perf_counter()
+        html.render(record, suite.resolve())
+        calls.append(time.perf_counter() - start)
+    return calls
 
 
 def run_pytest(directory: Path, *extra: str) -> tuple[float, subprocess.CompletedProcess]:
@@ -179,15 +223,20 @@ def main() -> None:
         with_html = statistics.median(times["with --ocr-html"])
         ratio = (with_html - without) / without
 
-        # The call alone, on the document of one run.
-        _, proc = run_pytest(suite, "--ocr-report", "report.json")
-        document = json.loads((suite / "report.json").read_text(encoding="utf-8"))
-        calls = []
-        for _ in range(args.reps):
-            start = time.perf_counter()
-            html.write(root / "direct.html", document, suite.resolve())
-            calls.append(time.perf_counter() - start)
+        # The call alone, on the record of one run.
+        run_pytest(suite, "--ocr-report", "report.json")
+        calls = render_times(suite, suite / "report.json", args.reps)
         call = statistics.median(calls)
+
+        # The worst case: lines in the ground truth, against a baseline with other errors.
+        lines = generate(root / "lines", N_CASES, in_lines=True)
+        run_pytest(lines, "--ocr-report", "base.json")
+        other_errors(lines)
+        against = ["--ocr-baseline", "base.json", "--ocr-report", "head.json"]
+        lines_without, proc = run_pytest(lines, *against)
+        lines_with, _ = run_pytest(lines, *against, "--ocr-html", "report.html")
+        lines_calls = render_times(lines, lines / "head.json", args.reps, lines / "base.json")
+        lines_call = statistics.median(lines_calls)
 
         print()
         print(f"{'side':18s} {'median s':>9s} {'min s':>7s} {'max s':>7s}")
@@ -198,16 +247,25 @@ def main() -> None:
             f"{'PASS' if ratio <= TIME_TARGET else 'MISS'}"
         )
         print(
-            f"(b) html.write alone: median {call:.3f} s (min {min(calls):.3f}, max {max(calls):.3f}) over "
+            f"(b) html.render alone: median {call:.3f} s (min {min(calls):.3f}, max {max(calls):.3f}) over "
             f"{args.reps} calls; / run without = {call / without:.3f}  target <= {TIME_TARGET}  "
             f"{'PASS' if call / without <= TIME_TARGET else 'MISS'}"
         )
 
-        total, no_thumbs = sizes(suite / "report.html")
         print(
-            f"size: {total:.2f} MB; without thumbnails {no_thumbs:.2f} MB ({no_thumbs * 1e6 / N_CASES:.0f} bytes "
-            f"per case)  target <= {SIZE_TARGET_MB} MB  {'PASS' if no_thumbs <= SIZE_TARGET_MB else 'MISS'}"
+            f"(c) ground truth in lines, against a baseline ({last_line(proc)}): html.render alone: median "
+            f"{lines_call:.3f} s (min {min(lines_calls):.3f}, max {max(lines_calls):.3f}); / run without = "
+            f"{lines_call / lines_without:.3f}  target <= {TIME_TARGET}  "
+            f"{'PASS' if lines_call / lines_without <= TIME_TARGET else 'MISS'}; one run each: without "
+            f"{lines_without:.2f} s, with --ocr-html {lines_with:.2f} s"
         )
+
+        for name, page in (("(a)", suite / "report.html"), ("(c)", lines / "report.html")):
+            total, no_thumbs = sizes(page)
+            print(
+                f"size {name}: {total:.2f} MB; without thumbnails {no_thumbs:.2f} MB ({no_thumbs * 1e6 / N_CASES:.0f} "
+                f"bytes per case)  target <= {SIZE_TARGET_MB} MB  {'PASS' if no_thumbs <= SIZE_TARGET_MB else 'MISS'}"
+            )
         print(f"  (the {N_CASES} images are links to one file: one thumbnail, {(total - no_thumbs) * 1000:.1f} kB)")
 
         print("thumbnail per distinct image (decode, scale, encode; median of 5):")
@@ -222,14 +280,15 @@ def main() -> None:
         small = generate(root / "small", 10)
         run_pytest(small, "--ocr-html", "report.html")
         big = open_page(suite / "report.html", root / "profile")
+        worst = open_page(lines / "report.html", root / "profile")
         tiny = open_page(small / "report.html", root / "profile")
-        if big is None or tiny is None:
+        if big is None or worst is None or tiny is None:
             print("opening: not measured (chromium not installed, or the page did not render)")
         else:
             print(
                 "opening in headless Chromium (median of 3): first page drawn after "
-                f"{big[0]:.0f} ms with {N_CASES} cases, {tiny[0]:.0f} ms with 10; "
-                f"whole browser run {big[1]:.2f} s and {tiny[1]:.2f} s"
+                f"{big[0]:.0f} ms with {N_CASES} cases, {worst[0]:.0f} ms with {N_CASES} of (c), {tiny[0]:.0f} ms "
+                f"with 10; whole browser run {big[1]:.2f} s, {worst[1]:.2f} s and {tiny[1]:.2f} s"
             )
     sys.exit(0)
 

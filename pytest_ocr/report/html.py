@@ -1,8 +1,11 @@
 """The HTML report (``--ocr-html PATH``): one self-contained file, written atomically.
 
-The run, the per-engine summary and the charts (inline SVG) are rendered here. The
-cases are embedded as JSON and rendered by the page's script on demand, one page of
-rows at a time and a case's details when it is opened, so 5,000 cases open fast.
+The run, the per-engine summary, the comparison with a baseline, the dataset
+accounting and the charts (inline SVG) are rendered here. The cases are embedded as
+JSON and rendered by the page's script on demand, one page of rows at a time and a
+case's details when it is opened, so 5,000 cases open fast. A case carries its texts
+as given and, when its normalisation changed them, as scored (what the metrics
+compared), each with its alignment, so the diff can show either.
 Each image's thumbnail is embedded once, in a data block of its own that the script
 reads only when a case showing it is opened.
 
@@ -24,20 +27,25 @@ import json
 import os
 import re
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from pathlib import Path
-
-from rapidfuzz.distance import Levenshtein
+from urllib.parse import urlencode
 
 from ..cases.images import open_image
 from ..engines.cache import file_sha256
 from ..errors import OcrError
 from ..metrics import FIELD_METRICS, METRICS
-from ..run.aggregate import metric_order
+from ..metrics.align import iter_opcodes
+from ..metrics.normalize import PROFILES, UNICODE_FORMS, Normalization
+from ..run.aggregate import DatasetSummary, metric_order
+from ..run.baseline import BaselineView
 from ..run.record import RunRecord
+from ..run.result import CaseResult
+from ..scoring.tolerance import Delta
 from . import json_report
+from .numbers import number, signed
 
 THUMBNAIL_BOX = (1000, 1000)  # at most this wide and tall: enough to see the layout, never the original
 JPEG_QUALITY = 75
@@ -69,11 +77,14 @@ CASE_KEYS = (
     "fields_source",
     "warnings",
     "baseline",
+    "source_file",  # a dataset item's own entry (label-file line, ground-truth file): None elsewhere
+    "source_line",
 )
 DIFF_KINDS = {"equal": 0, "replace": 1, "delete": 2, "insert": 3}
 CER_BINS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)  # upper edges; CER 0 and CER above 1 get bins of their own
 MAX_SCATTER_PAIRS = 3
 MAX_GROUPS = 40
+LISTED_ITEMS = 20  # per engine and kind in the overview's baseline section; the case list has them all
 COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f")
 # Directional overrides and control characters (but tab, newline, carriage return):
 # shown as U+FFFD, since they could make text read differently from what it holds.
@@ -129,11 +140,92 @@ def embed_json(value: object) -> str:
 
 def diff_ops(reference: str, prediction: str) -> list[int]:
     """The character alignment as flat triples (kind, reference length, prediction
-    length), kind 0 equal, 1 substituted, 2 deleted, 3 inserted; lengths in code points."""
+    length), kind 0 equal, 1 substituted, 2 deleted, 3 inserted; lengths in code points.
+    Texts beyond ``--ocr-max-align-chars`` take the metrics' bounded path, so a hostile
+    output costs the report no more than it cost the scoring."""
     ops: list[int] = []
-    for op in Levenshtein.opcodes(reference, prediction):
-        ops += (DIFF_KINDS[op.tag], op.src_end - op.src_start, op.dest_end - op.dest_start)
+    for tag, i1, i2, j1, j2 in iter_opcodes(reference, prediction):
+        ops += (DIFF_KINDS[tag], i2 - i1, j2 - j1)
     return ops
+
+
+# The text metrics record the case's normalisation as the steps it applied; any of them will do.
+_NORMALIZED_METRICS = ("cer", "ned", "exact_match", "wer")
+_SWITCHES = ("casefold", "remove_punctuation", "collapse_whitespace")
+
+
+def scoring_normalization(steps: Iterable[str] | None) -> Normalization | None:
+    """The normalisation the metrics applied, rebuilt from the steps they recorded
+    (``Normalization.steps``). Every option that changes the text is a step of its own,
+    so the steps are enough; the unit is not among them, but it changes only how the
+    text is counted, not the text. None when there are no steps, or a step this version
+    does not know (a report from a newer pytest-ocr): better no scored view than a wrong one."""
+    if steps is None:
+        return None
+    options: dict[str, object] = {"unicode": "none", "collapse_whitespace": False}
+    for step in steps:
+        name, _, value = step.partition(":")
+        if step in UNICODE_FORMS:
+            options["unicode"] = step
+        elif name == "equivalences" and value:
+            try:
+                table = json.loads(value)
+            except ValueError:
+                return None
+            if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
+                return None
+            options["equivalences"] = table
+        elif name == "profile" and value in PROFILES:
+            options["profile"] = value
+        elif step in _SWITCHES:
+            options[step] = True
+        else:
+            return None
+    try:
+        return Normalization.from_dict(options)
+    except ValueError:
+        return None
+
+
+def recorded_steps(details: dict) -> list[str] | None:
+    return next(
+        (details[m]["normalization"] for m in _NORMALIZED_METRICS if "normalization" in details.get(m, {})), None
+    )
+
+
+def scored_texts(reference: str | None, prediction: str | None, details: dict) -> dict | None:
+    """What the metrics compared: both texts after the case's normalisation and their
+    alignment; ``{"same": true}`` when normalising changed neither text, and a side left
+    null when it is the text as given (the page has that already). None when there is
+    no pair of texts, or its normalisation cannot be rebuilt."""
+    if reference is None or prediction is None:
+        return None
+    normalization = scoring_normalization(recorded_steps(details))
+    if normalization is None:
+        return None
+    ref, hyp = normalization(reference), normalization(prediction)
+    if ref == reference and hyp == prediction:
+        return {"same": True}
+    return {
+        "reference": None if ref == reference else ref,
+        "prediction": None if hyp == prediction else hyp,
+        "diff": diff_ops(ref, hyp),
+    }
+
+
+def baseline_change(result: CaseResult) -> str | None:
+    """How the item moved against the baseline: ``regressed`` (the one definition, see
+    scoring/tolerance.py), ``improved`` (a compared metric got better and none worse),
+    ``new`` (the baseline has no record of it), or None (unchanged, mixed, or no baseline)."""
+    comparison = result.baseline
+    if comparison is None:
+        return None
+    if comparison.status == "new":
+        return "new"
+    if comparison.regressed:
+        return "regressed"
+    verdicts = {d.verdict for d in comparison.deltas}
+    return "improved" if "better" in verdicts and "worse" not in verdicts else None
 
 
 def _fields_check(details: dict) -> dict | None:
@@ -151,13 +243,15 @@ def _fields_check(details: dict) -> dict | None:
     }
 
 
-def case_data(record: dict, thumb: int | None, thumb_error: str | None) -> dict:
+def case_data(record: dict, thumb: int | None, thumb_error: str | None, change: str | None = None) -> dict:
     data = {key: record.get(key) for key in CASE_KEYS}
     reference, prediction = record.get("reference"), record.get("prediction")
     details = record.get("details") or {}
     cer = details.get("cer", {})
     data["diff"] = diff_ops(reference, prediction) if reference is not None and prediction is not None else None
-    data["normalization"] = cer.get("normalization")
+    data["scored"] = scored_texts(reference, prediction, details)
+    data["normalization"] = recorded_steps(details)
+    data["change"] = change
     data["confusions"] = cer.get("confusions", [])
     data["fields_check"] = _fields_check(details)
     data["thumb"] = thumb
@@ -248,8 +342,9 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def _num(value: float | None, digits: int = 4) -> str:
-    return "–" if value is None else f"{value:.{digits}f}"
+def _fixed(value: float | None, digits: int) -> str:
+    """A time or a rate, at the precision the terminal shows it (metric values go through numbers.py)."""
+    return number(None) if value is None else f"{value:.{digits}f}"
 
 
 def _legend(engines: list[str], x: float, y: float) -> str:
@@ -370,7 +465,7 @@ def cer_scatter(records: list[dict], a: str, b: str) -> str:
         kind = "better-a" if x < y else "better-b" if y < x else "tie"
         parts.append(
             f'<circle class="{kind}" cx="{px(x):.1f}" cy="{py(y):.1f}" r="3"><title>{esc(file)} '
-            f"{esc(case)}: {_num(x)} vs {_num(y)}</title></circle>"
+            f"{esc(case)}: {number(x)} vs {number(y)}</title></circle>"
         )
     parts.append("</svg>")
     note = f"{_plural(len(points), 'case')} run on both; below the diagonal {esc(b)} does better"
@@ -413,8 +508,8 @@ def group_bars(summary: dict, engines: list[str], metric: str) -> str:
             y = y0 + i * bar_h
             parts.append(
                 f'<rect x="{label_w}" y="{y}" width="{w:.1f}" height="{bar_h - 2}" fill="{_colour(i)}">'
-                f"<title>{esc(engine)} {esc(key)}: {esc(metric)} {_num(v)}</title></rect>"
-                f'<text class="tick" x="{label_w + w + 4:.1f}" y="{y + bar_h - 3}">{_num(v)}</text>'
+                f"<title>{esc(engine)} {esc(key)}: {esc(metric)} {number(v)}</title></rect>"
+                f'<text class="tick" x="{label_w + w + 4:.1f}" y="{y + bar_h - 3}">{number(v)}</text>'
             )
     parts.append(
         f'<text class="axis" x="{label_w + plot_w / 2}" y="{height - 6}" text-anchor="middle">'
@@ -447,14 +542,14 @@ def _summary_table(summary: dict, engines: list[str], metrics: list[str]) -> str
     ):
         values = [(summary[e].get("performance") or {}).get(key) for e in engines]
         if any(v is not None for v in values):
-            cells = "".join(f'<td class="num">{_num(v, digits)}</td>' for v in values)
+            cells = "".join(f'<td class="num">{_fixed(v, digits)}</td>' for v in values)
             rows.append(f'<tr><th scope="row">{label}</th>{cells}</tr>')
     for metric in metrics:
         better = METRICS[metric].better if metric in METRICS else None
         hint = f' <span class="hint">({better} is better)</span>' if better else ""
         for kind in ("macro", "micro"):
             cells = "".join(
-                f'<td class="num">{_num(((summary[e].get("metrics") or {}).get(metric) or {}).get(kind))}</td>'
+                f'<td class="num">{number(((summary[e].get("metrics") or {}).get(metric) or {}).get(kind))}</td>'
                 for e in engines
             )
             rows.append(f'<tr><th scope="row">{esc(metric)} {kind}{hint if kind == "macro" else ""}</th>{cells}</tr>')
@@ -462,7 +557,11 @@ def _summary_table(summary: dict, engines: list[str], metrics: list[str]) -> str
             ci_cells = []
             for e in engines:
                 ci = ((summary[e].get("metrics") or {}).get("cer") or {}).get("ci95")
-                ci_cells.append(f'<td class="num">{_num(ci[0])}–{_num(ci[1])}</td>' if ci else '<td class="num">–</td>')
+                ci_cells.append(
+                    f'<td class="num">{number(ci[0])}–{number(ci[1])}</td>'
+                    if ci
+                    else f'<td class="num">{number(None)}</td>'
+                )
             rows.append(f'<tr><th scope="row">cer macro 95% CI</th>{"".join(ci_cells)}</tr>')
     return (
         f'<table class="summary"><thead><tr><th scope="col">engine</th>{head}</tr></thead>'
@@ -521,13 +620,167 @@ def _gates_section(gates: list[dict]) -> str:
         return ""
     rows = "".join(
         f'<tr class="{"passed" if g.get("passed") else "failed"}"><td>{"passed" if g.get("passed") else "FAILED"}</td>'
-        f'<td>{esc(g.get("name"))}</td><td class="num">{_num(g.get("value"))}</td>'
+        f'<td>{esc(g.get("name"))}</td><td class="num">{number(g.get("value"))}</td>'
         f'<td class="num">{esc(g.get("cases"))}</td><td class="text">{esc(g.get("message"))}</td></tr>'
         for g in gates
     )
     return (
         '<h3>Aggregate gates</h3><table class="gates"><thead><tr><th>verdict</th><th>gate</th><th>value</th>'
         f"<th>cases</th><th>message</th></tr></thead><tbody>{rows}</tbody></table>"
+    )
+
+
+def case_link(result: CaseResult, outcome: str | None = None) -> str:
+    """A link that opens the item in the case list (filtered by ``outcome``, so the
+    reader can page through its neighbours), its text the item's id."""
+    query = {"view": "cases", **({"outcome": outcome} if outcome else {}), "case": result.id}
+    return f'<a class="case-link" href="#{esc(urlencode(query))}">{esc(result.id)}</a>'
+
+
+def _filter_link(text: str, **query: str) -> str:
+    return f'<a href="#{esc(urlencode({"view": "cases", **query}))}">{esc(text)}</a>'
+
+
+def _delta_text(delta: Delta) -> str:
+    return (
+        f"{esc(delta.metric)} {number(delta.old)} → {number(delta.new)} ({signed(delta.change)}; "
+        f"tolerance {esc(delta.tolerance)})"
+    )
+
+
+def _item_list(kind: str, results: list[CaseResult], shown: Callable[[CaseResult], str], engine: str) -> str:
+    if not results:
+        return ""
+    items = "".join(f"<li>{case_link(r, kind)}{shown(r)}</li>" for r in results[:LISTED_ITEMS])
+    more = len(results) - LISTED_ITEMS
+    everything = _filter_link(f"all {len(results)} {kind} items", engine=engine, outcome=kind)
+    rest = f'<p class="note">… and {more} more: {everything}</p>' if more > 0 else ""
+    return f'<h4>{kind.capitalize()} ({len(results)})</h4><ol class="{kind}">{items}</ol>{rest}'
+
+
+def _regressed_note(r: CaseResult) -> str:
+    deltas = [d for d in (r.baseline.deltas if r.baseline else ()) if d.regressed]
+    return f'<span class="why">: {"; ".join(_delta_text(d) for d in deltas)}</span>'
+
+
+def _improved_note(r: CaseResult) -> str:
+    deltas = [d for d in (r.baseline.deltas if r.baseline else ()) if d.verdict == "better"]
+    return f'<span class="why">: {"; ".join(_delta_text(d) for d in deltas)}</span>'
+
+
+def _new_note(r: CaseResult) -> str:
+    cer = r.metrics.get("cer")
+    return f'<span class="why">: {esc(r.outcome)}{"" if cer is None else f", cer {number(cer)}"}</span>'
+
+
+def _most_improved(results: Iterable[CaseResult]) -> list[CaseResult]:
+    def gain(r: CaseResult) -> float:
+        return max((-d.worse_by for d in (r.baseline.deltas if r.baseline else ())), default=0.0)
+
+    return sorted(results, key=lambda r: (-gain(r), r.key))
+
+
+def _failed_first(results: Iterable[CaseResult]) -> list[CaseResult]:
+    return sorted(results, key=lambda r: (r.outcome == "passed", r.key))
+
+
+def _baseline_section(view: BaselineView | None, results: list[CaseResult]) -> str:
+    """The run against its baseline, per engine: counts (each a link to the filtered
+    case list), how the compared metrics' means moved, a changed configuration, and the
+    regressed (worst first), improved (most first) and new items, each linking to its case."""
+    if view is None:
+        return ""
+    changes = {r.key: baseline_change(r) for r in results}
+    parts = [
+        "<h2>Baseline</h2>",
+        f'<p class="baseline-match">Compared with <code>{esc(view.path)}</code> ({_plural(view.records, "record")}): '
+        f"{view.matched} of {view.current} measured items found their record.</p>",
+        *(f'<p class="warning">{esc(w)}</p>' for w in view.warnings()),
+    ]
+    per_engine: dict[str, dict[str, list[CaseResult]]] = {}
+    rows = []
+    for e in view.engines:
+        mine = [r for r in results if r.engine == e.engine]
+        lists = {
+            "regressed": e.regressed,  # the view's order: worst first
+            "improved": _most_improved(r for r in mine if changes[r.key] == "improved"),
+            "new": _failed_first(r for r in mine if changes[r.key] == "new"),
+        }
+        per_engine[e.engine] = lists
+        counts = [str(e.compared)] + [
+            _filter_link(str(len(lists[k])), engine=e.engine, outcome=k) if lists[k] else "0"
+            for k in ("new", "regressed", "improved")
+        ]
+        cells = "".join(f'<td class="num">{c}</td>' for c in counts)
+        rows.append(f'<tr><th scope="row">{esc(e.engine)}</th>{cells}</tr>')
+    parts.append(
+        '<table class="baseline-engines"><thead><tr><th scope="col">engine</th><th scope="col">compared</th>'
+        '<th scope="col">new</th><th scope="col">regressed</th><th scope="col">improved</th></tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table>"
+        '<p class="note">regressed: a metric the item compares (its thresholds, its <code>regression:</code> '
+        "tolerances) got worse than its tolerance; improved: one got better and none worse; new: the baseline "
+        "has no record of the item</p>"
+    )
+    for e in view.engines:
+        lists = per_engine[e.engine]
+        section = [f'<section class="baseline-engine" data-engine="{esc(e.engine)}"><h3>{esc(e.engine)}</h3>']
+        if e.config_changes:
+            section.append(
+                '<p class="warning">The baseline was recorded with another configuration of this engine: '
+                + "; ".join(f"<code>{esc(c)}</code>" for c in e.config_changes)
+                + "</p>"
+            )
+        if e.moves:
+            moves = "".join(
+                f'<tr class="{m.verdict}"><td>{esc(m.metric)}</td><td class="num">{m.n}</td>'
+                f'<td class="num">{number(m.old)}</td><td class="num">{number(m.new)}</td>'
+                f'<td class="num">{signed(m.new - m.old)}</td><td>{m.verdict}</td></tr>'
+                for m in e.moves
+            )
+            section.append(
+                '<table class="moves"><thead><tr><th>metric</th><th class="num">items</th>'
+                '<th class="num">baseline mean</th><th class="num">mean now</th><th class="num">change</th>'
+                f"<th>verdict</th></tr></thead><tbody>{moves}</tbody></table>"
+            )
+        section.append(_item_list("regressed", lists["regressed"], _regressed_note, e.engine))
+        section.append(_item_list("improved", lists["improved"], _improved_note, e.engine))
+        section.append(_item_list("new", lists["new"], _new_note, e.engine))
+        section.append("</section>")
+        parts.append("".join(section))
+    return "".join(parts)
+
+
+def _datasets_section(datasets: list[DatasetSummary]) -> str:
+    """The dataset evaluator's accounting, as the terminal and the JSON report give it."""
+    if not datasets:
+        return ""
+    rows = "".join(
+        f'<tr><td class="text">{esc(d.file)}</td><td>{esc(d.type)}</td><td>{esc(d.engine)}</td>'
+        + "".join(f'<td class="num">{v}</td>' for v in (d.total, d.evaluated, d.filtered, d.skipped))
+        + "".join(f'<td class="num">{number(v)}</td>' for v in (d.accuracy, d.ned, d.ned_similarity))
+        + f'<td class="num">{_fixed(d.wall_s, 2)} s</td>'
+        + f'<td class="num">{"-" if d.inference_mean_ms is None else f"{d.inference_mean_ms:.1f} ms"}</td></tr>'
+        for d in datasets
+    )
+    skipped = {d.file: d.skipped_entries for d in datasets if d.skipped_entries}
+    entries = "".join(
+        f"<li><code>{esc(e['file'])}{'' if e.get('line') is None else ':' + esc(e['line'])}</code>: "
+        f"{esc(e['reason'])}</li>"
+        for found in skipped.values()
+        for e in found
+    )
+    return (
+        "<h2>Datasets</h2>"
+        '<table class="datasets"><thead><tr><th>dataset</th><th>type</th><th>engine</th><th class="num">total</th>'
+        '<th class="num">evaluated</th><th class="num">filtered</th><th class="num">skipped</th>'
+        '<th class="num">accuracy</th><th class="num">ned</th><th class="num">similarity</th>'
+        '<th class="num">wall time</th><th class="num">inference/img</th></tr></thead>'
+        f"<tbody>{rows}</tbody></table>"
+        '<p class="note">total = evaluated + filtered + skipped (entries that became no case, and items that '
+        "errored); accuracy = exact match and ned = normalised edit distance, means over the evaluated items; "
+        "wall time = first item's start to last item's end; inference per image over the outputs made in this "
+        "run (not from the cache)</p>"
+        + (f'<h3>Skipped entries</h3><ul class="skipped">{entries}</ul>' if entries else "")
     )
 
 
@@ -570,11 +823,16 @@ def render(record: RunRecord, root: Path) -> str:
     images = sorted({r["image"] for r in records if r.get("image")})
     urls, per_image = thumbnails([root / image for image in images])
     thumb_of = dict(zip(images, per_image, strict=True))
-    cases = [case_data(r, *thumb_of.get(r.get("image"), (None, "no image"))) for r in records]
+    changes = {r.key: baseline_change(r) for r in record.results}
+    cases = []
+    for r in records:
+        thumb, thumb_error = thumb_of.get(r.get("image"), (None, "no image"))
+        cases.append(case_data(r, thumb, thumb_error, changes.get(r["key"])))
     metrics = sorted({m for r in records for m in (r.get("metrics") or {})}, key=metric_order)
     payload = {
         "engines": engines,
         "metrics": metrics,
+        "baseline": record.baseline is not None or any(changes.values()),
         "better": {m: METRICS[m].better for m in metrics if m in METRICS},
         "confusions": {e: summary[e].get("top_confusions", []) for e in engines},
         "cases": cases,
@@ -613,6 +871,8 @@ def render(record: RunRecord, root: Path) -> str:
             '<main><section id="overview"><h2>Summary</h2>',
             _summary_table(summary, engines, record.shown_metrics()),
             _gates_section(document.get("gates") or []),
+            _baseline_section(record.baseline, record.results),
+            _datasets_section(record.datasets),
             _charts(records, summary, engines),
             '<h3>Top character confusions</h3><div id="engine-confusions" class="heatmaps">'
             '<p class="note">Drawn by the page script.</p></div>',

@@ -39,8 +39,46 @@
     return node;
   }
 
-  function fmt(value) {
-    return value === null || value === undefined ? "\u2013" : Number(value).toFixed(4);
+  // Numbers as people read them: the rule of pytest_ocr/report/numbers.py, mirrored
+  // because the page draws the cases itself. Four decimals, rounded half to even as
+  // Python rounds; three significant digits below 0.001, in Python's "g" form.
+  const TINY = 0.001;
+
+  function fixed4(x) {
+    // toFixed rounds a tie away from zero. A tie at the fifth decimal is k + 0.5
+    // ten-thousandths exactly, which a double holds only when 32x is an odd integer.
+    const t = x * 32;
+    if (Number.isInteger(t) && t % 2 === 1 && x < 1e11) {
+      const k = x * 10000 - 0.5; // exact: an integer
+      return ((k % 2 === 0 ? k : k + 1) / 10000).toFixed(4);
+    }
+    return x.toFixed(4);
+  }
+
+  function general3(x) {
+    // No tie here: halfway between two three-digit values below 0.001 is never a double.
+    const parts = x.toExponential(2).split("e");
+    const exponent = Number(parts[1]);
+    if (exponent < -4) {
+      const digits = parts[0].replace(/\.?0+$/, "");
+      return digits + "e-" + String(-exponent).padStart(2, "0");
+    }
+    return x.toFixed(2 - exponent).replace(/\.?0+$/, "");
+  }
+
+  function number(value) {
+    if (value === null || value === undefined) return "-";
+    if (typeof value !== "number") return String(value);
+    if (Number.isNaN(value)) return "nan";
+    if (!Number.isFinite(value)) return value > 0 ? "inf" : "-inf";
+    const sign = value < 0 || Object.is(value, -0) ? "-" : "";
+    const x = Math.abs(value);
+    return sign + (x !== 0 && x < TINY ? general3(x) : fixed4(x));
+  }
+
+  function signed(value) {
+    const shown = number(value);
+    return shown.startsWith("-") || !value ? shown : "+" + shown;
   }
 
   function clear(node) {
@@ -51,7 +89,13 @@
   // -- state, kept in the address's fragment so a view can be linked -----------------
 
   // shownOpen: the linked case's page was found once (later paging is the reader's).
-  const state = { view: "overview", engine: "", outcome: "", q: "", sort: "id", page: 0, open: null, shownOpen: false };
+  // text: the diff shows the texts as scored (after normalisation) or as given (raw).
+  const state = {
+    view: "overview", engine: "", outcome: "", q: "", sort: "id", page: 0, open: null, shownOpen: false,
+    text: "scored",
+  };
+  // Outcomes a case has of itself, and how it moved against the baseline (its "change").
+  const CHANGES = ["regressed", "improved", "new"];
 
   function readHash() {
     const params = new URLSearchParams(location.hash.slice(1));
@@ -61,6 +105,7 @@
     state.sort = params.get("sort") === "worst" ? "worst" : "id";
     state.page = Math.max(0, parseInt(params.get("page") || "0", 10) || 0);
     state.open = params.get("case");
+    state.text = params.get("text") === "raw" ? "raw" : "scored";
     const asked = params.get("view");
     const listing = state.open || params.has("engine") || params.has("outcome") || params.has("q");
     state.view = asked === "cases" || asked === "overview" ? asked : listing ? "cases" : "overview";
@@ -74,6 +119,7 @@
       if (state.sort !== "id") params.set("sort", state.sort);
       if (state.page) params.set("page", String(state.page));
       if (state.open) params.set("case", state.open);
+      if (state.text === "raw") params.set("text", "raw");
     }
     history.replaceState(null, "", "#" + params.toString());
   }
@@ -90,10 +136,11 @@
 
   function matches(c) {
     if (state.engine && c.engine !== state.engine) return false;
-    if (state.outcome && c.outcome !== state.outcome) return false;
+    if (state.outcome && (CHANGES.includes(state.outcome) ? c.change : c.outcome) !== state.outcome) return false;
     if (state.q) {
       const q = state.q.toLowerCase();
-      const hay = [c.id, c.file, c.image, c.reference, c.prediction, c.error].concat(c.tags || [], c.warnings || []);
+      const hay = [c.id, c.file, c.source_file, c.image, c.reference, c.prediction, c.error]
+        .concat(c.tags || [], c.warnings || []);
       if (!hay.some((text) => text && String(text).toLowerCase().includes(q))) return false;
     }
     return true;
@@ -124,6 +171,9 @@
       option("", "all outcomes", state.outcome), option("passed", "passed", state.outcome),
       option("failed", "failed", state.outcome), option("error", "errors", state.outcome),
       option("filtered", "filtered", state.outcome));
+    if (DATA.baseline) {
+      for (const change of CHANGES) outcome.appendChild(option(change, change + " (vs baseline)", state.outcome));
+    }
     const sort = el("select", { id: "sort", "aria-label": "order" }, option("id", "by id", state.sort));
     if (SORT_METRIC) sort.appendChild(option("worst", "worst " + SORT_METRIC + " first", state.sort));
     const search = el("input", { id: "filter-q", type: "search", placeholder: "search ids, texts, errors",
@@ -178,11 +228,11 @@
       const row = el("tr", { class: "case-row " + c.outcome, "data-id": c.id, tabindex: "0" },
         el("td", null, el("span", { class: "outcome " + c.outcome }, c.outcome)),
         el("td", { class: "text" }, c.id), el("td", { class: "text" }, c.engine));
-      for (const m of LIST_METRICS) row.appendChild(el("td", { class: "num" }, fmt(c.metrics && c.metrics[m])));
+      for (const m of LIST_METRICS) row.appendChild(el("td", { class: "num" }, number(c.metrics && c.metrics[m])));
       const notes = [];
       if (c.warnings && c.warnings.length) notes.push(c.warnings.length + " warning" + (c.warnings.length > 1 ? "s" : ""));
       if (c.cached) notes.push("cached");
-      if (c.baseline && c.baseline.regressed) notes.push("regressed");
+      if (c.change) notes.push(c.change);
       row.appendChild(el("td", { class: "notes" }, notes.join(", ")));
       body.appendChild(row);
       const toggle = () => {
@@ -239,12 +289,16 @@
   }
 
   // Rows of (reference spans, recognized spans), the same number of characters on both
-  // sides (gaps filled), broken after each reference line so long pages stay aligned.
+  // sides (gaps filled), broken after each reference line, and at a space both sides
+  // share once a row is WRAP wide: a scored text whose line breaks were collapsed is one
+  // line, and both sides must wrap at the same place to stay aligned.
+  const WRAP = 60;
+
   function diffRows(reference, prediction, ops) {
     const ref = Array.from(reference);
     const hyp = Array.from(prediction);
     const rows = [];
-    let cur = { ref: [], hyp: [] };
+    let cur = { ref: [], hyp: [], width: 0 };
     let i = 0;
     let j = 0;
     for (let k = 0; k < ops.length; k += 3) {
@@ -255,10 +309,15 @@
         for (let n = 0; n < a; n++) {
           if (ref[i + n] === "\n") {
             rows.push(cur);
-            cur = { ref: [], hyp: [] };
+            cur = { ref: [], hyp: [], width: 0 };
           } else {
             put(cur.ref, "eq", ref[i + n], false);
             put(cur.hyp, "eq", hyp[j + n], false);
+            cur.width += 1;
+            if (ref[i + n] === " " && cur.width >= WRAP) {
+              rows.push(cur);
+              cur = { ref: [], hyp: [], width: 0 };
+            }
           }
         }
       } else {
@@ -268,6 +327,7 @@
         put(cur.hyp, cls, hyp.slice(j, j + b).join(""), true);
         if (width > a) put(cur.ref, "gap", GAP.repeat(width - a), false);
         if (width > b) put(cur.hyp, "gap", GAP.repeat(width - b), false);
+        cur.width += width;
       }
       i += a;
       j += b;
@@ -284,23 +344,64 @@
     return cell;
   }
 
+  // The texts the diff shows: as scored (what the metrics compared, after the case's
+  // normalisation) unless the reader switched to the texts as given, or the scored ones
+  // could not be rebuilt (c.scored null).
+  function diffTexts(c) {
+    const s = c.scored;
+    if (state.text === "raw" || !s || s.same) {
+      return { reference: c.reference, prediction: c.prediction, ops: c.diff };
+    }
+    return {
+      reference: s.reference === null ? c.reference : s.reference,
+      prediction: s.prediction === null ? c.prediction : s.prediction,
+      ops: s.diff,
+    };
+  }
+
   function diffView(c) {
     if (c.reference === null || c.prediction === null || !c.diff) {
       return el("p", { class: "note" }, c.prediction === null
         ? "No recognized text: the item did not get that far." : "No reference text to compare with.");
     }
+    const texts = diffTexts(c);
     const table = el("table", { class: "diff" }, el("thead", null, el("tr", null,
       el("th", null, "reference"), el("th", null, "recognized"))));
     const body = el("tbody");
-    for (const row of diffRows(c.reference, c.prediction, c.diff)) {
+    for (const row of diffRows(texts.reference, texts.prediction, texts.ops)) {
       body.appendChild(el("tr", null, spans(row.ref), spans(row.hyp)));
     }
     table.appendChild(body);
     const steps = c.normalization && c.normalization.length ? c.normalization.join(", ") : "none";
-    return el("div", { class: "diff-box" }, table, el("p", { class: "legend" },
-      el("span", { class: "d-sub" }, "substituted"), " ", el("span", { class: "d-del" }, "missing"), " ",
-      el("span", { class: "d-ins" }, "extra"), " ", el("span", { class: "d-gap" }, GAP), " gap. ",
-      "Texts as given; the metrics compared them after normalisation: " + steps + "."));
+    const raw = state.text === "raw" || !c.scored;
+    let about;
+    if (!c.normalization) {
+      about = "Texts as given: the item was not scored.";
+    } else if (!c.scored) {
+      about = "Texts as given: the normalisation the metrics applied (" + steps + ") could not be rebuilt, " +
+        "so differences it ignores are marked too.";
+    } else if (raw) {
+      about = "Texts as given, before normalisation; the metrics compared them after: " + steps + ".";
+    } else if (c.scored.same) {
+      about = "Texts as scored: the normalisation (" + steps + ") changed neither text.";
+    } else {
+      about = "Texts as scored: after the normalisation the metrics applied (" + steps + "), so differences " +
+        "it removes are not marked.";
+    }
+    const toggle = el("input", { type: "checkbox", class: "raw-switch" });
+    toggle.checked = raw;
+    toggle.disabled = !c.scored;
+    const box = el("div", { class: "diff-box", "data-text": raw ? "raw" : "scored" },
+      el("label", { class: "text-switch" }, toggle, " show the texts as given (before normalisation)"),
+      table, el("p", { class: "legend" },
+        el("span", { class: "d-sub" }, "substituted"), " ", el("span", { class: "d-del" }, "missing"), " ",
+        el("span", { class: "d-ins" }, "extra"), " ", el("span", { class: "d-gap" }, GAP), " gap. ", about));
+    toggle.addEventListener("change", () => {
+      state.text = toggle.checked ? "raw" : "scored";
+      writeHash();
+      box.replaceWith(diffView(c));
+    });
+    return box;
   }
 
   function metricsView(c) {
@@ -313,7 +414,7 @@
       const own = checks[name] || [];
       const verdict = own.length ? (own.every((k) => k.passed) ? "passed" : "failed") : "";
       body.appendChild(el("tr", { class: verdict },
-        el("td", null, name), el("td", { class: "num" }, fmt(c.metrics ? c.metrics[name] : null)),
+        el("td", null, name), el("td", { class: "num" }, number(c.metrics ? c.metrics[name] : null)),
         el("td", null, own.map((k) => k.expression).join("; ") || (c.thresholds || {})[name] || ""),
         el("td", null, verdict ? el("span", { class: "outcome " + verdict }, verdict) : "")));
     }
@@ -397,18 +498,19 @@
   function baselineView(c) {
     const b = c.baseline;
     if (!b) return null;
-    const box = el("div", { class: "baseline" }, el("h4", null, "Baseline: " + b.status + (b.regressed ? ", regressed" : "")));
+    const status = b.status + (c.change && c.change !== b.status ? ", " + c.change : "");
+    const box = el("div", { class: "baseline" }, el("h4", null, "Baseline: " + status));
     if (b.deltas && b.deltas.length) {
       const body = el("tbody");
       for (const d of b.deltas) {
-        body.appendChild(el("tr", { class: d.verdict === "regressed" ? "failed" : "" }, el("td", null, d.metric),
-          el("td", { class: "num" }, fmt(d.old)), el("td", { class: "num" }, fmt(d.new)),
-          el("td", null, d.verdict === undefined ? "" : String(d.verdict)),
-          el("td", { class: "text" }, d.message === undefined || d.message === null ? "" : String(d.message))));
+        body.appendChild(el("tr", { class: d.verdict === "regressed" ? "failed" : d.verdict }, el("td", null, d.metric),
+          el("td", { class: "num" }, number(d.old)), el("td", { class: "num" }, number(d.new)),
+          el("td", { class: "num" }, signed(d.new - d.old)), el("td", null, d.tolerance),
+          el("td", null, d.verdict)));
       }
-      box.appendChild(el("table", null, el("thead", null, el("tr", null, el("th", null, "metric"),
-        el("th", { class: "num" }, "old"), el("th", { class: "num" }, "new"), el("th", null, "verdict"),
-        el("th", null, "message"))), body));
+      box.appendChild(el("table", { class: "deltas" }, el("thead", null, el("tr", null, el("th", null, "metric"),
+        el("th", { class: "num" }, "baseline"), el("th", { class: "num" }, "now"), el("th", { class: "num" }, "change"),
+        el("th", null, "tolerance"), el("th", null, "verdict"))), body));
     }
     return box;
   }
@@ -421,11 +523,12 @@
     add("case", c.case);
     add("engine", c.engine);
     add("file", c.file + ":" + c.line);
+    if (c.source_file) add("entry", c.source_file + (c.source_line ? ":" + c.source_line : ""));
     add("image", c.image);
     add("tags", (c.tags || []).join(", "));
     add("group", c.group);
-    add("confidence", c.confidence === null ? null : fmt(c.confidence));
-    add("time", fmt(c.duration_s) + " s" + (c.inference_s === null ? "" : ", engine " + fmt(c.inference_s) + " s"));
+    add("confidence", c.confidence === null ? null : number(c.confidence));
+    add("time", number(c.duration_s) + " s" + (c.inference_s === null ? "" : ", engine " + number(c.inference_s) + " s"));
     if (c.cached) add("output", "from the cache");
     const detail = el("div", { class: "detail", "data-case": c.id },
       el("div", { class: "detail-head" }, thumbnail(c), facts));
