@@ -46,6 +46,13 @@ defaults:
 INI = "[pytest]\npythonpath = .\nocr_config = ocr-config.yaml\n"
 
 
+@pytest.fixture(autouse=True)
+def _no_terminal_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sessions run by tests have no terminal width unless a test gives one (pytest-xdist
+    workers have COLUMNS=80 in their environment)."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+
+
 @pytest.fixture
 def suite(pytester: pytest.Pytester):
     """A pytester dir with the sidecar engine as default and helpers to add cases."""

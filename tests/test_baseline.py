@@ -46,7 +46,7 @@ def test_items_worse_than_the_baseline_fail_new_ones_do_not(suite):
     result.assert_outcomes(passed=4, failed=1)
     out = result.stdout.str()
     assert "worse on fake: worse than the baseline (" in out  # its thresholds still pass
-    assert "baseline: cer: 0.1 -> 0.2 (+0.1; lower is better; tolerance 0): REGRESSED" in out
+    assert "baseline: cer: 0.1000 -> 0.2000 (+0.1000; lower is better; tolerance 0): REGRESSED" in out
     head = records(suite, "head.json")
     assert head["worse"]["outcome"] == "failed" and head["worse"]["baseline"]["regressed"]
     assert head["tolerated"]["baseline"]["deltas"][0]["verdict"] == "worse"  # +0.1 within 0.1
@@ -56,7 +56,7 @@ def test_items_worse_than_the_baseline_fail_new_ones_do_not(suite):
     assert "fake: 4 compared, 1 new, 1 regressed" in out
     # means over the 4 compared cases: (0.1+0.1+0.2+0.1)/4 -> (0.1+0.2+0.1+0.2)/4
     assert "cer mean over 4: 0.1250 -> 0.1500 (+0.0250, worse)" in out
-    assert "regressed: s.ocr.yaml::worse[fake]: cer: 0.1 -> 0.2" in out
+    assert "      cer +0.1000  s.ocr.yaml::worse[fake]" in out.splitlines()
     load_report(suite, "head.json")  # valid against the report schema
 
 
@@ -75,7 +75,9 @@ def test_relative_tolerances_and_higher_is_better_metrics(suite):
     suite.image("b.tif", TEXT[3])
     result = run(suite, "--ocr-baseline", "base.json")
     result.assert_outcomes(passed=1, failed=1)
-    result.stdout.fnmatch_lines(["*char_accuracy: 0.8 -> 0.7 (-0.1*; higher is better; tolerance 10%): REGRESSED*"])
+    result.stdout.fnmatch_lines(
+        ["*char_accuracy: 0.8000 -> 0.7000 (-0.1000; higher is better; tolerance 10%): REGRESSED*"]
+    )
 
 
 def test_verbs_write_only_what_they_say_and_never_deselected_items(suite):

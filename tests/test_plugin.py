@@ -228,8 +228,8 @@ def test_thresholds_gate_and_the_failure_shows_values_location_and_diff(suite):
     result.assert_outcomes(passed=1, failed=1)
     out = result.stdout.str()
     assert "s.ocr.yaml:2" in out  # the case's line
-    assert "cer = 0.07142857142857142, expected < 0.05: FAILED" in out  # 1/14 exactly as compared
-    assert "exact_match = 0, expected == 1: FAILED" in out
+    assert "cer = 0.0714, expected < 0.05: FAILED" in out  # 1/14, rounded for people
+    assert "exact_match = 0.0000, expected == 1: FAILED" in out
     assert "expected:   INVOICE #12345" in out
     assert "recognized: INV0ICE #12345" in out
 

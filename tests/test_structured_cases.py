@@ -57,7 +57,7 @@ def test_regex_extraction_with_matchers_scores_fields_and_the_failure_lists_them
     # wrong; cashier not in the text: 2 correct of 3 extracted and 4 expected.
     precision, recall = 2 / 3, 2 / 4
     f1 = 2 * precision * recall / (precision + recall)
-    assert f"field_f1 = {f1!r}, expected >= 0.8: FAILED" in out
+    assert f"field_f1 = {f1:.4f}, expected >= 0.8: FAILED" in out
     assert "fields (taken from the output by: extract): 2 correct, 1 incorrect, 1 missing, 0 extra" in out
     assert "total: expected 'RM 14.79', got '14.70' (numeric)" in out
     assert "missing: cashier" in out
@@ -314,7 +314,7 @@ def test_a_repetition_loop_is_scored_and_shown_for_any_engine(suite):
     out = result.stdout.str()
     stripped = looping.rstrip()
     share = (len(stripped) - 22) / len(stripped)  # the tail from index 10 repeats a 12-character unit
-    assert f"repetition = {share!r}, expected < 0.5: FAILED" in out
+    assert f"repetition = {share:.4f}, expected < 0.5: FAILED" in out
     assert "warning: repetition loop: the output's tail repeats '\\nTotal: 0.00' 30.0 times" in out
     assert "warnings (1 items):" in out and "s.ocr.yaml::loop[fake]: repetition loop" in out
     records = {r["case"]: r for r in load_report(suite)["results"]}

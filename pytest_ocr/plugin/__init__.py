@@ -18,7 +18,9 @@ from .executor import EXECUTOR, Executor
 from .items import CaseFile, OcrItem, is_case_file
 from .options import Settings, add_options
 
-PROJECT_DIR = "ocr_project_dir"  # what the controller tells its pytest-xdist workers
+# what the controller tells its pytest-xdist workers
+PROJECT_DIR = "ocr_project_dir"
+COLUMNS = "ocr_columns"
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -32,7 +34,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     workerinput = getattr(config, "workerinput", None)
     project = Path(workerinput[PROJECT_DIR]) if workerinput and PROJECT_DIR in workerinput else None
-    settings = Settings.from_config(config, project)
+    settings = Settings.from_config(config, project, workerinput.get(COLUMNS) if workerinput else None)
     limits.use(settings.limits)
     executor = Executor(config, settings)
     config.stash[EXECUTOR] = executor
@@ -43,8 +45,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
-    """pytest-xdist: every worker names items relative to the controller's project directory."""
-    node.workerinput[PROJECT_DIR] = str(node.config.stash[EXECUTOR].settings.project_dir)
+    """pytest-xdist: every worker names items relative to the controller's project
+    directory, and fits failure text to the controller's terminal."""
+    settings = node.config.stash[EXECUTOR].settings
+    node.workerinput[PROJECT_DIR] = str(settings.project_dir)
+    node.workerinput[COLUMNS] = settings.columns
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:

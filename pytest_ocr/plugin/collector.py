@@ -11,7 +11,6 @@ sent before it died.
 from __future__ import annotations
 
 import os
-import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -26,12 +25,13 @@ from ..files import write_atomic
 from ..report import github, json_report, terminal
 from ..report.baseline_file import write as write_baseline
 from ..report.junit import gate_properties
+from ..report.reasons import gate_text
 from ..report.visible import visible
 from ..run import baseline as run_baseline
 from ..run.aggregate import dataset_summaries
 from ..run.gates import GateResult, dataset_checks
 from ..run.gates import evaluate as evaluate_gates
-from ..run.identity import item_key, relative, split_name
+from ..run.identity import item_key, relative, relative_paths, split_name
 from ..run.record import RunInfo, RunRecord, build
 from ..run.result import INVALID_FILE_ITEM, CaseResult, make_result
 from .executor import EXECUTOR
@@ -148,7 +148,7 @@ class Collector:
         session.testscollected += len(self.gate_results)  # they are tests: progress counts them
         hook = self.config.hook
         for result in self.gate_results:
-            report = gate_report(result)
+            report = gate_report(result, self.settings.project_dir)
             hook.pytest_runtest_logstart(nodeid=report.nodeid, location=report.location)
             hook.pytest_runtest_logreport(report=report)
             hook.pytest_runtest_logfinish(nodeid=report.nodeid, location=report.location)
@@ -235,7 +235,7 @@ class Collector:
         verbosity = self.config.get_verbosity()
         if (record.results or record.gates) and verbosity >= -1 and self.settings.summary != "none":
             terminalreporter.section("OCR summary")
-            for line in terminal.summary(record, verbosity, self.settings.summary):
+            for line in terminal.summary(record, verbosity, self.settings.summary, self.settings.columns):
                 terminalreporter.write_line(line)  # made visible by terminal.summary
         executor = self.config.stash.get(EXECUTOR, None)
         if executor is not None and executor.cache is not None and executor.cache.write_error:
@@ -248,29 +248,17 @@ class Collector:
             terminalreporter.write_line(visible(note))
 
 
-def relative_paths(text: str, project: Path) -> str:
-    """A message with the paths it names inside the project directory made relative to it,
-    as reports name files (a dataset's skipped entry: "image not found: /ci/x/img/a.png"
-    becomes "image not found: img/a.png", the directory itself "."). A path is the project
-    directory's path where no path character precedes it."""
-    if project.parent == project:  # the project at / : leave absolute paths absolute
-        return text
-    for path in {str(project), project.as_posix()}:
-        start = r"(?<![\w.~/\\-])" + re.escape(path)
-        text = re.sub(start + "[/" + re.escape(os.sep) + "]", "", text)  # a path inside it
-        text = re.sub(start + r"(?=$|[\s)\]:;,'\"])", ".", text)  # the directory itself
-    return text
-
-
-def gate_report(result: GateResult) -> pytest.TestReport:
-    """A gate as a test report of its own: pytest counts it (exit status), prints it,
-    and JUnit XML records it, like any test."""
+def gate_report(result: GateResult, project: Path) -> pytest.TestReport:
+    """A gate as a test report of its own: pytest counts it (exit status), prints it
+    (its value rounded, where it was declared relative to the project), and JUnit XML
+    records it, like any test."""
+    text = gate_text(result, lambda file: relative(Path(file), project))
     return pytest.TestReport(
         nodeid=f"{GATE_FILE}::{result.name}",
         location=(GATE_FILE, None, result.name),
         keywords={},
         outcome="passed" if result.passed else "failed",
-        longrepr=None if result.passed else visible(result.message, multiline=True),
+        longrepr=None if result.passed else visible(text, multiline=True),
         when="call",
         user_properties=gate_properties(result),
     )

@@ -24,9 +24,8 @@ from ..engines.cache import OutputCache
 from ..engines.prefetch import Prefetcher
 from ..engines.recognize import Timed, recognize
 from ..errors import OcrError
-from ..report.failure import failure_text
 from ..report.junit import item_properties
-from ..run.identity import relative
+from ..run.identity import relative, relative_paths
 from ..run.result import INVALID_FILE_ITEM, CaseResult, make_result
 from ..scoring.extract import Extracted
 from ..scoring.score import evaluate, extract
@@ -149,7 +148,8 @@ class Executor:
         )
         item.user_properties += item_properties(state.result)  # JUnit XML
         if not verdict.passed:
-            raise ThresholdFailure(failure_text(state.result, verdict.what, case.location, case.normalization))
+            location = relative_paths(case.location, self.settings.project_dir)
+            raise ThresholdFailure(state.result, verdict.what, location, case.normalization)
 
     # -- the one result of an item ----------------------------------------------------
 

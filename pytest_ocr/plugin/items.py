@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import pytest
+from _pytest._code.code import ReprExceptionInfo, ReprFileLocation, ReprTracebackNative
 
 from ..cases.document import DocumentError
 from ..cases.gates import Gate
@@ -17,9 +18,12 @@ from ..cases.loader import load_cases
 from ..cases.model import Case, DatasetInfo
 from ..engines import EngineRegistry, EngineSpec
 from ..errors import OcrError
+from ..metrics import Normalization
+from ..report.columns import width
+from ..report.failure import STYLES, failure_line, failure_text
 from ..report.visible import visible
 from ..run.identity import item_key, relative
-from ..run.result import INVALID_FILE_ITEM
+from ..run.result import INVALID_FILE_ITEM, CaseResult
 from .options import Settings
 
 DEFAULT_ENGINE = "tesseract"
@@ -114,7 +118,25 @@ class InvalidCaseFile(pytest.Item):
 
 
 class ThresholdFailure(Exception):
-    """A scored item that did not pass: its failure text is the message."""
+    """A scored item that did not pass: its text is written in the traceback style asked for."""
+
+    def __init__(self, result: CaseResult, what: str, location: str, normalization: Normalization) -> None:
+        super().__init__(result, what, location, normalization)
+        self.result, self.what, self.location, self.normalization = result, what, location, normalization
+
+    def text(self, style: str = "long", columns: int | None = None) -> str:
+        return failure_text(self.result, self.what, self.location, self.normalization, style, columns)
+
+    def __str__(self) -> str:
+        return self.text()
+
+
+def _shown(where: tuple[str, int], message: str, text: str) -> ReprExceptionInfo:
+    """A failure as pytest shows it: ``text`` in the failures section, and ``where:
+    message`` as its one line (``--tb=line``, the short test summary, JUnit's message).
+    pytest's own representation classes, so pytest-xdist carries it to the controller."""
+    lines = [text + "\n"] if text else []
+    return ReprExceptionInfo(ReprTracebackNative(lines), ReprFileLocation(where[0], where[1], message))
 
 
 class OcrItem(pytest.Item):
@@ -161,8 +183,24 @@ class OcrItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         # The message alone, made visible: it carries engine output and error messages.
-        if isinstance(excinfo.value, (ThresholdFailure, OcrError)):
-            return visible(str(excinfo.value), multiline=True)
+        error = excinfo.value
+        origin = self.case.origin  # a dataset entry's own file and line
+        where = (
+            (relative(origin[0], self.runner.settings.project_dir), origin[1])
+            if origin
+            else (self.file, self.case.line)
+        )
+        if isinstance(error, ThresholdFailure):
+            tb = style or self.config.getoption("tbstyle", "auto")
+            if tb not in STYLES:
+                tb = "long"
+            columns = self.runner.settings.columns
+            text = "" if tb == "line" else error.text(tb, columns)
+            room = None if columns is None else columns - width(f"{where[0]}:{where[1]}: ")
+            return _shown(where, failure_line(error.result, room), text)
+        if isinstance(error, OcrError):
+            text = visible(str(error), multiline=True)
+            return _shown(where, text.partition("\n")[0], text)
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int, str]:

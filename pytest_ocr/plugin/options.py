@@ -17,6 +17,7 @@ from ..cases.model import Defaults, Scope
 from ..files import OutputPathError, check_output_directory, check_output_file
 from ..limits import DEFAULT as DEFAULT_LIMITS
 from ..limits import NAMES, OPTIONS, Limits
+from ..report.columns import terminal_columns
 from ..run.baseline import DEFAULT_MIN_MATCH, VERBS, Baseline
 from ..run.identity import project_dir
 from ..run.stored import ReportError
@@ -114,14 +115,17 @@ class Settings:
     results_dir: Path | None = None
     summary: str = "table"
     limits: Limits = DEFAULT_LIMITS
+    columns: int | None = None  # the terminal's width (report/columns.py); None: no limit
 
     @classmethod
-    def from_config(cls, config: pytest.Config, project: Path | None = None) -> Settings:
-        """Raises pytest.UsageError for any option that cannot be used. ``project``: the
-        project directory the controller found (a worker takes it from there)."""
+    def from_config(cls, config: pytest.Config, project: Path | None = None, columns: int | None = None) -> Settings:
+        """Raises pytest.UsageError for any option that cannot be used. ``project`` and
+        ``columns``: the project directory and terminal width the controller found (a
+        worker takes them from there: its own output is not the terminal)."""
         here = config.invocation_params.dir
         option = config.getoption
         settings = cls(project or project_dir(config.inipath, here), summary=option("ocr_summary"))
+        settings.columns = columns if project is not None else terminal_columns()
         values = {name: option(f"ocr_{name}") for name in NAMES}
         bad = [OPTIONS[name] for name, value in values.items() if not value > 0]
         if bad:

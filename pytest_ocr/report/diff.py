@@ -13,7 +13,7 @@ from __future__ import annotations
 from rapidfuzz.distance import Levenshtein
 
 from ..metrics import Normalization
-from .terminal import width
+from .columns import width
 from .visible import visible
 
 WIDTH = 72
@@ -59,29 +59,54 @@ def _align(reference: str, hypothesis: str) -> tuple[list[str], list[str], list[
     return ref_cells, hyp_cells, marks, widths
 
 
-def _windows(marks: str) -> list[tuple[int, int]]:
-    """Spans of at most WIDTH (+ CONTEXT) cells covering every difference with some
-    context; a span starts where the one before it ended at the earliest, so no cell is
-    shown twice."""
+def _windows(marks: str, widths: list[int], limit: int) -> list[tuple[int, int]]:
+    """Spans of cells at most ``limit`` columns wide covering every difference with
+    CONTEXT cells around it where they fit; a span starts where the one before it
+    ended at the earliest, so no cell is shown twice."""
+    cum = [0]
+    for w in widths:
+        cum.append(cum[-1] + w)
+
+    def fitted(start: int, end: int, at_least: int) -> int:
+        while end > at_least and cum[end] - cum[start] > limit:
+            end -= 1
+        return end
+
     spans: list[tuple[int, int]] = []
     for i, mark in enumerate(marks):
         if mark == " ":
             continue
-        if spans and i < spans[-1][1] and i < spans[-1][0] + WIDTH:
-            spans[-1] = (spans[-1][0], min(len(marks), max(spans[-1][1], i + CONTEXT)))
-        else:
-            start = max(0, i - CONTEXT, spans[-1][1] if spans else 0)
-            spans.append((start, min(len(marks), i + CONTEXT)))
+        if spans and i < spans[-1][1]:
+            start, end = spans[-1]
+            if cum[i + 1] - cum[start] <= limit:
+                spans[-1] = (start, fitted(start, max(end, min(len(marks), i + CONTEXT)), i + 1))
+            continue  # else cell i is shown already
+        start = max(0, i - CONTEXT, spans[-1][1] if spans else 0)
+        while cum[i + 1] - cum[start] > limit and start < i:
+            start += 1
+        spans.append((start, fitted(start, min(len(marks), i + CONTEXT), i + 1)))
     return spans
 
 
-def aligned_diff(reference: str, hypothesis: str, normalization: Normalization) -> list[str]:
+PREFIX = "  recognized: "
+
+
+def aligned_diff(
+    reference: str,
+    hypothesis: str,
+    normalization: Normalization,
+    windows: int = MAX_WINDOWS,
+    columns: int | None = None,
+) -> list[str]:
+    """The diff in at most ``windows`` windows, each row at most ``columns`` wide (None:
+    the default width)."""
     ref, hyp = normalization(reference), normalization(hypothesis)
     steps = ", ".join(normalization.steps()) or "none"
     if ref == hyp:
         return [f"(texts are identical after normalisation: {steps})"]
     ref_cells, hyp_cells, marks, widths = _align(ref, hyp)
-    spans = _windows("".join(marks))
+    limit = WIDTH + CONTEXT if columns is None else max(20, columns - len(PREFIX))
+    spans = _windows("".join(marks), widths, limit)
 
     def row(cells: list[str], start: int, end: int) -> str:
         return "".join(c + " " * (w - width(c)) for c, w in zip(cells[start:end], widths[start:end], strict=True))
@@ -89,15 +114,20 @@ def aligned_diff(reference: str, hypothesis: str, normalization: Normalization) 
     def mark_row(start: int, end: int) -> str:
         return "".join(m * w for m, w in zip(marks[start:end], widths[start:end], strict=True)).rstrip()
 
-    lines = [f"aligned diff after normalisation ({steps}); ^ substituted, - missing, + extra, {GAP} gap:"]
-    for start, end in spans[:MAX_WINDOWS]:
+    brief = windows < MAX_WINDOWS
+    lines = [
+        f"  diff after normalisation ({steps}):"
+        if brief
+        else f"aligned diff after normalisation ({steps}); ^ substituted, - missing, + extra, {GAP} gap:"
+    ]
+    for start, end in spans[:windows]:
         lines.append(f"  @ column {start + 1}")
         lines.append(f"  expected:   {row(ref_cells, start, end)}")
-        lines.append(f"  recognized: {row(hyp_cells, start, end)}")
-        lines.append(f"              {mark_row(start, end)}")
-    if len(spans) > MAX_WINDOWS:
+        lines.append(f"{PREFIX}{row(hyp_cells, start, end)}")
+        lines.append(" " * len(PREFIX) + mark_row(start, end))
+    if len(spans) > windows:
         lines.append(
-            f"  ... {len(spans) - MAX_WINDOWS} more differing segments not shown "
-            "(the JSON report from --ocr-report has both full texts)"
+            f"  … and {len(spans) - windows} more differing segments"
+            + (" (--tb=long)" if brief else " (the JSON report from --ocr-report has both full texts)")
         )
     return lines

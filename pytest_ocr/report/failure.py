@@ -1,5 +1,7 @@
-"""The text of a failed OCR item: where, each threshold with its value, and what differs:
-the fields that did not match, the schema violations, the task's result, the text diff.
+"""The text of a failed OCR item in pytest's traceback styles: where, each threshold with
+its value, and what differs: the fields that did not match, the schema violations, the
+task's result, the text diff. Numbers rounded for people (reasons.py); the JSON report
+keeps them exact.
 
 Every piece of text that comes from the engine or the case file is made visible (one
 line each, see visible.py), so the failure text pytest prints, and the first line of it
@@ -11,7 +13,9 @@ from typing import Any
 
 from ..metrics import FIELD_METRICS, Normalization
 from ..run.result import CaseResult
-from .diff import aligned_diff
+from .columns import fit, item_line
+from .diff import MAX_WINDOWS, aligned_diff
+from .reasons import brief, check_text, delta_text, worsening
 from .visible import visible
 
 SHOWN = 10  # schema errors, mismatched fields
@@ -54,27 +58,57 @@ def _schema(details: dict[str, Any]) -> list[str]:
     return lines
 
 
-def failure_text(result: CaseResult, what: str, location: str, normalization: Normalization) -> str:
-    """A failed item's text: where, each check with its value, the baseline deltas, the
-    warnings, what differs in fields, schema and task, and the aligned diff."""
+STYLES = ("long", "short", "line")  # pytest's --tb: auto and native read as long; no prints nothing
+
+
+def failure_line(result: CaseResult, columns: int | None = None) -> str:
+    """The failure on one line of at most ``columns`` (``--tb=line``, and the short test
+    summary): ``a.png on tesseract: cer = 0.1859 (expected < 0.05)``."""
+    return item_line("", result.case, visible(f" on {result.engine or ''}: {brief(result)}"), columns)
+
+
+def failure_text(
+    result: CaseResult,
+    what: str,
+    location: str,
+    normalization: Normalization,
+    style: str = "long",
+    columns: int | None = None,
+) -> str:
+    """A failed item's text, fitted to ``columns``. ``long``: where, each check with its
+    value, the baseline deltas, the warnings, what differs in fields, schema and task,
+    and the aligned diff. ``short``: where, the failed checks and regressions, and the
+    first window of the diff. ``line``: the one line of ``failure_line``."""
+    if style == "line":
+        return failure_line(result)
+    short = style == "short"
     lines = [f"{visible(result.case)} on {visible(result.engine or '')}: {what} ({visible(location)})"]
-    lines += ["  " + visible(c.message()) for c in result.checks]
-    if result.regressed and result.baseline is not None:
-        lines += ["  baseline: " + visible(d.message()) for d in result.baseline.deltas]
-    lines += [f"  warning: {visible(w)}" for w in result.warnings]
+    if short:  # pytest's section title names the item already
+        lines = [f"{what} ({visible(location)})"]
+        lines += ["  " + visible(check_text(c)) for c in result.checks if not c.passed]
+        lines += [f"  regressed: {worsening(result)}"] if result.regressed else []
+        lines += [f"  {len(result.warnings)} warning(s): --tb=long shows them"] if result.warnings else []
+    else:
+        lines += ["  " + visible(check_text(c)) for c in result.checks]
+        if result.regressed and result.baseline is not None:
+            lines += ["  baseline: " + visible(delta_text(d)) for d in result.baseline.deltas]
+        lines += [f"  warning: {visible(w)}" for w in result.warnings]
     details = result.details
+    gap = [] if short else [""]  # long text parts apart; short text close together
     field_details = next((details[m] for m in FIELD_METRICS if m in details), None)
     if field_details is not None:
-        lines += ["", *_fields(field_details, result.fields_source)]
+        lines += [*gap, *_fields(field_details, result.fields_source)[: 1 if short else None]]
     if "schema_valid" in details and details["schema_valid"].get("counts", {}).get("valid") != 1:
-        lines += ["", *_schema(details["schema_valid"])]
+        lines += [*gap, *_schema(details["schema_valid"])[: 2 if short else None]]
     task = details.get("task_success")
     if task is not None and task.get("error_type"):
         lines += [
-            "",
+            *gap,
             visible(f"task ({task['task_type']}): {task['error_type']}, quality {task['quality']}"),
         ]
     if result.reference is not None and result.prediction is not None:
-        lines.append("")
-        lines += aligned_diff(result.reference, result.prediction, normalization)
-    return visible("\n".join(lines), multiline=True)  # the safety net (idempotent)
+        lines += gap
+        lines += aligned_diff(
+            result.reference, result.prediction, normalization, windows=1 if short else MAX_WINDOWS, columns=columns
+        )
+    return visible("\n".join(fit(lines, columns)), multiline=True)  # the safety net (idempotent)

@@ -18,7 +18,7 @@ from ..run.gates import GateResult
 from ..run.result import CaseResult
 from ..scoring.thresholds import Check
 from ..scoring.tolerance import Delta
-from .numbers import number
+from .numbers import number, signed
 
 
 def shown(value: float, compared_with: float | None = None) -> str:
@@ -49,6 +49,35 @@ def delta_text(delta: Delta) -> str:
         f"{delta.metric}: {number(delta.old)} -> {number(delta.new)} ({sign}{magnitude}; "
         f"{METRICS[delta.metric].better} is better; tolerance {delta.tolerance}): {verdict}"
     )
+
+
+def worsening(result: CaseResult) -> str:
+    """How a regressed item got worse, briefly: ``cer 0.0726 -> 0.1859 (+0.1134)``."""
+    deltas = [d for d in (result.baseline.deltas if result.baseline else []) if d.regressed]
+    return "; ".join(f"{d.metric} {number(d.old)} -> {number(d.new)} ({signed(d.change)})" for d in deltas)
+
+
+def worst_delta(result: CaseResult) -> Delta | None:
+    """The regressed metric that got worse by most beyond its tolerance (what
+    ``ItemComparison.worst`` sorts by)."""
+    deltas = [d for d in (result.baseline.deltas if result.baseline else []) if d.regressed]
+    return max(deltas, key=lambda d: d.worse_by - d.tolerance.allowed(d.old), default=None)
+
+
+def brief(result: CaseResult) -> str:
+    """Why a failed item failed, on one line: ``cer = 0.1859 (expected < 0.05); regressed:
+    cer 0.0726 -> 0.1859 (+0.1134)``."""
+    parts = [
+        f"{c.threshold.metric} = {shown(c.value, c.threshold.bound)} (expected {c.threshold.expression})"
+        if c.value is not None
+        else f"{c.threshold.metric} not computed (expected {c.threshold.expression})"
+        for c in result.checks
+        if not c.passed
+    ]
+    regressed = worsening(result)
+    if regressed:
+        parts.append(f"regressed: {regressed}")
+    return "; ".join(parts) or "; ".join(result.reasons())
 
 
 def item_reasons(result: CaseResult) -> list[str]:

@@ -17,6 +17,7 @@ Paths outside the project directory are written absolute.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -52,3 +53,17 @@ def split_name(name: str) -> tuple[str, str] | None:
     """(case, engine) of an item name ``case[engine]``; None for anything else."""
     match = _NAME.fullmatch(name)
     return (match["case"], match["engine"]) if match else None
+
+
+def relative_paths(text: str, project: Path) -> str:
+    """A message with the paths it names inside the project directory made relative to it,
+    as reports name files (a dataset's skipped entry: "image not found: /ci/x/img/a.png"
+    becomes "image not found: img/a.png", the directory itself "."). A path is the project
+    directory's path where no path character precedes it."""
+    if project.parent == project:  # the project at / : leave absolute paths absolute
+        return text
+    for path in {str(project), project.as_posix()}:
+        start = r"(?<![\w.~/\\-])" + re.escape(path)
+        text = re.sub(start + "[/" + re.escape(os.sep) + "]", "", text)  # a path inside it
+        text = re.sub(start + r"(?=$|[\s)\]:;,'\"])", ".", text)  # the directory itself
+    return text
