@@ -22,6 +22,7 @@ left out, and the step summary lists them.
 from collections.abc import Callable
 from pathlib import Path
 
+from ..run.baseline import regressed_first
 from ..run.identity import relative
 from ..run.record import RunRecord
 from ..run.result import CaseResult
@@ -79,9 +80,7 @@ def annotations(record: RunRecord, project: Path, workspace: str | Path | None =
         gates.append(_command(file, line, f"OCR gate: {g.name}", gate_text(g, path)))
 
     failed = record.with_outcome("failed")
-    regressed = sorted(
-        (r for r in failed if r.regressed), key=lambda r: (-(r.baseline.worst if r.baseline else 0.0), r.key)
-    )
+    regressed = regressed_first(failed)
     over = sorted((r for r in failed if not r.regressed), key=lambda r: (-threshold_miss(r), r.key))
     groups = [
         (
