@@ -200,7 +200,8 @@ def _gates(data: dict, document: Document, file: str | None) -> tuple[tuple[Gate
     found, errors = parse_block(data["aggregate"])
     problems = [Problem(document.line_of(e.keypath), e.keypath, str(e)) for e in errors]
     gates = tuple(
-        Gate(**{**g.__dict__, "source": f"{document.path}:{document.line_of(where)}", "file": file})
+        # a case file's gates are declared at the file as reports name it (relative to the project)
+        Gate(**{**g.__dict__, "source": f"{file or document.path}:{document.line_of(where)}", "file": file})
         for g, where in found
     )
     return gates, problems

@@ -13,7 +13,7 @@ from ..run.record import RunRecord
 from ..storable import json_safe
 from .columns import fit, item_line, ljust, middle, rjust, width
 from .numbers import number, signed
-from .reasons import worst_delta
+from .reasons import gate_text, worst_delta
 from .visible import visible, visible_json
 
 WORST_CASES = 5
@@ -218,7 +218,8 @@ def gate_lines(gates: list[GateResult]) -> list[str]:
     if not gates:
         return []
     failed = sum(not g.passed for g in gates)
-    return [f"aggregate gates ({len(gates)}, {failed} failed):"] + [f"  {visible(g.message)}" for g in gates]
+    lines = [f"  {visible(gate_text(g, lambda file: file))}" for g in gates]  # files named as reports name them
+    return [f"aggregate gates ({len(gates)}, {failed} failed):", *lines]
 
 
 def dataset_lines(summaries: list[DatasetSummary], columns: int | None = None) -> list[str]:
