@@ -24,12 +24,12 @@ def test_example_suite_passes(tmp_path):
         timeout=600,
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
-    assert "26 passed" in result.stdout
+    assert "27 passed" in result.stdout
     assert "OCR summary" in result.stdout
 
     report = json.loads(report_path.read_text(encoding="utf-8"))
     jsonschema.validate(report, report_schema())
-    assert len(report["results"]) == 26
+    assert len(report["results"]) == 27
     for record in report["results"]:
         assert record["outcome"] == "passed"
         assert record["thresholds"], f"{record['id']} gates on nothing"

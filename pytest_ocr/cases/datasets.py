@@ -11,7 +11,7 @@ ground truth, a malformed label line), and the run reports how many and why.
 Problems with the block itself (a label file or directory that does not exist) raise
 DatasetError naming the option, which the loader locates in the suite file.
 
-Layout XML (PAGE, ALTO, hOCR) is untrusted input: parsed with defusedxml, which refuses
+Layout XML (PAGE, ALTO, hOCR) and METS are untrusted input: parsed with defusedxml, which refuses
 entity declarations instead of expanding them.
 """
 
@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
+from urllib.parse import unquote, urlparse
 from xml.etree.ElementTree import Element, ParseError
 
 import defusedxml
@@ -34,7 +35,7 @@ from ..errors import OcrError
 from ..files import UnreadableFile, check_regular
 from . import document as doc
 
-TYPES = ("pairs", "paddle", "ground-truth-json", "model-csv", "page-xml", "alto", "hocr")
+TYPES = ("pairs", "paddle", "ground-truth-json", "model-csv", "page-xml", "alto", "hocr", "ocrd-workspace")
 
 IMAGE_SUFFIXES = (
     ".png",
@@ -624,7 +625,8 @@ def _layout_image(
     path: Path, relative: str, stems: list[str], reference: str, image_dir: Path | None, kind: str
 ) -> Path:
     """With image_dir: the image there (mirroring the layout file's folder) with the
-    layout file's stem; else the image the file names, relative to the file."""
+    layout file's stem; else the image the file names, relative to the file or, in an
+    OCR-D workspace, to the workspace."""
     if image_dir is not None:
         folder = image_dir / relative.rpartition("/")[0]
         for stem in stems:
@@ -636,12 +638,134 @@ def _layout_image(
     if not reference:
         raise _Unusable(f"names no image ({_WHERE_IMAGE[kind]}); set image_dir")
     image = Path(os.path.normpath(path.parent / reference))
-    if not image.is_file():
-        raise _Unusable(
-            f"image not found: {image} (named by {_WHERE_IMAGE[kind]}); "
-            "set image_dir to take the image with the same stem from a directory"
-        )
-    return image
+    if image.is_file():
+        return image
+    tried = ""
+    workspace = _workspace(path)
+    if workspace is not None and workspace != path.parent:
+        # OCR-D: file paths are relative to the workspace (the METS file's folder)
+        in_workspace = Path(os.path.normpath(workspace / reference))
+        if in_workspace.is_file():
+            return in_workspace
+        tried = f", nor in the OCR-D workspace: {in_workspace}"
+    raise _Unusable(
+        f"image not found: {image} (named by {_WHERE_IMAGE[kind]}){tried}; "
+        "set image_dir to take the image with the same stem from a directory"
+    )
+
+
+def _workspace(path: Path) -> Path | None:
+    """The OCR-D workspace a file is in: the nearest folder above it with a mets.xml."""
+    for folder in path.parents:
+        if (folder / "mets.xml").is_file():
+            return folder
+    return None
+
+
+# -- ocrd-workspace: METS file groups and physical pages ----------------------------------
+
+_XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
+
+
+def _mets_files(mets: Element) -> dict[str, dict[str, Element]]:
+    """The METS file groups: USE -> file ID -> its mets:file element."""
+    groups: dict[str, dict[str, Element]] = {}
+    for group in _descendants(mets, "fileGrp"):
+        files = groups.setdefault(group.get("USE") or "", {})
+        for file in _children(group, "file"):
+            files[file.get("ID") or ""] = file
+    return groups
+
+
+def _mets_pages(mets: Element, where: Path) -> list[Element]:
+    """The physical pages (structMap TYPE=PHYSICAL, div TYPE=page), by ORDER where given."""
+    maps = [m for m in _descendants(mets, "structMap") if (m.get("TYPE") or "").upper() == "PHYSICAL"]
+    if not maps:
+        raise DatasetError("path", f'{where}: no physical structure map (mets:structMap TYPE="PHYSICAL")')
+    pages = [d for d in _descendants(maps[0], "div") if (d.get("TYPE") or "").lower() == "page"]
+
+    def order(page: Element) -> int:
+        value = page.get("ORDER", "")
+        return int(value) if value.isdigit() else 0
+
+    return sorted(pages, key=order) if all(p.get("ORDER", "").isdigit() for p in pages) else pages
+
+
+def _mets_path(file: Element, workspace: Path) -> Path:
+    """Where a mets:file is: its FLocat's href, relative to the workspace or a file: URL."""
+    locations = [loc.get(_XLINK_HREF) or "" for loc in _children(file, "FLocat")]
+    href = next((h for h in locations if h), "")
+    if not href:
+        raise _Unusable(f"file {file.get('ID')!r} has no FLocat with an xlink:href")
+    parsed = urlparse(href)
+    if parsed.scheme in ("http", "https", "ftp"):
+        raise _Unusable(f"file {file.get('ID')!r} is remote ({href}); pytest-ocr does not download, fetch it first")
+    if parsed.scheme == "file":
+        return Path(unquote(parsed.path))
+    return Path(os.path.normpath(workspace / href))
+
+
+def ocrd_workspace(config: dict, base: Path) -> Loaded:
+    """One case per physical page of an OCR-D workspace: the ground truth of file group
+    ``gt`` (PAGE or ALTO) and the image of file group ``images`` that the page points at."""
+    workspace = _directory(config, "path", base)
+    mets_path = workspace / config.get("mets", "mets.xml")
+    if not mets_path.is_file():
+        raise DatasetError("path", f"no {mets_path.name} in {workspace}: an OCR-D workspace has its METS file there")
+    try:
+        mets = _parse(mets_path)
+    except _Unusable as exc:
+        raise DatasetError("path", f"{mets_path}{f':{exc.line}' if exc.line else ''}: {exc.reason}") from None
+    if _local(mets) != "mets":
+        raise DatasetError("path", f"{mets_path}: not a METS document (root element {_local(mets)!r}, expected mets)")
+    groups = _mets_files(mets)
+    wanted = {
+        option: config.get(option, default) for option, default in (("gt", "OCR-D-GT-PAGE"), ("images", "OCR-D-IMG"))
+    }
+    for option, use in wanted.items():
+        if use not in groups:
+            have = ", ".join(sorted(g for g in groups if g)) or "none"
+            raise DatasetError(option, f"no file group {use!r} in {mets_path}; its file groups: {have}")
+    level = config.get("level", "line")
+    loaded = Loaded()
+    for number, page in enumerate(_mets_pages(mets, mets_path), 1):
+        page_id = page.get("ID") or f"page-{number}"
+        pointed = [fptr.get("FILEID") or "" for fptr in _children(page, "fptr")]
+        found = {}
+        for option, use in wanted.items():
+            files = [groups[use][i] for i in pointed if i in groups[use]]
+            found[option] = files[0] if files else None
+        try:
+            if found["gt"] is None or found["images"] is None:
+                missing = [wanted[o] for o in ("gt", "images") if found[o] is None]
+                raise _Unusable(f"no file in {' and '.join(missing)}")
+            truth = _mets_path(found["gt"], workspace)
+            image = _mets_path(found["images"], workspace)
+            root = _parse(truth)
+            if _local(root) == "PcGts":
+                text, _ = _page(root, level)
+            elif _local(root) == "alto":
+                text, _ = _alto(root, level)
+            else:
+                raise _Unusable(f"{truth}: neither PAGE nor ALTO (root element {_local(root)!r})")
+            if not text.strip():
+                raise _Unusable(f"{truth}: no text")
+            if not image.is_file():
+                raise _Unusable(f"image not found: {image}")
+        except _Unusable as exc:
+            loaded.skipped.append(
+                Skipped(
+                    str(mets_path),
+                    exc.line,
+                    f"page {page_id}: {exc.reason}" if page_id not in exc.reason else exc.reason,
+                )
+            )
+            continue
+        except RecursionError:
+            loaded.skipped.append(Skipped(str(mets_path), None, f"page {page_id}: elements nested too deeply to read"))
+            continue
+        loaded.cases.append(_case(page_id, str(truth), image, text=text))
+    return loaded
 
 
 ADAPTERS: dict[str, Callable[[dict, Path], Loaded]] = {
@@ -652,4 +776,5 @@ ADAPTERS: dict[str, Callable[[dict, Path], Loaded]] = {
     "page-xml": _layout(_page, ["*.xml"]),
     "alto": _layout(_alto, ["*.xml"]),
     "hocr": _layout(_hocr, ["*.hocr"]),
+    "ocrd-workspace": ocrd_workspace,
 }
