@@ -6,6 +6,7 @@ EngineError that says which engine, where it was declared, which key and what is
 
 from __future__ import annotations
 
+import os
 import types
 import typing
 from pathlib import Path
@@ -88,3 +89,20 @@ def check_timeout(spec: EngineSpec, timeout: float) -> float:
 def resolve(spec: EngineSpec, path: str) -> Path:
     """A path option: absolute as given, relative to the declaring file's directory otherwise."""
     return Path(spec.base_dir, Path(path).expanduser())
+
+
+def threads(spec: EngineSpec, given: int | None) -> int | None:
+    """How many threads an engine's inference may use: its ``threads`` option when given;
+    under pytest-xdist, the cores this process may run on shared out among the workers
+    (at least one each), so that workers do not fight over cores; else None (the
+    library's own default, usually every core). Outputs do not depend on it, so it is
+    not part of an engine's fingerprint."""
+    if given is not None:
+        if given < 1:
+            raise error(spec, f"option 'threads' must be a positive number of threads, got {given!r}")
+        return given
+    workers = os.environ.get("PYTEST_XDIST_WORKER_COUNT", "")
+    if not workers.isdigit() or int(workers) < 2:
+        return None
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, cores // int(workers))

@@ -15,7 +15,11 @@ from ..cases.images import use_pixel_limit
 from . import _options
 from .base import EngineError, EngineSpec, Recognition
 
-SCHEMA: dict[str, tuple[Any, Any]] = {"params": (dict[str, Any], {})}
+SCHEMA: dict[str, tuple[Any, Any]] = {"params": (dict[str, Any], {}), "threads": (int, None)}
+
+# onnxruntime's threads within one operator and across operators (rapidocr's config.yaml)
+INTRA_OP = "EngineConfig.onnxruntime.intra_op_num_threads"
+INTER_OP = "EngineConfig.onnxruntime.inter_op_num_threads"
 
 INSTALL_HINT = 'install it with `pip install "pytest-ocr[rapidocr]"`'
 
@@ -58,11 +62,14 @@ def _versions() -> str:
 
 class RapidOCREngine:
     def __init__(self, spec: EngineSpec) -> None:
-        params = _options.check_options(spec, SCHEMA)["params"]
+        options = _options.check_options(spec, SCHEMA)
         # Its default log level prints a line per model load and per warning.
-        self.params = {"Global.log_level": "error", **params}
+        self.params = {"Global.log_level": "error", **options["params"]}
+        budget = _options.threads(spec, options["threads"])
+        # The thread budget, unless params set onnxruntime's threads themselves; never in the fingerprint.
+        self.threads = {INTRA_OP: budget, INTER_OP: 1} if budget is not None else {}
         try:
-            self.ocr = _model(self.params)
+            self.ocr = _model({**self.threads, **self.params})
         except ImportError as exc:
             raise _options.error(spec, f"RapidOCR is not available ({exc}); {INSTALL_HINT}") from exc
         except (ValueError, TypeError, KeyError) as exc:

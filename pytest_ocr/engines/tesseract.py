@@ -2,7 +2,8 @@
 
 One ``tesseract IMAGE OUT [options] txt tsv`` run per image gives the text and the word
 confidences together; running it twice would double the cost. The environment is
-inherited as is, so a user's ``OMP_THREAD_LIMIT`` applies.
+inherited; under pytest-xdist (or with the ``threads`` option) ``OMP_THREAD_LIMIT`` is set
+to the engine's thread budget unless the environment sets it already.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import csv
 import functools
 import hashlib
+import os
 import re
 import shutil
 import subprocess
@@ -28,6 +30,7 @@ SCHEMA: dict[str, tuple[Any, Any]] = {
     "oem": (int, None),
     "config": (dict[str, Scalar], {}),
     "binary": (str, "tesseract"),
+    "threads": (int, None),
     "timeout": (float, 300),
     "tessdata_dir": (str, None),
 }
@@ -167,6 +170,11 @@ class TesseractEngine:
         for key, value in options["config"].items():
             self.args += ["-c", f"{key}={value}"]
 
+        budget = _options.threads(spec, options["threads"])
+        self.env = None
+        if budget is not None and "OMP_THREAD_LIMIT" not in os.environ:
+            self.env = {**os.environ, "OMP_THREAD_LIMIT": str(budget)}
+
         self.config = {key: options[key] for key in ("lang", "psm", "oem", "config")}
         # The same Tesseract version reads differently with other models (fast vs best).
         if model_dir is not None:
@@ -183,6 +191,7 @@ class TesseractEngine:
                     capture_output=True,
                     stdin=subprocess.DEVNULL,
                     timeout=self.timeout,
+                    env=self.env,
                 )
             except subprocess.TimeoutExpired:
                 raise EngineError(f"tesseract timed out after {self.timeout:g} s on {image}") from None
