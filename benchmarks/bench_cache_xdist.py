@@ -10,9 +10,8 @@ What is measured
     C. cold -n 2    -- an empty directory, two pytest-xdist workers on this 2-core machine.
 
     Targets: B <= 0.1 x A (re-running unchanged cases does not call the engine) and
-    C <= 0.65 x A (two workers). Tesseract runs with its default threads; set
-    OMP_THREAD_LIMIT=1 in the environment to see xdist's gain without Tesseract's own
-    OpenMP threads competing for the same two cores.
+    C <= 0.65 x A (two workers). Tesseract runs with pytest-ocr's default of one
+    OpenMP thread per process (see bench_xdist_engines.py).
 
 How: one untimed warm-up run (file cache, byte-compiling), then REPS rounds of A, B, C
 with the order rotated each round, so the shared machine's noise hits all alike;

@@ -72,13 +72,17 @@ def test_rapidocr_sessions_get_the_budget_and_the_fingerprint_does_not(monkeypat
 
 
 @requires_tesseract
-def test_tesseract_gets_omp_thread_limit_unless_the_environment_sets_it(monkeypatch):
-    monkeypatch.setenv("PYTEST_XDIST_WORKER_COUNT", "2")
+def test_tesseract_runs_one_openmp_thread_unless_told_otherwise(monkeypatch):
     monkeypatch.delenv("OMP_THREAD_LIMIT", raising=False)
-    engine = TesseractEngine(spec("tesseract"))
-    assert engine.env is not None and engine.env["OMP_THREAD_LIMIT"] == str(max(1, CORES // 2))
+    for workers in (None, "2"):  # serial or under xdist: OpenMP threads only slow Tesseract down
+        if workers:
+            monkeypatch.setenv("PYTEST_XDIST_WORKER_COUNT", workers)
+        engine = TesseractEngine(spec("tesseract"))
+        assert engine.env is not None and engine.env["OMP_THREAD_LIMIT"] == "1"
     assert engine.recognize(DATA / "pages" / "tess_phototest.tif").text.startswith("This is a lot of 12 point text")
-    assert TesseractEngine(spec("tesseract", threads=1)).fingerprint() == engine.fingerprint()
+    more = TesseractEngine(spec("tesseract", threads=2))
+    assert more.env is not None and more.env["OMP_THREAD_LIMIT"] == "2"
+    assert more.fingerprint() == engine.fingerprint()
     monkeypatch.setenv("OMP_THREAD_LIMIT", "4")  # the user's setting stays
     assert TesseractEngine(spec("tesseract")).env is None
 

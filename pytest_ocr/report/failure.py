@@ -82,13 +82,13 @@ def failure_text(
     if style == "line":
         return failure_line(result)
     short = style == "short"
-    lines = [f"{visible(result.case)} on {visible(result.engine or '')}: {what} ({visible(location)})"]
+    where = f"{what} ({visible(location)})"
     if short:  # pytest's section title names the item already
-        lines = [f"{what} ({visible(location)})"]
-        lines += ["  " + visible(check_text(c)) for c in result.checks if not c.passed]
+        lines = [where, *("  " + visible(check_text(c)) for c in result.checks if not c.passed)]
         lines += [f"  regressed: {worsening(result)}"] if result.regressed else []
         lines += [f"  {len(result.warnings)} warning(s): --tb=long shows them"] if result.warnings else []
     else:
+        lines = [f"{visible(result.case)} on {visible(result.engine or '')}: {where}"]
         lines += ["  " + visible(check_text(c)) for c in result.checks]
         if result.regressed and result.baseline is not None:
             lines += ["  baseline: " + visible(delta_text(d)) for d in result.baseline.deltas]
