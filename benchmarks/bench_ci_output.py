@@ -25,14 +25,16 @@ Results
 
     60 cases x 2 engines, COLUMNS=80; widest: of all lines / of pytest-ocr's lines
     style          lines    widest   lines before widest before
-    --tb=line        154   88 / 80            1733    424 / 424
+    --tb=line        154  161 / 161           1733    424 / 424
     --tb=short       554   88 / 80            1733    424 / 424
     default         1952   88 / 80            1733    424 / 424
 
-    40 of 120 items fail (over their thresholds and regressed). The 88-column lines are
-    pytest's own (its plugins line, "FAILED <node id>" in the short test summary). The
-    default (long) text has more lines than before because its lines are fitted to 80
-    columns now: narrower diff windows, wrapped prose.
+    40 of 120 items fail (over their thresholds and regressed). The 88-column lines of
+    --tb=short and the default are pytest's own (its plugins line, "FAILED <node id>" in
+    the short test summary). A --tb=line line is never cut: it holds every failed check
+    and regression (here two of each), the case id shortened in the middle. The default
+    (long) text has more lines than before because its lines are fitted to 80 columns
+    now: narrower diff windows, wrapped prose.
 """
 
 from __future__ import annotations

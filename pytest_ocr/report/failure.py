@@ -13,7 +13,7 @@ from typing import Any
 
 from ..metrics import FIELD_METRICS, Normalization
 from ..run.result import CaseResult
-from .columns import fit, item_line
+from .columns import fit, middle, width
 from .diff import MAX_WINDOWS, aligned_diff
 from .reasons import brief, check_text, delta_text, worsening
 from .visible import visible
@@ -62,9 +62,12 @@ STYLES = ("long", "short", "line")  # pytest's --tb: auto and native read as lon
 
 
 def failure_line(result: CaseResult, columns: int | None = None) -> str:
-    """The failure on one line of at most ``columns`` (``--tb=line``, and the short test
-    summary): ``a.png on tesseract: cer = 0.1859 (expected < 0.05)``."""
-    return item_line("", result.case, visible(f" on {result.engine or ''}: {brief(result)}"), columns)
+    """The failure on one line (``--tb=line``, the short test summary, JUnit's message):
+    ``a.png on tesseract: cer = 0.1859 (expected < 0.05)``. A case id too long for
+    ``columns`` is shortened in the middle; the checks are never cut, they are the point."""
+    rest = visible(f" on {result.engine or ''}: {brief(result)}")
+    name = visible(result.case)
+    return (name if columns is None else middle(name, max(24, columns - width(rest)))) + rest
 
 
 def failure_text(

@@ -66,7 +66,7 @@ def worst_delta(result: CaseResult) -> Delta | None:
 
 def brief(result: CaseResult) -> str:
     """Why a failed item failed, on one line: ``cer = 0.1859 (expected < 0.05); regressed:
-    cer 0.0726 -> 0.1859 (+0.1134)``."""
+    cer +0.1134``."""
     parts = [
         f"{c.threshold.metric} = {shown(c.value, c.threshold.bound)} (expected {c.threshold.expression})"
         if c.value is not None
@@ -74,9 +74,9 @@ def brief(result: CaseResult) -> str:
         for c in result.checks
         if not c.passed
     ]
-    regressed = worsening(result)
-    if regressed:
-        parts.append(f"regressed: {regressed}")
+    deltas = [d for d in (result.baseline.deltas if result.baseline else []) if d.regressed]
+    if deltas:
+        parts.append("regressed: " + ", ".join(f"{d.metric} {signed(d.change)}" for d in deltas))
     return "; ".join(parts) or "; ".join(result.reasons())
 
 
