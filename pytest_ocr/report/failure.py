@@ -99,15 +99,16 @@ def failure_text(
     details = result.details
     gap = [] if short else [""]  # long text parts apart; short text close together
     field_details = next((details[m] for m in FIELD_METRICS if m in details), None)
+    indent = "  " if short else ""  # short text: every part under the one heading
     if field_details is not None:
-        lines += [*gap, *_fields(field_details, result.fields_source)[: 1 if short else None]]
+        lines += [*gap, *(indent + f for f in _fields(field_details, result.fields_source)[: 1 if short else None])]
     if "schema_valid" in details and details["schema_valid"].get("counts", {}).get("valid") != 1:
-        lines += [*gap, *_schema(details["schema_valid"])[: 2 if short else None]]
+        lines += [*gap, *(indent + e for e in _schema(details["schema_valid"])[: 2 if short else None])]
     task = details.get("task_success")
     if task is not None and task.get("error_type"):
         lines += [
             *gap,
-            visible(f"task ({task['task_type']}): {task['error_type']}, quality {task['quality']}"),
+            indent + visible(f"task ({task['task_type']}): {task['error_type']}, quality {task['quality']}"),
         ]
     if result.reference is not None and result.prediction is not None:
         lines += gap
