@@ -171,8 +171,9 @@ MATCHER_TABLE = [
     ("numeric", "1,500.00", "1.500,00", False),  # "1.500,00" is not a number with decimal "."
     ("numeric", "1e3", "1000", False),  # no exponents
     ("numeric", "150.00", "15O.OO", False),  # OCR's letter O
-    ("numeric", "N/A", "N/A", False),  # a value with no number does not match, even itself
-    ("numeric", "", "", False),
+    ("numeric", "N/A", "N/A", True),  # the same string is the same value, read or not (a warning says so)
+    ("numeric", "N/A", "n/a", False),  # not the same string, and no number to compare
+    ("numeric", "", "", True),
     ({"type": "numeric", "decimal": ","}, "1.500,00", "1500", True),
     ({"type": "numeric", "decimal": ","}, "€ 1.500,00", "1500,0", True),
     ({"type": "numeric", "decimal": ","}, "1,5", "1,50", True),
@@ -189,8 +190,9 @@ MATCHER_TABLE = [
     ({"type": "date", "formats": ["%d.%m.%Y"]}, "15.03.2024", "15/03/2024", False),
     ({"type": "date", "formats": ["%B %d, %Y"]}, "March 15, 2024", "2024-03-15", True),
     ("date", "2024-03-15", "2024-03-15", True),  # ISO is always tried
-    ("date", "15/03/2024", "15/03/2024", False),  # without formats: not a date, no match
-    ("date", "not a date", "not a date", False),
+    ("date", "15/03/2024", "15/03/2024", True),  # not an ISO date, but the same string (a warning says so)
+    ("date", "15/03/2024", "15/3/2024", False),  # without formats neither is a date
+    ("date", "not a date", "not a date", True),
     # fuzzy: CER = edits / expected characters, case-folded, whitespace collapsed
     ("fuzzy", "ABCDEFGHIJ", "ABCDEFGHIX", True),  # 1/10 = 0.1 <= 0.1 (default)
     ("fuzzy", "ABCDEFGHIJ", "ABCDEFGHXX", False),  # 2/10
@@ -501,3 +503,17 @@ def test_micro_average_is_the_pooled_formula(cases):
 @given(text=st.text(max_size=12))
 def test_casefold_matcher_ignores_surrounding_space_and_canonical_decomposition(text):
     assert parse_matcher("casefold")(text, " " + unicodedata.normalize("NFD", text) + "\n")
+
+
+def test_a_value_the_matcher_cannot_read_is_a_warning_naming_field_value_and_format():
+    field_scores = metrics.field_scores
+    # issue 14: an expected 12/28/2017 with %d/%m/%Y counted a correct 12/28/2017 as wrong, silently
+    match = {"date": {"type": "date", "formats": ["%d/%m/%Y"]}, "total": "numeric"}
+    scores = field_scores({"date": "12/28/2017", "total": "9.00"}, {"date": "12/28/2017", "total": "nine"}, match)
+    assert (scores.correct, scores.incorrect) == (["date"], ["total"])
+    assert scores.warnings == [
+        "field 'date': expected value '12/28/2017' is not a date in the formats %d/%m/%Y, %Y-%m-%d",
+        "field 'total': extracted value 'nine' is not a number with decimal '.'",
+    ]
+    # values that read: no warning
+    assert field_scores({"date": "28/12/2017"}, {"date": "2017-12-28"}, match).warnings == []

@@ -320,3 +320,25 @@ def test_a_repetition_loop_is_scored_and_shown_for_any_engine(suite):
     records = {r["case"]: r for r in load_report(suite)["results"]}
     assert records["loop"]["warnings"][0].startswith("repetition loop:")
     assert records["fine"]["warnings"] == [] and "repetition" not in records["fine"]["metrics"]
+
+
+def test_a_date_the_format_cannot_read_matches_itself_and_warns_on_the_item(suite):
+    # issue 14: "12/28/2017" with %d/%m/%Y was a silent mismatch against the same string
+    suite.image("r.tif", "Invoice date 12/28/2017 total 9.00")
+    suite.write(
+        "r.ocr.yaml",
+        r"""image: r.tif
+expected: {fields: {date: "12/28/2017"}}
+extract: {fields: {date: '(\d{2}/\d{2}/\d{4})'}}
+match: {date: {type: date, formats: ["%d/%m/%Y"]}}
+thresholds: {field_f1: "== 1"}
+""",
+    )
+    result = run(suite, "--ocr-report", "report.json")
+    result.assert_outcomes(passed=1)
+    [record] = load_report(suite)["results"]
+    assert record["metrics"]["field_f1"] == 1.0
+    assert record["warnings"] == [
+        "field 'date': expected value '12/28/2017' is not a date in the formats %d/%m/%Y, %Y-%m-%d"
+    ]
+    assert "field 'date': expected value '12/28/2017' is not a date" in result.stdout.str()  # the summary's warnings

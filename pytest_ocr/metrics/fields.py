@@ -101,6 +101,10 @@ class Matcher:
     def __call__(self, expected: str, extracted: str) -> bool:
         raise NotImplementedError
 
+    def unreadable(self, value: str) -> str | None:
+        """Why the matcher cannot read ``value`` (a number, a date), or None."""
+        return None
+
     def describe(self) -> str | dict:
         """The matcher as a case file would spell it, defaults included."""
         if not self.options:
@@ -163,7 +167,12 @@ class Numeric(Matcher):
         except InvalidOperation:  # pragma: no cover - the pattern admits only decimal literals
             return None
 
+    def unreadable(self, value: str) -> str | None:
+        return None if self.number(value) is not None else f"not a number with decimal {self.decimal!r}"
+
     def __call__(self, expected: str, extracted: str) -> bool:
+        if expected.strip() == extracted.strip():  # the same string is the same value, read or not
+            return True
         a, b = self.number(expected), self.number(extracted)
         return a is not None and b is not None and a == b
 
@@ -198,7 +207,14 @@ class Date(Matcher):
                 continue
         return None
 
+    def unreadable(self, value: str) -> str | None:
+        if self.parse(value) is not None:
+            return None
+        return f"not a date in the formats {', '.join((*self.formats, ISO_DATE))}"
+
     def __call__(self, expected: str, extracted: str) -> bool:
+        if expected.strip() == extracted.strip():  # the same string is the same date, read or not
+            return True
         a, b = self.parse(expected), self.parse(extracted)
         return a is not None and b is not None and a == b
 
@@ -296,6 +312,7 @@ class FieldScores:
     extra: list[str]
     mismatches: dict[str, dict] = field(default_factory=dict)  # incorrect key -> expected, extracted, match
     extracted_count: int = 0
+    warnings: list[str] = field(default_factory=list)  # values a field's matcher could not read
 
     @property
     def counts(self) -> dict[str, int]:
@@ -324,6 +341,7 @@ class FieldScores:
             "incorrect_fields": self.incorrect,
             "extra_fields": self.extra,
             "mismatches": self.mismatches,
+            "warnings": self.warnings,
         }
 
 
@@ -338,19 +356,23 @@ def field_scores(expected: Mapping | list, extracted: object, field_match: Mappi
     want = flatten(expected)
     got = flatten(extracted) if isinstance(extracted, (Mapping, list, tuple)) else {}
     matchers = parse_field_match(field_match)
-    correct, missing, incorrect, mismatches = [], [], [], {}
+    correct, missing, incorrect, mismatches, warnings = [], [], [], {}, []
     for key, value in want.items():
+        matcher = matchers.get(key, DEFAULT_MATCHER)
+        if (why := matcher.unreadable(value)) is not None:  # a case-file mistake, said whatever was extracted
+            warnings.append(f"field {key!r}: expected value {value!r} is {why}")
         if key not in got:
             missing.append(key)
             continue
-        matcher = matchers.get(key, DEFAULT_MATCHER)
         if matcher(value, got[key]):
             correct.append(key)
         else:
             incorrect.append(key)
             mismatches[key] = {"expected": value, "extracted": got[key], "match": matcher.describe()}
+            if (why := matcher.unreadable(got[key])) is not None:
+                warnings.append(f"field {key!r}: extracted value {got[key]!r} is {why}")
     extra = sorted(set(got) - set(want))
-    return FieldScores(correct, missing, incorrect, extra, mismatches, extracted_count=len(got))
+    return FieldScores(correct, missing, incorrect, extra, mismatches, extracted_count=len(got), warnings=warnings)
 
 
 def precision(counts: Mapping) -> float:

@@ -76,6 +76,8 @@ def evaluate(case: Case, inputs: Inputs, recognition: Recognition, extracted: Ex
     if loop is not None:
         warnings.append(describe_loop(loop))
     warnings.extend(_approximations(scores))
+    # the field metrics share one comparison: its warnings once
+    warnings.extend(dict.fromkeys(w for s in scores.values() for w in s.details.get("warnings") or ()))
     return Evaluation(
         metrics=values,
         # the counts travel with each value so aggregation can pool them (micro)
