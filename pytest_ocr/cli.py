@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from . import __version__
 from .errors import OcrError
+from .files import decode_text
 from .metrics import CER_DENOMINATORS, DEFAULT_METRICS, METRICS, PROFILES, Normalization, score
 from .report.visible import visible
 from .storable import json_safe
@@ -40,7 +41,7 @@ class CliError(OcrError):
 
 def _read(path: str) -> str:
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return decode_text(Path(path).read_bytes())
     except FileNotFoundError:
         raise CliError(f"file not found: {path}") from None
     except UnicodeDecodeError as exc:

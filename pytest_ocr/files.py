@@ -1,5 +1,6 @@
-"""Writing files safely: the one atomic writer, the check that an output path is usable
-before any OCR runs, and the lock that serialises writers of one file.
+"""Reading and writing files safely: the one rule for decoding a text file, the one atomic
+writer, the check that an output path is usable before any OCR runs, and the lock that
+serialises writers of one file.
 
 Every file pytest-ocr writes (reports, the baseline, the HTML page, the results
 directory's files, cache entries) goes through ``write_atomic``: a temporary file in
@@ -32,6 +33,15 @@ class OutputPathError(OcrError):
 
 class UnreadableFile(OcrError):
     """An input that is not a regular file, or larger than its limit; ``location`` is its path."""
+
+
+def decode_text(data: bytes) -> str:
+    """A text file's bytes as text: UTF-8, a leading byte-order mark dropped. The mark
+    (U+FEFF) tells the encoding; it is not part of the text, so a ground truth saved by
+    Notepad or Excel scores as the same text without it (as dinglehopper reads it).
+    Strings given as strings (``text:`` values, library calls, engine output) are never
+    touched. Raises UnicodeDecodeError."""
+    return data.decode("utf-8-sig")
 
 
 def _kind(mode: int) -> str:

@@ -121,6 +121,34 @@ def test_broken_workspaces_are_located_errors_or_skipped_pages(tmp_path):
     assert 'no physical structure map (mets:structMap TYPE="PHYSICAL")' in load_error(tmp_path / "s.ocr.yaml")
 
 
+def test_a_broken_ground_truth_file_is_skipped_where_it_is_broken(tmp_path):
+    root = workspace(tmp_path)
+    suite = write(tmp_path / "s.ocr.yaml", "dataset: {type: ocrd-workspace, path: ws}\n")
+    gt = root / "OCR-D-GT-PAGE" / "PAGE_0017_PAGE.xml"
+
+    def first_skipped() -> str:  # the only page skipped: no cases is an error naming it
+        message = load_error(suite)
+        assert "the ocrd-workspace dataset gives no cases: 1 entries, 1 skipped; first: " in message
+        return message.partition("; first: ")[2]
+
+    write(gt, "<PcGts>\n\n<Page></PcGts>")  # inside the PAGE file: located there, with its line
+    assert first_skipped().startswith(f"{gt}:3: page PHYS_0017: not well-formed XML: mismatched tag")
+    write(gt, "<html/>")
+    assert first_skipped() == f"{gt}: page PHYS_0017: neither PAGE nor ALTO (root element 'html')"
+
+    gt.unlink()  # what the page points at is missing: located in the METS file
+    assert first_skipped() == f"{root / 'mets.xml'}: page PHYS_0017: ground truth not found: {gt}"
+    shutil.copy(PAGE_GT, gt)
+    image = root / "OCR-D-IMG" / "INPUT_0017.tif"
+    image.rename(root / "elsewhere.tif")
+    assert first_skipped() == f"{root / 'mets.xml'}: page PHYS_0017: image not found: {image}"
+
+    # a file: URL is a path on this machine
+    _mets(root, lambda text: text.replace('"OCR-D-IMG/INPUT_0017.tif"', f'"{(root / "elsewhere.tif").as_uri()}"'))
+    [case], _ = load(suite)
+    assert case.image == root / "elsewhere.tif"
+
+
 @requires_tesseract
 def test_tesseract_reads_the_workspace_in_a_real_session(tmp_path):
     workspace(tmp_path)

@@ -32,7 +32,7 @@ import defusedxml
 from defusedxml import ElementTree as SafeET
 
 from ..errors import OcrError
-from ..files import UnreadableFile, check_regular
+from ..files import UnreadableFile, check_regular, decode_text
 from . import document as doc
 
 TYPES = ("pairs", "paddle", "ground-truth-json", "model-csv", "page-xml", "alto", "hocr", "ocrd-workspace")
@@ -196,7 +196,7 @@ def _is_image(path: Path) -> bool:
 def _read_text(path: Path, option: str, what: str) -> str:
     """A UTF-8 data file (a BOM is fine) within --ocr-max-file-mb; not a FIFO or device."""
     try:
-        return doc.read_bytes(path, what).decode("utf-8-sig")
+        return decode_text(doc.read_bytes(path, what))
     except UnicodeDecodeError as exc:
         raise DatasetError(option, f"not UTF-8: {path} ({exc.reason} at byte {exc.start})") from None
     except UnreadableFile as exc:
@@ -735,34 +735,34 @@ def ocrd_workspace(config: dict, base: Path) -> Loaded:
         for option, use in wanted.items():
             files = [groups[use][i] for i in pointed if i in groups[use]]
             found[option] = files[0] if files else None
+        # a problem with what the page points at is located in the METS file; one inside
+        # the ground-truth file, in that file (with its line)
+        located = mets_path
         try:
             if found["gt"] is None or found["images"] is None:
                 missing = [wanted[o] for o in ("gt", "images") if found[o] is None]
                 raise _Unusable(f"no file in {' and '.join(missing)}")
             truth = _mets_path(found["gt"], workspace)
             image = _mets_path(found["images"], workspace)
+            if not truth.is_file():
+                raise _Unusable(f"ground truth not found: {truth}")
+            if not image.is_file():
+                raise _Unusable(f"image not found: {image}")
+            located = truth
             root = _parse(truth)
             if _local(root) == "PcGts":
                 text, _ = _page(root, level)
             elif _local(root) == "alto":
                 text, _ = _alto(root, level)
             else:
-                raise _Unusable(f"{truth}: neither PAGE nor ALTO (root element {_local(root)!r})")
+                raise _Unusable(f"neither PAGE nor ALTO (root element {_local(root)!r})")
             if not text.strip():
-                raise _Unusable(f"{truth}: no text")
-            if not image.is_file():
-                raise _Unusable(f"image not found: {image}")
+                raise _Unusable(f"no text at level {level}")
         except _Unusable as exc:
-            loaded.skipped.append(
-                Skipped(
-                    str(mets_path),
-                    exc.line,
-                    f"page {page_id}: {exc.reason}" if page_id not in exc.reason else exc.reason,
-                )
-            )
+            loaded.skipped.append(Skipped(str(located), exc.line, f"page {page_id}: {exc.reason}"))
             continue
         except RecursionError:
-            loaded.skipped.append(Skipped(str(mets_path), None, f"page {page_id}: elements nested too deeply to read"))
+            loaded.skipped.append(Skipped(str(located), None, f"page {page_id}: elements nested too deeply to read"))
             continue
         loaded.cases.append(_case(page_id, str(truth), image, text=text))
     return loaded

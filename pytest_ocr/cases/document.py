@@ -40,7 +40,7 @@ from yaml.composer import ComposerError
 
 from .. import limits
 from ..errors import OcrError
-from ..files import UnreadableFile, read_limited
+from ..files import UnreadableFile, decode_text, read_limited
 
 KeyPath = tuple  # of str (mapping keys) and int (sequence indexes)
 
@@ -158,7 +158,7 @@ def load(path: Path, what: str = "case file") -> Document:
     ("case file", "fields file", ...). Raises DocumentError."""
     try:
         raw = read_bytes(path, what)
-        text = raw.decode("utf-8")
+        text = decode_text(raw)
     except UnicodeDecodeError as exc:
         raise DocumentError(path, [Problem(None, (), f"not UTF-8 text ({exc.reason} at byte {exc.start})")]) from None
     except UnreadableFile as exc:

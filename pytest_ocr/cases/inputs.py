@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import OcrError
-from ..files import UnreadableFile
+from ..files import UnreadableFile, decode_text
 from ..metrics.structured import check_schema
 from . import document
 from .images import ImageError, check_image
@@ -33,7 +33,7 @@ def _read(path: Path, what: str, case: Case) -> str:
     where = f"(case {case.id} at {case.location})"
     try:
         data = document.read_bytes(path, what)
-        return data.decode("utf-8")
+        return decode_text(data)
     except FileNotFoundError:
         raise CaseInputError(f"{what} not found: {path} {where}") from None
     except UnreadableFile as exc:

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from ..cases.document import NestingError, json_value, read_bytes
-from ..files import UnreadableFile
+from ..files import UnreadableFile, decode_text
 from . import _options
 from .base import EngineError, EngineSpec, Recognition
 
@@ -39,7 +39,7 @@ Record = tuple[int, str, str]  # line number, image key, text
 
 def _decode(path: Path, data: bytes) -> str:
     try:
-        return data.decode("utf-8-sig")  # spreadsheet programs write a BOM
+        return decode_text(data)  # spreadsheet programs write a BOM
     except UnicodeDecodeError as exc:
         raise EngineError(f"predictions file {path} is not UTF-8: {exc}") from exc
 
