@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import yaml._yaml as yaml_c  # type: ignore[import-not-found]
 from conftest import DATA, Bounded, run_bounded
 
 TIMEOUT = 60  # seconds; the sessions must end in well under half of it
@@ -144,7 +145,10 @@ def json_brackets(root: Path) -> tuple[list[str], dict]:
 def fields_file(root: Path) -> tuple[list[str], dict]:
     write(root / "deep-fields.yaml", "a: " + "[" * 50_000 + "]" * 50_000 + "\n")
     hostile_suite(root, "{id: deep-fields, image: good.tif, expected: {text: hello, fields_file: deep-fields.yaml}}")
-    line = f"fields file cannot be used: {root / 'deep-fields.yaml'}:1: a[0][0]: {NESTING} {at(root, 'deep-fields')}"
+    # libyaml 0.2.6 on refuses the brackets itself as it scans ahead (its limit is 1000), so
+    # the refusal comes one list earlier than at our own limit of 100
+    keypath = "a[0]" if hasattr(yaml_c, "_get_max_nest_level") else "a[0][0]"
+    line = f"fields file cannot be used: {root / 'deep-fields.yaml'}:1: {keypath}: {NESTING} {at(root, 'deep-fields')}"
     return [line], errored("deep-fields")
 
 

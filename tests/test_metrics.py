@@ -285,6 +285,10 @@ def test_raw_metrics_agree_with_jiwer_on_any_script(pair):
     assert our_counts(metrics.word_errors(reference, hypothesis, normalize=raw)) == jiwer_word_counts(
         reference, hypothesis
     )
+    ours = metrics.score(reference, hypothesis, ["mer", "wil", "wip"], normalization=raw)
+    theirs = {"mer": jiwer.mer, "wil": jiwer.wil, "wip": jiwer.wip}
+    for name, measure in theirs.items():
+        assert ours[name].value == pytest.approx(measure(reference, hypothesis), abs=1e-12), name
 
 
 @PROPERTY

@@ -131,6 +131,13 @@ def nesting_message(limit: int | None = None) -> str:
     )
 
 
+def _libyaml_nesting_message() -> str:
+    theirs = getattr(getattr(yaml, "_yaml", None), "_get_max_nest_level", lambda: None)()
+    if theirs is None or theirs >= limits.active().max_nesting:
+        return nesting_message()
+    return f"mappings and lists nested more than {theirs} levels deep, the most libyaml reads"
+
+
 def _aliases_message(added: int) -> str:
     limit = limits.active().max_yaml_nodes
     return (
@@ -358,7 +365,14 @@ def _compose(loader: Any) -> yaml.Node | None:
         return _Refused(event.start_mark.line + 1, keypath(), message)
 
     while root is None:
-        event = loader.get_event()
+        try:
+            event = loader.get_event()
+        except yaml.MarkedYAMLError as exc:
+            if exc.problem_mark is None or "maximum nesting depth" not in (exc.problem or ""):
+                raise
+            # libyaml 0.2.6 on (PyYAML 6.0.4's wheels) has a nesting limit of its own (1000),
+            # which flow collections reach while it scans ahead, before their events come here
+            raise _Refused(exc.problem_mark.line + 1, keypath(), _libyaml_nesting_message()) from None
         mark: Any = event.start_mark  # the C parser's own Mark type, which nodes take as theirs
         end: Any = event.end_mark
         node: Any

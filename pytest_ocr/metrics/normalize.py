@@ -26,13 +26,11 @@ from dataclasses import dataclass, field, fields
 from functools import cache
 from typing import Literal, cast
 
-import regex
+from . import graphemes
 
 UNICODE_FORMS = ("NFC", "NFD", "NFKC", "NFKD", "none")
 UnicodeForm = Literal["NFC", "NFD", "NFKC", "NFKD", "none"]
 UNITS = ("codepoint", "grapheme")
-
-_GRAPHEME = regex.compile(r"\X")
 
 # Rules of the profiles: (pattern, replacement), applied in order after the Unicode form.
 _TSHEG, _SHAD = "\u0f0b", "\u0f0d"
@@ -178,8 +176,8 @@ class Normalization:
 
     def units(self, text: str) -> str | list[str]:
         """The sequence characters are counted in: the string itself (code points) or
-        its extended grapheme clusters (UAX #29)."""
-        return text if self.unit == "codepoint" else _GRAPHEME.findall(text)
+        its extended grapheme clusters (UAX #29, Unicode 17.0.0)."""
+        return text if self.unit == "codepoint" else graphemes.clusters(text)
 
 
 def collapse_whitespace(text: str) -> str:
