@@ -22,7 +22,7 @@ from pytest_ocr.metrics import Normalization, graphemes
 
 UCD = Path(__file__).parent / "data" / f"unicode-{graphemes.UNICODE_VERSION}"
 # The splitter the metrics use: what a case with `unit: grapheme` counts in.
-UNITS = Normalization(unicode="none", collapse_whitespace=False, unit="grapheme").units
+UNITS = Normalization(unicode="none", whitespace="keep", unit="grapheme").units
 
 GCB_VALUES = ("CR", "LF", "Control", "Extend", "ZWJ", "Regional_Indicator", "Prepend", "SpacingMark")
 GCB_VALUES += ("L", "V", "T", "LV", "LVT")
@@ -139,7 +139,7 @@ def levenshtein(a: list, b: list) -> int:
 @settings(max_examples=300, deadline=None)
 @given(OCR_LIKE, OCR_LIKE)
 def test_grapheme_cer_counts_uniseg_clusters(reference, hypothesis):
-    unit = Normalization(unit="grapheme", unicode="none", collapse_whitespace=False)
+    unit = Normalization(unit="grapheme", unicode="none", whitespace="keep")
     ref, hyp = list(uniseg_clusters(reference)), list(uniseg_clusters(hypothesis))
     errors = metrics.character_errors(reference, hypothesis, normalize=unit)
     assert errors.reference_length == len(ref)

@@ -272,7 +272,7 @@ def test_the_embedded_scored_texts_are_what_the_metrics_compared(runs):
         Normalization(),
         Normalization.from_dict("none"),
         *(Normalization.from_dict(name) for name in PROFILES),
-        Normalization(unicode="NFKD", casefold=True, remove_punctuation=True, collapse_whitespace=False),
+        Normalization(unicode="NFKD", casefold=True, remove_punctuation=True, whitespace="keep"),
         Normalization.from_dict({"profile": "historic", "equivalences": {"ſt": "st", '"': "'", ":": ";"}}),
         Normalization.from_dict({"profile": "tibetan", "unicode": "none", "equivalences": {"ä": "ae"}}),
     ],

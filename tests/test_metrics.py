@@ -408,8 +408,8 @@ def test_empty_reference_policy_for_wer_differs_from_jiwer():
 @pytest.mark.parametrize(
     ("reference", "normalization"),
     [
-        ("\n", Normalization(collapse_whitespace=False)),
-        (". .", Normalization(remove_punctuation=True, collapse_whitespace=False)),
+        ("\n", Normalization(whitespace="keep")),
+        (". .", Normalization(remove_punctuation=True, whitespace="keep")),
     ],
 )
 def test_wer_with_no_reference_words_is_flagged_as_empty_reference(reference, normalization):

@@ -51,10 +51,10 @@ def test_default_and_raw_steps():
 
 
 def test_steps_are_listed_in_the_order_they_run():
-    everything = Normalization(unicode="NFKC", casefold=True, remove_punctuation=True, collapse_whitespace=True)
+    everything = Normalization(unicode="NFKC", casefold=True, remove_punctuation=True, whitespace="collapse")
     assert everything.steps() == ["NFKC", "casefold", "remove_punctuation", "collapse_whitespace"]
     assert Normalization(unicode="none", casefold=True).steps() == ["casefold", "collapse_whitespace"]
-    assert Normalization(unicode="NFD", collapse_whitespace=False, remove_punctuation=True).steps() == [
+    assert Normalization(unicode="NFD", whitespace="keep", remove_punctuation=True).steps() == [
         "NFD",
         "remove_punctuation",
     ]
@@ -216,16 +216,52 @@ def test_remove_punctuation_examples(text, expected):
 def test_remove_punctuation_is_exactly_the_p_categories(text):
     # Independent definition straight from the Unicode database.
     expected = "".join(c for c in text if not unicodedata.category(c).startswith("P"))
-    assert Normalization(unicode="none", collapse_whitespace=False, remove_punctuation=True)(text) == expected
+    assert Normalization(unicode="none", whitespace="keep", remove_punctuation=True)(text) == expected
 
 
 # -- whitespace ---------------------------------------------------------------------
 
 
-def test_collapse_whitespace_false_keeps_newlines_and_tabs():
+def test_whitespace_keep_keeps_newlines_and_tabs():
     text = "  line one\n\tline  two\n"
-    assert Normalization(collapse_whitespace=False)(text) == text
-    assert Normalization(collapse_whitespace=True)(text) == "line one line two"
+    assert Normalization(whitespace="keep")(text) == text
+    assert Normalization(whitespace="collapse")(text) == "line one line two"
+
+
+def test_whitespace_trim_strips_only_the_ends_of_the_text():
+    text = " \t line one\n\tline  two\n"
+    assert Normalization(whitespace="trim")(text) == "line one\n\tline  two"
+    assert Normalization(whitespace="trim").steps() == ["NFC", "trim"]
+
+
+def test_whitespace_trim_lines_strips_each_line_as_dinglehopper_reads_a_file():
+    # dinglehopper's plain_extract: line.strip() for each of readlines(), joined by "\n"
+    trim_lines = Normalization(whitespace="trim_lines")
+    assert trim_lines("  a  b \r\n\tc\n\n d \n") == "a  b\nc\n\nd"
+    assert trim_lines("a\n") == "a" and trim_lines("\n") == "" and trim_lines("") == ""
+    assert trim_lines.steps() == ["NFC", "trim_lines"]
+
+
+# jiwer's CER transform strips the text's ends and nothing else (jiwer 4, cer_default =
+# Compose([Strip(), ReduceToListOfListOfChars()])): "trim" without Unicode normalisation is it.
+SPACED = st.text(st.sampled_from("ab é\u0301\n\t\u00a0 क्"), max_size=20).filter(str.strip)
+
+
+@settings(max_examples=300, deadline=None)
+@given(SPACED, st.text(st.sampled_from("ab é\u0301\n\t\u00a0 क्"), max_size=20))
+def test_whitespace_trim_reproduces_jiwers_cer(reference, hypothesis):
+    jiwers = Normalization(unicode="none", whitespace="trim")
+    assert metrics.cer(reference, hypothesis, normalize=jiwers) == pytest.approx(jiwer.cer(reference, hypothesis))
+
+
+def test_collapse_whitespace_is_read_as_the_older_spelling_of_whitespace():
+    assert Normalization.from_dict({"collapse_whitespace": False}) == Normalization(whitespace="keep")
+    assert Normalization.from_dict({"collapse_whitespace": True}) == Normalization(whitespace="collapse")
+    assert metrics.profile("ocrd", collapse_whitespace=False).whitespace == "keep"
+    with pytest.raises(ValueError, match="not both"):
+        Normalization.from_dict({"collapse_whitespace": False, "whitespace": "trim"})
+    with pytest.raises(ValueError, match="whitespace must be one of collapse, trim, trim_lines, keep"):
+        Normalization(whitespace="strip")
 
 
 def test_whitespace_only_text_normalises_to_empty():

@@ -18,16 +18,20 @@ lengths are summed over the sentences before dividing. That is our micro average
 
 from __future__ import annotations
 
+import shutil
 import unicodedata
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
 from pytest_ocr import metrics
+from pytest_ocr.cases.datasets import load as load_dataset
+from pytest_ocr.files import decode_text
 from pytest_ocr.metrics import Normalization, pooled, profile, score
 
 RAW = metrics.RAW
-OCRD = profile("ocrd")  # NFC, grapheme clusters: what OCR-D and dinglehopper count in
+OCRD = profile("ocrd")  # NFC, dinglehopper's equivalences, lines trimmed, grapheme clusters
 
 
 def result(name, reference, hypothesis, **options):
@@ -477,6 +481,74 @@ def test_dinglehopper_align_with_some_fake_ocr_errors():
     ).details
     assert ["ß", "b", 1] in details["confusions"]
     assert details["insertions"] >= 18
+
+
+# The ocrd profile does to a text what dinglehopper's command line does to a text file
+# (src/dinglehopper/ocr_files.py plain_extract and extracted_text.py substitute_equivalences,
+# commit cd68a97): NFC, ligatures unjoined, equivalences substituted, each line's ends stripped.
+
+
+# src/dinglehopper/tests/test_ocr_files.py, test_plain and test_plain_BOM: a file
+# "First, a line.\nAnd a second line.\n" (with or without a BOM) reads as the text below.
+@pytest.mark.parametrize("bom", ["", "\ufeff"])
+def test_dinglehopper_plain_text_reading(tmp_path, bom):
+    (tmp_path / "ocr.txt").write_text(bom + "First, a line.\nAnd a second line.\n", encoding="utf-8")
+    text = decode_text((tmp_path / "ocr.txt").read_bytes())  # how pytest-ocr reads every text file
+    assert OCRD(text) == "First, a line.\nAnd a second line."
+
+
+# src/dinglehopper/tests/data/line_dirs/basic: gt a "This is a test.\n" / ocr "Tis is a test.\n",
+# gt b "Another test.\n" / ocr "AnÖther test.\n": character_error_rate_n gives (1/15, 15) and
+# (1/13, 13) on the files as plain_text reads them (trailing line breaks gone).
+@pytest.mark.parametrize(
+    "gt, ocr, errors, length",
+    [("This is a test.\n", "Tis is a test.\n", 1, 15), ("Another test.\n", "AnÖther test.\n", 1, 13)],
+)
+def test_dinglehopper_line_dirs_basic(gt, ocr, errors, length):
+    counts = result("cer", gt, ocr, normalization=OCRD).counts
+    assert (counts["errors"], counts["denominator"]) == (errors, length)
+
+
+# extracted_text.py (commit cd68a97): unjoin_ligatures and substitute_equivalences. Each
+# pair is one of their table's entries (MUFI and eMOP private-use code points included).
+@pytest.mark.parametrize(
+    "written, read",
+    [
+        ("Graﬁk", "Grafik"), ("Schiﬀ", "Schiff"), ("ﬂach", "flach"), ("Treﬀer", "Treffer"), ("ﬃ", "ffi"),
+        ("Faﬆ", "Fast"), ("ĳs", "ijs"), ("\ueba6", "ſſ"), ("\ueba7", "ſſi"), ("\uf502", "ch"),
+        ("\ueec4", "ck"), ("\uf4f9", "ll"), ("\ueba2", "ſi"), ("\ueada", "ſt"), ("\ueec5", "ct"),
+        ("\ueedc", "tz"), ("\uf532", "as"), ("\uf533", "is"), ("\uf534", "us"), ("\uf535", "Qu"),
+        ("\ue8bf", "q&"), ("\ueba5", "ſp"),
+        ("\ue72b", "ü"), ("\ue42c", "ä"), ("\ue644", "ö"), ("a==b", "a–b"), ("a—b", "a–b"), ("’", "'"),
+        ("⸗", "-"), ("a\u0364", "ä"), ("o\u0364", "ö"), ("u\u0364", "ü"), ("\uf50e", "q\u0301"),
+    ],
+)  # fmt: skip
+def test_dinglehopper_equivalences(written, read):
+    assert OCRD(written) == unicodedata.normalize("NFC", read)
+    assert value("cer", read, written, normalization=OCRD) == 0.0
+
+
+# src/dinglehopper/tests/test_integ_character_error_rate_ocr.py,
+# test_character_error_rate_between_page_alto_2: PAGE ground truth against Tesseract's ALTO
+# (tests/data/dinglehopper, region level as dinglehopper's default): 8 / 591, "Manually verified".
+def test_dinglehopper_page_against_alto(tmp_path):
+    for xml in (Path(__file__).parent / "data" / "dinglehopper").glob("*.xml"):
+        shutil.copy(xml, tmp_path)
+    # the scans are not needed for the text: empty files where the datasets look for them
+    # (the PAGE file names its scan; the ALTO file none, so it is looked up by the file's stem)
+    for name in ("lorem-ipsum-scan.tif", "lorem-ipsum-scan-bad.ocr.tesseract.alto.tif"):
+        (tmp_path / name).touch()
+    texts = []
+    for kind, options in (
+        ("page-xml", {"include": ["*.page.xml"]}),
+        ("alto", {"include": ["*.alto.xml"], "image_dir": "."}),
+    ):
+        loaded = load_dataset({"type": kind, "path": ".", "level": "region", **options}, tmp_path)
+        assert not loaded.skipped, loaded.skipped
+        [case] = loaded.cases
+        texts.append(case["expected"]["text"])
+    counts = result("cer", *texts, normalization=OCRD).counts
+    assert (counts["errors"], counts["denominator"]) == (8, 591)
 
 
 # =====================================================================================

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..metrics import Normalization
+from ..metrics.normalize import respelled
 from .datasets import Skipped
 from .rules import Threshold, Tolerance
 
@@ -108,6 +109,11 @@ class Defaults:
         normalize = block.get("normalize", {})
         if isinstance(normalize, str):
             normalize = {"profile": normalize}
+        elif isinstance(normalize, dict):
+            try:
+                normalize = respelled(normalize)
+            except ValueError:
+                pass  # left as written: building the Normalization reports it, located
         return Defaults(
             engine=tuple([engine] if isinstance(engine, str) else engine) if engine else self.engine,
             thresholds={**(self.thresholds or {}), **block.get("thresholds", {})},

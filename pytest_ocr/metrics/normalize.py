@@ -2,7 +2,8 @@
 the unit texts are counted in (code points or grapheme clusters).
 
 Steps run in a fixed order: Unicode normalisation, the user's equivalences and the
-profile's rules, case folding, punctuation removal, whitespace collapsing.
+profile's rules, case folding, punctuation removal, whitespace (collapsed, trimmed
+at the ends of the text or of each line, or kept).
 The order matters: NFKC may produce characters that case folding changes, and
 removing punctuation can leave double spaces.
 
@@ -10,7 +11,8 @@ Profiles are named starting points; explicit options override them:
 
 - ``default``: NFC, whitespace collapsed (what a case gets with no ``normalize:``)
 - ``none``: the texts exactly as given
-- ``ocrd``: NFC, counted in grapheme clusters (as the OCR-D specification and dinglehopper count)
+- ``ocrd``: what dinglehopper does to a text file: NFC, its ligatures unjoined and
+  equivalences substituted, each line's ends trimmed, counted in grapheme clusters
 - ``tibetan``: zero-width spaces removed, repeated tsheg collapsed, a tsheg before a shad dropped
 - ``historic``: long s as s, r rotunda as r, Latin ligatures unjoined, combining small e over a/o/u as umlaut
 """
@@ -31,11 +33,55 @@ from . import graphemes
 UNICODE_FORMS = ("NFC", "NFD", "NFKC", "NFKD", "none")
 UnicodeForm = Literal["NFC", "NFD", "NFKC", "NFKD", "none"]
 UNITS = ("codepoint", "grapheme")
+# collapse: runs (line breaks included) to one space, ends stripped; trim: the text's ends
+# stripped (jiwer's CER); trim_lines: each line's ends stripped (dinglehopper reading a file)
+WHITESPACE = ("collapse", "trim", "trim_lines", "keep")
+WHITESPACE_STEPS = {"collapse": "collapse_whitespace", "trim": "trim", "trim_lines": "trim_lines"}
 
 # Rules of the profiles: (pattern, replacement), applied in order after the Unicode form.
 _TSHEG, _SHAD = "\u0f0b", "\u0f0d"
 _COMBINING_E = "\u0364"
+# dinglehopper's (qurator-spk/dinglehopper, src/dinglehopper/extracted_text.py, commit
+# cd68a97): unjoin_ligatures, then substitute_equivalences, each key replaced in turn.
+# Private-use code points are MUFI's and eMOP's.
+_DINGLEHOPPER_LIGATURES = (
+    ("\ueba6", "ſſ"),
+    ("\ueba7", "ſſi"),
+    ("\uf502", "ch"),
+    ("\ueec4", "ck"),
+    ("\uf4f9", "ll"),
+    ("\ueba2", "ſi"),
+    ("\ueada", "ſt"),
+    ("ﬁ", "fi"),
+    ("ﬀ", "ff"),
+    ("ﬂ", "fl"),
+    ("ﬃ", "ffi"),
+    ("\ueec5", "ct"),
+    ("\ueedc", "tz"),
+    ("\uf532", "as"),
+    ("\uf533", "is"),
+    ("\uf534", "us"),
+    ("\uf535", "Qu"),
+    ("ĳ", "ij"),
+    ("\ue8bf", "q&"),
+    ("\ueba5", "ſp"),
+    ("ﬆ", "st"),
+)
+_DINGLEHOPPER_EQUIVALENCES = (
+    ("\ue72b", "ü"),
+    ("\ue42c", "ä"),
+    ("==", "–"),
+    ("—", "–"),
+    ("\ue644", "ö"),
+    ("’", "'"),
+    ("⸗", "-"),
+    (f"a{_COMBINING_E}", "ä"),
+    (f"o{_COMBINING_E}", "ö"),
+    (f"u{_COMBINING_E}", "ü"),
+    ("\uf50e", "q\u0301"),
+)
 PROFILE_RULES: dict[str, tuple[tuple[str, str], ...]] = {
+    "ocrd": tuple((re.escape(key), value) for key, value in _DINGLEHOPPER_LIGATURES + _DINGLEHOPPER_EQUIVALENCES),
     "tibetan": (
         ("\u200b", ""),  # zero-width space: invisible, engines differ in emitting it
         (f"{_TSHEG}{{2,}}", _TSHEG),  # a repeated tsheg is one
@@ -52,8 +98,8 @@ PROFILE_RULES: dict[str, tuple[tuple[str, str], ...]] = {
 
 PROFILES: dict[str, dict] = {
     "default": {},
-    "none": {"unicode": "none", "collapse_whitespace": False},
-    "ocrd": {"unit": "grapheme"},
+    "none": {"unicode": "none", "whitespace": "keep"},
+    "ocrd": {"unit": "grapheme", "whitespace": "trim_lines"},
     "tibetan": {},
     "historic": {},
 }
@@ -96,7 +142,7 @@ def _rules(profile: str, equivalences: tuple[tuple[str, str], ...], form: Unicod
 @dataclass(frozen=True)
 class Normalization:
     unicode: str = "NFC"
-    collapse_whitespace: bool = True
+    whitespace: str = "collapse"
     casefold: bool = False
     remove_punctuation: bool = False
     unit: str = "codepoint"
@@ -106,6 +152,8 @@ class Normalization:
     def __post_init__(self) -> None:
         if self.unicode not in UNICODE_FORMS:
             raise ValueError(f"unicode must be one of {', '.join(UNICODE_FORMS)}, not {self.unicode!r}")
+        if self.whitespace not in WHITESPACE:
+            raise ValueError(f"whitespace must be one of {', '.join(WHITESPACE)}, not {self.whitespace!r}")
         if self.unit not in UNITS:
             raise ValueError(f"unit must be one of {', '.join(UNITS)}, not {self.unit!r}")
         if self.profile not in PROFILES:
@@ -120,7 +168,7 @@ class Normalization:
         keys override."""
         if isinstance(options, str):
             options = {"profile": options}
-        options = dict(options or {})
+        options = respelled(options or {})
         profile = options.get("profile", "default")
         if profile not in PROFILES:
             raise ValueError(f"profile must be one of {', '.join(PROFILES)}, not {profile!r}")
@@ -133,9 +181,9 @@ class Normalization:
             merged["equivalences"] = tuple(sorted(merged["equivalences"].items()))
         return cls(**merged)
 
-    def without_whitespace_collapse(self) -> Normalization:
+    def keeping_layout(self) -> Normalization:
         """The same normalisation keeping layout (line breaks, indentation), for line and layout metrics."""
-        return Normalization(**{**{f.name: getattr(self, f.name) for f in fields(self)}, "collapse_whitespace": False})
+        return Normalization(**{**{f.name: getattr(self, f.name) for f in fields(self)}, "whitespace": "keep"})
 
     def steps(self) -> list[str]:
         """The steps this normalisation applies, in order, as recorded in reports."""
@@ -150,8 +198,8 @@ class Normalization:
             steps.append("casefold")
         if self.remove_punctuation:
             steps.append("remove_punctuation")
-        if self.collapse_whitespace:
-            steps.append("collapse_whitespace")
+        if self.whitespace in WHITESPACE_STEPS:
+            steps.append(WHITESPACE_STEPS[self.whitespace])
         return steps
 
     def __call__(self, text: str) -> str:
@@ -170,14 +218,33 @@ class Normalization:
                 text = unicodedata.normalize(form, text)
         if self.remove_punctuation:
             text = text.translate(_punctuation_table())
-        if self.collapse_whitespace:
+        if self.whitespace == "collapse":
             text = collapse_whitespace(text)
+        elif self.whitespace == "trim":
+            text = text.strip()
+        elif self.whitespace == "trim_lines":
+            text = trim_lines(text)
         return text
 
     def units(self, text: str) -> str | list[str]:
         """The sequence characters are counted in: the string itself (code points) or
         its extended grapheme clusters (UAX #29, Unicode 17.0.0)."""
         return text if self.unit == "codepoint" else graphemes.clusters(text)
+
+
+def respelled(options: dict) -> dict:
+    """Normalisation options with the older ``collapse_whitespace: true | false`` read as
+    ``whitespace: collapse | keep``, so that it merges with ``whitespace`` key by key."""
+    if "collapse_whitespace" not in options:
+        return dict(options)
+    options = dict(options)
+    if "whitespace" in options:
+        raise ValueError("give whitespace or collapse_whitespace (its older spelling), not both")
+    collapse = options.pop("collapse_whitespace")
+    if not isinstance(collapse, bool):
+        raise ValueError(f"collapse_whitespace must be true or false, not {collapse!r}")
+    options["whitespace"] = "collapse" if collapse else "keep"
+    return options
 
 
 def collapse_whitespace(text: str) -> str:
@@ -193,6 +260,15 @@ def collapse_whitespace(text: str) -> str:
     while "  " in joined:  # each pass halves every run of spaces
         joined = joined.replace("  ", " ")
     return joined.strip(" ")
+
+
+def trim_lines(text: str) -> str:
+    """Each line's ends stripped, as dinglehopper reads a text file (``line.strip()`` of
+    each of ``readlines()``, joined by line breaks): a final line break ends the last line."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()
+    return "\n".join(line.strip() for line in lines)
 
 
 DEFAULT = Normalization()

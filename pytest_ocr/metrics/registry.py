@@ -501,7 +501,7 @@ def _fca(p: Prepared) -> MetricResult:
 
 
 def _ssa(p: Prepared) -> MetricResult:
-    layout_normalization = p.normalization.without_whitespace_collapse()
+    layout_normalization = p.normalization.keeping_layout()
     reference = layout_normalization(p.raw_reference)
     hypothesis = layout_normalization(p.raw_hypothesis)
     ssa = layout.ssa(reference, hypothesis, p.max_align_chars)

@@ -38,7 +38,7 @@ from ..engines.cache import file_sha256
 from ..errors import OcrError
 from ..metrics import FIELD_METRICS, METRICS
 from ..metrics.align import iter_opcodes
-from ..metrics.normalize import PROFILES, UNICODE_FORMS, Normalization
+from ..metrics.normalize import PROFILES, UNICODE_FORMS, WHITESPACE_STEPS, Normalization
 from ..run.aggregate import DatasetSummary, metric_order
 from ..run.baseline import BaselineView
 from ..run.record import RunRecord
@@ -151,7 +151,8 @@ def diff_ops(reference: str, prediction: str) -> list[int]:
 
 # The text metrics record the case's normalisation as the steps it applied; any of them will do.
 _NORMALIZED_METRICS = ("cer", "ned", "exact_match", "wer")
-_SWITCHES = ("casefold", "remove_punctuation", "collapse_whitespace")
+_SWITCHES = ("casefold", "remove_punctuation")
+_WHITESPACE = {step: whitespace for whitespace, step in WHITESPACE_STEPS.items()}
 
 
 def scoring_normalization(steps: Iterable[str] | None) -> Normalization | None:
@@ -162,7 +163,7 @@ def scoring_normalization(steps: Iterable[str] | None) -> Normalization | None:
     does not know (a report from a newer pytest-ocr): better no scored view than a wrong one."""
     if steps is None:
         return None
-    options: dict[str, object] = {"unicode": "none", "collapse_whitespace": False}
+    options: dict[str, object] = {"unicode": "none", "whitespace": "keep"}
     for step in steps:
         name, _, value = step.partition(":")
         if step in UNICODE_FORMS:
@@ -179,6 +180,8 @@ def scoring_normalization(steps: Iterable[str] | None) -> Normalization | None:
             options["profile"] = value
         elif step in _SWITCHES:
             options[step] = True
+        elif step in _WHITESPACE:
+            options["whitespace"] = _WHITESPACE[step]
         else:
             return None
     try:
