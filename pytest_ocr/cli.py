@@ -1,8 +1,11 @@
 """The ``pytest-ocr`` command: the plugin's building blocks without pytest.
 
-    pytest-ocr score REFERENCE HYPOTHESIS [--metric NAME ...] [--normalize PROFILE] [--json]
+    pytest-ocr score REFERENCE HYPOTHESIS [--metric NAME ...] [--normalize PROFILE|MAPPING] [--json]
+    pytest-ocr score --case FILE::ID HYPOTHESIS [--config FILE] [--json]
 
-scores two text files exactly as a case would (same normalisation, same metrics).
+scores two text files exactly as a case would (same normalisation, same metrics), or an
+output against a case of a case file, with everything the case says (its ground truth,
+normalisation, metrics, field extraction and matchers): the numbers its item reports.
 
     pytest-ocr serve --engine NAME [--config FILE] [--host HOST] [--port PORT] [--workers N] [--queue M]
                      [--max-body-mb MB] [--body-timeout SECONDS] [--backlog N]
@@ -25,7 +28,7 @@ from typing import TYPE_CHECKING
 from . import __version__
 from .errors import OcrError
 from .files import decode_text
-from .metrics import CER_DENOMINATORS, DEFAULT_METRICS, METRICS, PROFILES, Normalization, score
+from .metrics import CER_DENOMINATORS, DEFAULT_METRICS, METRICS, PROFILES, MetricResult, Normalization, score
 from .report.visible import visible
 from .storable import json_safe
 
@@ -48,7 +51,42 @@ def _read(path: str) -> str:
         raise CliError(f"{path} is not UTF-8 ({exc.reason} at byte {exc.start})") from None
 
 
+def _normalization(args: argparse.Namespace) -> Normalization:
+    """--normalize as a case file's ``normalize:`` (a profile name or a YAML mapping), --unit over it."""
+    from .cases.document import DocumentError, parse
+
+    try:
+        given = parse(args.normalize, Path("--normalize")).data
+    except DocumentError as exc:
+        raise CliError(f"--normalize: {exc}") from None
+    options = {"profile": given} if isinstance(given, str) else given
+    if not isinstance(options, dict):
+        raise CliError(f"--normalize: a profile ({', '.join(PROFILES)}) or a mapping, not {args.normalize!r}")
+    if args.unit:
+        options = {**options, "unit": args.unit}
+    try:
+        return Normalization.from_dict(options)
+    except ValueError as exc:
+        raise CliError(f"--normalize: {exc}") from None
+
+
+def _print_scores(results: dict, normalization: Normalization, as_json: bool) -> None:
+    if as_json:
+        document = {name: {"value": r.value, "counts": r.counts, "details": r.details} for name, r in results.items()}
+        print(json.dumps(json_safe(document), indent=2, ensure_ascii=False, allow_nan=False))
+        return
+    width = max(len(n) for n in results)
+    print(f"normalisation: {', '.join(normalization.steps()) or 'none'}; unit: {normalization.unit}")
+    for name, r in results.items():
+        shown = f"{r.value:.6f}" if isinstance(r.value, (int, float)) else str(r.value)
+        print(f"{name.ljust(width)}  {shown}  ({METRICS[name].better} is better)")
+
+
 def cmd_score(args: argparse.Namespace) -> int:
+    if args.case:
+        return _score_case(args)
+    if args.hypothesis is None:
+        raise CliError("score needs REFERENCE and HYPOTHESIS, or --case FILE::ID and HYPOTHESIS")
     names = args.metric or list(DEFAULT_METRICS)
     unknown = [n for n in names if n not in METRICS]
     if unknown:
@@ -61,19 +99,60 @@ def cmd_score(args: argparse.Namespace) -> int:
             f"gives; score compares two texts (its metrics: "
             f"{', '.join(n for n, m in METRICS.items() if m.accepts(texts))})"
         )
-    options: dict = {"profile": args.normalize}
-    if args.unit:
-        options["unit"] = args.unit
-    normalization = Normalization.from_dict(options)
+    normalization = _normalization(args)
     results = score(_read(args.reference), _read(args.hypothesis), names, normalization, args.cer_denominator)
-    if args.json:
-        document = {name: {"value": r.value, "counts": r.counts, "details": r.details} for name, r in results.items()}
-        print(json.dumps(json_safe(document), indent=2, ensure_ascii=False, allow_nan=False))
-    else:
-        width = max(len(n) for n in results)
-        print(f"normalisation: {', '.join(normalization.steps()) or 'none'}; unit: {normalization.unit}")
-        for name, r in results.items():
-            print(f"{name.ljust(width)}  {r.value:.6f}  ({METRICS[name].better} is better)")
+    _print_scores(results, normalization, args.json)
+    return 0
+
+
+def _score_case(args: argparse.Namespace) -> int:
+    """The output file scored as the case's item scores an engine's output."""
+    from .cases.document import DocumentError
+    from .cases.inputs import CaseInputError, read_inputs
+    from .cases.loader import load_cases, load_project_config
+    from .cases.model import Defaults, Scope
+    from .engines import Recognition
+    from .scoring.extract import ExtractionError
+    from .scoring.score import evaluate, extract
+
+    if args.hypothesis is not None:
+        raise CliError("with --case, give only the output to score: the case gives the ground truth")
+    if args.metric or args.normalize != "default" or args.unit or args.cer_denominator != "ref":
+        raise CliError(
+            "with --case, the case decides the metrics and normalisation: drop --metric, "
+            "--normalize, --unit and --cer-denominator"
+        )
+    file, sep, case_id = args.case.rpartition("::")
+    if not sep or not file or not case_id:
+        raise CliError(f"--case: FILE::ID, e.g. receipts.ocr.yaml::r-001, not {args.case!r}")
+    try:
+        project = load_project_config(Path(args.config)) if args.config else Scope(Defaults(), {})
+        cases, _ = load_cases(Path(file), project)
+    except DocumentError as exc:
+        raise CliError(str(exc)) from None
+    except FileNotFoundError as exc:
+        raise CliError(f"file not found: {exc.filename}") from None
+    found = [case for case in cases if case.id == case_id]
+    if not found:
+        ids = [case.id for case in cases]
+        shown = ", ".join(ids[:TEXT_LIST_LIMIT]) + (
+            f" and {len(ids) - TEXT_LIST_LIMIT} more" if len(ids) > TEXT_LIST_LIMIT else ""
+        )
+        raise CliError(f"--case: no case {case_id!r} in {file}; its cases: {shown or 'none'}")
+    case = found[0]
+    recognition = Recognition(text=_read(args.reference))
+    try:
+        inputs = read_inputs(case)
+        evaluation = evaluate(case, inputs, recognition, extract(case, recognition))
+    except (CaseInputError, ExtractionError) as exc:
+        raise CliError(str(exc)) from None
+    results = {
+        name: MetricResult(evaluation.metrics[name], d.get("counts", {}), {k: v for k, v in d.items() if k != "counts"})
+        for name, d in evaluation.details.items()
+    }
+    _print_scores(results, case.normalization, args.json)
+    for warning in evaluation.warnings:
+        print(f"warning: {visible(warning)}", file=sys.stderr)
     return 0
 
 
@@ -196,15 +275,28 @@ def parser() -> argparse.ArgumentParser:
     commands = main.add_subparsers(dest="command", required=True)
 
     s = commands.add_parser("score", help="score a hypothesis text file against a reference text file")
-    s.add_argument("reference", help="ground truth, a UTF-8 text file")
-    s.add_argument("hypothesis", help="OCR output, a UTF-8 text file")
+    s.add_argument("reference", help="ground truth, a UTF-8 text file (with --case: the OCR output)")
+    s.add_argument("hypothesis", nargs="?", help="OCR output, a UTF-8 text file")
+    s.add_argument(
+        "--case",
+        metavar="FILE::ID",
+        help="score the output as this case of a case file does: its ground truth, normalisation, metrics, "
+        "field extraction and matchers",
+    )
+    s.add_argument("--config", metavar="FILE", help="with --case: the project configuration (ocr_config)")
     s.add_argument(
         "--metric",
         action="append",
         metavar="NAME",
         help=f"a metric to compute (repeatable; default: {', '.join(DEFAULT_METRICS)})",
     )
-    s.add_argument("--normalize", default="default", choices=sorted(PROFILES), help="normalisation profile")
+    s.add_argument(
+        "--normalize",
+        default="default",
+        metavar="PROFILE|MAPPING",
+        help=f"as a case file's normalize: a profile ({', '.join(PROFILES)}) or a YAML mapping, "
+        "e.g. '{profile: historic, casefold: true}'",
+    )
     s.add_argument("--unit", choices=["codepoint", "grapheme"], help="count characters in this unit")
     s.add_argument("--cer-denominator", default="ref", choices=CER_DENOMINATORS)
     s.add_argument("--json", action="store_true", help="print values, counts and details as JSON")

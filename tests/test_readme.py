@@ -87,7 +87,7 @@ def test_every_command_the_readme_gives_to_run_is_run(tmp_path):
     quick_start = readme_commands()
     commands = [line for _, block in runnable for line in block.splitlines() if line not in quick_start]
     assert [block.strip() for _, block in runnable[:2]] == quick_start
-    assert len(commands) == 5
+    assert len(commands) == 7
 
     (tmp_path / "runs").mkdir()
     runs = make_runs(tmp_path / "runs")
@@ -96,6 +96,8 @@ def test_every_command_the_readme_gives_to_run_is_run(tmp_path):
     page = DATA / "pages" / "tess_phototest.gt.txt"
     shutil.copy(page, tmp_path / "page.gt.txt")
     (tmp_path / "page.ocr.txt").write_text(page.read_text(encoding="utf-8").replace("e", "c"), encoding="utf-8")
+    shutil.copytree(REPO / "example_suite", tmp_path / "example_suite")  # for score --case
+    (tmp_path / "output.txt").write_text("TAN CHAY YEE\nTOTAL 9.00", encoding="utf-8")
     summary = tmp_path / "summary.md"
     for command in commands:
         command = command.split("  #", 1)[0].strip()

@@ -152,6 +152,9 @@ class Normalization:
     def __post_init__(self) -> None:
         if self.unicode not in UNICODE_FORMS:
             raise ValueError(f"unicode must be one of {', '.join(UNICODE_FORMS)}, not {self.unicode!r}")
+        for switch in ("casefold", "remove_punctuation"):
+            if not isinstance(getattr(self, switch), bool):
+                raise ValueError(f"{switch} must be true or false, not {getattr(self, switch)!r}")
         if self.whitespace not in WHITESPACE:
             raise ValueError(f"whitespace must be one of {', '.join(WHITESPACE)}, not {self.whitespace!r}")
         if self.unit not in UNITS:
