@@ -28,7 +28,16 @@ from typing import TYPE_CHECKING
 from . import __version__
 from .errors import OcrError
 from .files import decode_text
-from .metrics import CER_DENOMINATORS, DEFAULT_METRICS, METRICS, PROFILES, MetricResult, Normalization, score
+from .metrics import (
+    CER_DENOMINATORS,
+    DEFAULT_METRICS,
+    EMPTY_REFERENCE_VALUES,
+    METRICS,
+    PROFILES,
+    MetricResult,
+    Normalization,
+    score,
+)
 from .report.visible import visible
 from .storable import json_safe
 
@@ -100,7 +109,14 @@ def cmd_score(args: argparse.Namespace) -> int:
             f"{', '.join(n for n, m in METRICS.items() if m.accepts(texts))})"
         )
     normalization = _normalization(args)
-    results = score(_read(args.reference), _read(args.hypothesis), names, normalization, args.cer_denominator)
+    results = score(
+        _read(args.reference),
+        _read(args.hypothesis),
+        names,
+        normalization,
+        args.cer_denominator,
+        empty_reference_value=args.empty_reference_value,
+    )
     _print_scores(results, normalization, args.json)
     return 0
 
@@ -117,10 +133,11 @@ def _score_case(args: argparse.Namespace) -> int:
 
     if args.hypothesis is not None:
         raise CliError("with --case, give only the output to score: the case gives the ground truth")
-    if args.metric or args.normalize != "default" or args.unit or args.cer_denominator != "ref":
+    chosen = args.normalize != "default" or args.unit or args.empty_reference_value != "one"
+    if args.metric or chosen or args.cer_denominator != "ref":
         raise CliError(
             "with --case, the case decides the metrics and normalisation: drop --metric, "
-            "--normalize, --unit and --cer-denominator"
+            "--normalize, --unit, --cer-denominator and --empty-reference-value"
         )
     file, sep, case_id = args.case.rpartition("::")
     if not sep or not file or not case_id:
@@ -299,6 +316,13 @@ def parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--unit", choices=["codepoint", "grapheme"], help="count characters in this unit")
     s.add_argument("--cer-denominator", default="ref", choices=CER_DENOMINATORS)
+    s.add_argument(
+        "--empty-reference-value",
+        default="one",
+        choices=EMPTY_REFERENCE_VALUES,
+        help="cer and wer when the reference is empty and the hypothesis is not: one (1.0, default), "
+        "errors (the error count, as jiwer gives) or infinity (as dinglehopper gives)",
+    )
     s.add_argument("--json", action="store_true", help="print values, counts and details as JSON")
     s.set_defaults(run=cmd_score)
 

@@ -116,3 +116,33 @@ def test_score_normalize_takes_a_case_files_mapping(tmp_path):
     assert json.loads(result.stdout)["cer"]["value"] == expected == 1 / 13  # "strasse  sind": one space missing
     result = run_cli("score", str(tmp_path / "ref.txt"), str(tmp_path / "hyp.txt"), "--normalize", "{casefold: maybe}")
     assert result.returncode == 2 and result.stderr.startswith("pytest-ocr score: --normalize:")
+
+
+def test_empty_reference_value_in_a_case_file_and_on_the_command_line(tmp_path):
+    image = (REPO / "example_suite" / "data" / "lines" / "rapidocr_en_rec.jpg").read_bytes()
+    (tmp_path / "x.jpg").write_bytes(image)
+    (tmp_path / "empty.txt").write_text("", encoding="utf-8")
+    (tmp_path / "out.txt").write_text("three inserted words", encoding="utf-8")
+    suite = tmp_path / "s.ocr.yaml"
+    suite.write_text(
+        "defaults: {empty_reference_value: errors}\ncases:\n  - {id: blank, image: x.jpg, expected: {text: ''}}\n",
+        encoding="utf-8",
+    )
+    result = run_cli("score", "--case", f"{suite}::blank", str(tmp_path / "out.txt"), "--json")
+    assert result.returncode == 0, result.stderr
+    printed = json.loads(result.stdout)
+    assert (printed["cer"]["value"], printed["wer"]["value"]) == (20.0, 3.0)  # jiwer's: the error counts
+    assert printed["cer"]["details"]["empty_reference_value"] == "errors"
+
+    # a run aggregates: an infinite value would make every mean infinite, so case files refuse it
+    suite.write_text(
+        "defaults: {empty_reference_value: infinity}\ncases:\n  - {id: blank, image: x.jpg, expected: {text: ''}}\n",
+        encoding="utf-8",
+    )
+    result = run_cli("score", "--case", f"{suite}::blank", str(tmp_path / "out.txt"))
+    assert result.returncode == 2
+    assert f'{suite}:1: defaults.empty_reference_value: expected one of one, errors; got "infinity"' in result.stderr
+
+    args = [str(tmp_path / "empty.txt"), str(tmp_path / "out.txt"), "--empty-reference-value", "infinity"]
+    result = run_cli("score", *args, "--metric", "cer")
+    assert result.returncode == 0 and result.stdout.splitlines()[1].split()[:2] == ["cer", "inf"]

@@ -248,7 +248,7 @@ def test_cer_ned_char_accuracy_take_the_cheaper_path_and_bound_the_exact_value(p
 def test_grapheme_units_take_the_cheaper_path_too(pair):
     reference, hypothesis = pair
     ocrd = metrics.profile("ocrd")
-    result = score(reference, hypothesis, "cer", normalization=ocrd)["cer"]
+    result = score(reference, hypothesis, "cer", normalize=ocrd)["cer"]
     clusters = [regex.findall(r"\X", one_line(t)) for t in pair]
     assert approximate(result)
     assert result.details["distance_lower_bound"] <= Levenshtein.distance(*clusters) <= result.counts["errors"]

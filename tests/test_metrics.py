@@ -108,7 +108,7 @@ def compare_with_jiwer(reference: str, hypothesis: str, normalize: Normalization
     differ("ned", metrics.ned(reference, hypothesis, normalize=normalize), distance / longer if longer else 0.0)
 
     # score() must agree with the plain functions' independent counterparts too.
-    results = metrics.score(reference, hypothesis, normalization=normalize)
+    results = metrics.score(reference, hypothesis, normalize=normalize)
     for name, counts, rate in (("cer", chars, jiwer.cer(ref, hyp)), ("wer", words, jiwer.wer(ref, hyp))):
         r = results[name]
         errors = counts["substitutions"] + counts["deletions"] + counts["insertions"]
@@ -285,7 +285,7 @@ def test_raw_metrics_agree_with_jiwer_on_any_script(pair):
     assert our_counts(metrics.word_errors(reference, hypothesis, normalize=raw)) == jiwer_word_counts(
         reference, hypothesis
     )
-    ours = metrics.score(reference, hypothesis, ["mer", "wil", "wip"], normalization=raw)
+    ours = metrics.score(reference, hypothesis, ["mer", "wil", "wip"], normalize=raw)
     theirs = {"mer": jiwer.mer, "wil": jiwer.wil, "wip": jiwer.wip}
     for name, measure in theirs.items():
         assert ours[name].value == pytest.approx(measure(reference, hypothesis), abs=1e-12), name
@@ -503,7 +503,7 @@ def test_score_rejects_unknown_metrics_by_name():
 
 
 def test_score_records_normalisation_and_units():
-    results = metrics.score("a", "b", normalization=Normalization(unicode="NFKC", casefold=True))
+    results = metrics.score("a", "b", normalize=Normalization(unicode="NFKC", casefold=True))
     for result in results.values():
         assert result.details["normalization"] == ["NFKC", "casefold", "collapse_whitespace"]
     assert results["cer"].details["unit"] == "codepoint"

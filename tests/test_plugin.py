@@ -512,8 +512,14 @@ def test_xdist_gives_the_same_report_as_a_serial_run(suite):
     result.stdout.fnmatch_lines(["*OCR summary*", "cases *4"])
     serial, parallel = load_report(suite, "serial.json"), load_report(suite, "parallel.json")
     volatile = ("duration_s", "inference_s", "started")
-    strip = lambda records: [{k: v for k, v in r.items() if k not in volatile} for r in records]  # noqa: E731
-    assert strip(parallel["results"]) == strip(serial["results"])
+    assert [r["id"] for r in parallel["results"]] == [r["id"] for r in serial["results"]]
+    differing = [
+        (s["id"], key, s[key], p.get(key))
+        for s, p in zip(serial["results"], parallel["results"], strict=True)
+        for key in s.keys() | p.keys()
+        if key not in volatile and s.get(key) != p.get(key)
+    ]
+    assert not differing, differing  # (id, key, serial, parallel)
 
     def timeless(summary: dict) -> dict:  # engine times differ from run to run
         return {k: timeless(v) if isinstance(v, dict) else v for k, v in summary.items() if k != "performance"}

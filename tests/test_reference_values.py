@@ -18,6 +18,7 @@ lengths are summed over the sentences before dividing. That is our micro average
 
 from __future__ import annotations
 
+import math
 import shutil
 import unicodedata
 from collections import Counter
@@ -196,10 +197,10 @@ def test_jiwer_empty_reference_one_word():
 
 # jitsi/jiwer tests/test_empty_ref.py, test_empty_ref_more: for i in 2..10 words against
 # an empty reference jiwer's WER is i (the insertion count); mer 1, wip 0, wil 1.
-# Ours deliberately differs for WER: an empty reference scores 1.0 whatever the number of
-# inserted words (pytest_ocr/metrics/edit.py, "Empty reference policy").
+# Ours by default scores an empty reference 1.0 whatever the number of inserted words
+# (pytest_ocr/metrics/edit.py, "Empty reference policy"); empty_reference_value="errors" is jiwer's.
 @pytest.mark.parametrize("i", range(2, 11))
-def test_jiwer_empty_reference_more_words_differs_on_purpose(i):
+def test_jiwer_empty_reference_more_words(i):
     hypothesis = " ".join(str(j) for j in range(i))
     jiwer_wer = i
     measures = word_measures("", hypothesis)
@@ -207,6 +208,8 @@ def test_jiwer_empty_reference_more_words_differs_on_purpose(i):
     assert measures["wer"] != jiwer_wer
     details = result("wer", "", hypothesis).details
     assert details["insertions"] == i and details["empty_reference"] is True
+    jiwers = result("wer", "", hypothesis, empty_reference_value="errors")
+    assert jiwers.value == jiwer_wer and jiwers.details["empty_reference_value"] == "errors"
 
 
 # jitsi/jiwer tests/test_empty_ref.py, test_empty_hyp: deletions 1, wer 1, mer 1, wip 0, wil 1
@@ -235,7 +238,7 @@ def test_jiwer_an_empty_pair_changes_no_pooled_value():
 
 # jitsi/jiwer tests/test_empty_ref.py, test_cer_empty_ref: ("", "") 0, ("", "a") 1,
 # ("", "abd") 3, ("a", "") 1, ("abc", "") 1. Ours equals jiwer except for ("", "abd"):
-# jiwer returns the 3 insertions, our policy 1.0.
+# jiwer returns the 3 insertions, our policy 1.0; with empty_reference_value="errors", all equal.
 @pytest.mark.parametrize(
     "reference, hypothesis, jiwer_cer, ours",
     [("", "", 0, 0.0), ("", "a", 1, 1.0), ("", "abd", 3, 1.0), ("a", "", 1, 1.0), ("abc", "", 1, 1.0)],
@@ -247,6 +250,7 @@ def test_jiwer_cer_empty_reference(reference, hypothesis, jiwer_cer, ours):
         assert result("cer", reference, hypothesis).counts["errors"] == jiwer_cer  # same error count
     else:
         assert ours == jiwer_cer
+    assert value("cer", reference, hypothesis, empty_reference_value="errors") == jiwer_cer
 
 
 # =====================================================================================
@@ -280,7 +284,7 @@ DINGLEHOPPER_DISTANCES = [
 
 @pytest.mark.parametrize("s1, s2, expected", DINGLEHOPPER_DISTANCES)
 def test_dinglehopper_edit_distance(s1, s2, expected):
-    assert result("cer", s1, s2, normalization=OCRD).counts["errors"] == expected
+    assert result("cer", s1, s2, normalize=OCRD).counts["errors"] == expected
 
 
 # qurator/dinglehopper/tests/test_edit_distance.py (commit 0e263cf), TEST_SEQUENCES:
@@ -299,8 +303,8 @@ def test_dinglehopper_sequence_distance(s1, s2, expected):
     [(unicodedata.normalize("NFC", SCHLYN), unicodedata.normalize("NFD", SCHLYN), 0), (SCHLYN, SCHLYM, 1)],
 )
 def test_dinglehopper_unicode_distance(s1, s2, expected):
-    assert result("cer", s1, s2, normalization=OCRD).counts["errors"] == expected
-    assert result("cer", s1, s2, normalization=RAW).counts["errors"] != expected
+    assert result("cer", s1, s2, normalize=OCRD).counts["errors"] == expected
+    assert result("cer", s1, s2, normalize=RAW).counts["errors"] != expected
 
 
 # src/dinglehopper/tests/test_edit_distance.py (commit b488af3): distance() became
@@ -316,7 +320,7 @@ def test_dinglehopper_unicode_distance(s1, s2, expected):
     ],
 )
 def test_dinglehopper_normalized_distance(s1, s2, expected):
-    assert value("ned", s1, s2, normalization=OCRD) == pytest.approx(expected)
+    assert value("ned", s1, s2, normalize=OCRD) == pytest.approx(expected)
 
 
 # qurator/dinglehopper/tests/test_character_error_rate.py (commit 14421c8): CER over the
@@ -336,13 +340,37 @@ def test_dinglehopper_normalized_distance(s1, s2, expected):
     ],
 )
 def test_dinglehopper_cer_over_reference_length(reference, hypothesis, expected):
-    assert value("cer", reference, hypothesis, normalization=OCRD) == pytest.approx(expected)
+    assert value("cer", reference, hypothesis, normalize=OCRD) == pytest.approx(expected)
 
 
 def test_dinglehopper_cer_empty_reference_is_inf_there_and_one_here():
     dinglehopper_old = float("inf")  # math.isinf(character_error_rate("", "Foo")) at 14421c8
-    ours = value("cer", "", "Foo", normalization=OCRD)
+    ours = value("cer", "", "Foo", normalize=OCRD)
     assert ours == 1.0 and ours != dinglehopper_old
+    assert value("cer", "", "Foo", normalize=OCRD, empty_reference_value="infinity") == dinglehopper_old
+    # and character_error_rate("", "") == 0:
+    assert value("cer", "", "", normalize=OCRD, empty_reference_value="infinity") == 0  # character_error_rate("", "")
+
+
+# src/dinglehopper/tests/test_integ_empty_files.py, test_empty_files: the CER of two files as
+# plain_text reads them (a BOM is no text), with dinglehopper's convention for an empty reference.
+@pytest.mark.parametrize(
+    "gt, ocr, expected",
+    [
+        ("", "Lorem ipsum", math.inf),
+        ("Lorem ipsum", "", 1.0),
+        ("\ufeff", "Lorem ipsum", math.inf),
+        ("Lorem ipsum", "\ufeff", 1.0),
+        ("", "", 0.0),
+        ("\ufeff", "", 0.0),
+        ("", "\ufeff", 0.0),
+    ],
+)
+def test_dinglehopper_empty_files(tmp_path, gt, ocr, expected):
+    (tmp_path / "gt.txt").write_text(gt, encoding="utf-8")
+    (tmp_path / "ocr.txt").write_text(ocr, encoding="utf-8")
+    texts = [decode_text((tmp_path / name).read_bytes()) for name in ("gt.txt", "ocr.txt")]
+    assert value("cer", *texts, normalize=OCRD, empty_reference_value="infinity") == expected
 
 
 # src/dinglehopper/tests/test_character_error_rate.py (commit b488af3): the same pairs
@@ -364,7 +392,7 @@ def test_dinglehopper_cer_empty_reference_is_inf_there_and_one_here():
     ],
 )
 def test_dinglehopper_cer_over_longer_length(reference, hypothesis, expected):
-    assert value("cer", reference, hypothesis, normalization=OCRD, cer_denominator="max") == pytest.approx(expected)
+    assert value("cer", reference, hypothesis, normalize=OCRD, cer_denominator="max") == pytest.approx(expected)
 
 
 # Both versions of test_character_error_rate_hard: NFC "Schlyñ lorem ipsum." against NFD
@@ -375,10 +403,10 @@ def test_dinglehopper_cer_over_longer_length(reference, hypothesis, expected):
 def test_dinglehopper_cer_hard(denominator):
     s1 = unicodedata.normalize("NFC", "Schlyñ lorem ipsum.")
     s2 = unicodedata.normalize("NFD", "Schlyñ lorem ipsum!")
-    assert value("cer", s1, s2, normalization=OCRD, cer_denominator=denominator) == pytest.approx(1 / 19)
+    assert value("cer", s1, s2, normalize=OCRD, cer_denominator=denominator) == pytest.approx(1 / 19)
     assert len(SCHLYN) == 6 and len(SCHLYM) == 7
-    assert value("cer", SCHLYM, SCHLYN, normalization=OCRD, cer_denominator=denominator) == pytest.approx(1 / 6)
-    assert value("cer", SCHLYN, SCHLYM, normalization=OCRD, cer_denominator=denominator) == pytest.approx(1 / 6)
+    assert value("cer", SCHLYM, SCHLYN, normalize=OCRD, cer_denominator=denominator) == pytest.approx(1 / 6)
+    assert value("cer", SCHLYN, SCHLYM, normalize=OCRD, cer_denominator=denominator) == pytest.approx(1 / 6)
 
 
 def test_dinglehopper_cer_hard_in_code_points_is_asymmetric():
@@ -430,7 +458,7 @@ def test_dinglehopper_wer_empty_reference():
 )
 def test_dinglehopper_wer_needs_punctuation_removed(reference, hypothesis, expected, default_profile):
     no_punctuation = profile("ocrd", remove_punctuation=True)
-    assert value("wer", reference, hypothesis, normalization=no_punctuation) == pytest.approx(expected)
+    assert value("wer", reference, hypothesis, normalize=no_punctuation) == pytest.approx(expected)
     assert value("wer", reference, hypothesis) == pytest.approx(default_profile)
 
 
@@ -459,14 +487,14 @@ def test_dinglehopper_wer_needs_punctuation_removed(reference, hypothesis, expec
     ],
 )  # fmt: skip
 def test_dinglehopper_alignments(s1, s2, counts, confusions):
-    details = result("cer", s1, s2, normalization=OCRD).details
+    details = result("cer", s1, s2, normalize=OCRD).details
     assert (details["substitutions"], details["deletions"], details["insertions"], details["hits"]) == counts
     assert details["confusions"] == confusions
 
 
 def test_dinglehopper_align_completely_different():
     # test_completely_different: len(list(align("abcde", "fghij"))) == 5, i.e. 5 substitutions
-    details = result("cer", "abcde", "fghij", normalization=OCRD).details
+    details = result("cer", "abcde", "fghij", normalize=OCRD).details
     assert (details["substitutions"], details["deletions"], details["insertions"]) == (5, 0, 0)
 
 
@@ -477,7 +505,7 @@ def test_dinglehopper_align_with_some_fake_ocr_errors():
         "cer",
         "Über die vielen Sorgen wegen desselben vergaß",
         "SomeJunk MoreJunk Übey die vielen Sorgen wegen AdditionalJunk deffelben vcrgab",
-        normalization=OCRD,
+        normalize=OCRD,
     ).details
     assert ["ß", "b", 1] in details["confusions"]
     assert details["insertions"] >= 18
@@ -505,7 +533,7 @@ def test_dinglehopper_plain_text_reading(tmp_path, bom):
     [("This is a test.\n", "Tis is a test.\n", 1, 15), ("Another test.\n", "AnÖther test.\n", 1, 13)],
 )
 def test_dinglehopper_line_dirs_basic(gt, ocr, errors, length):
-    counts = result("cer", gt, ocr, normalization=OCRD).counts
+    counts = result("cer", gt, ocr, normalize=OCRD).counts
     assert (counts["errors"], counts["denominator"]) == (errors, length)
 
 
@@ -525,7 +553,7 @@ def test_dinglehopper_line_dirs_basic(gt, ocr, errors, length):
 )  # fmt: skip
 def test_dinglehopper_equivalences(written, read):
     assert OCRD(written) == unicodedata.normalize("NFC", read)
-    assert value("cer", read, written, normalization=OCRD) == 0.0
+    assert value("cer", read, written, normalize=OCRD) == 0.0
 
 
 # src/dinglehopper/tests/test_integ_character_error_rate_ocr.py,
@@ -547,7 +575,7 @@ def test_dinglehopper_page_against_alto(tmp_path):
         assert not loaded.skipped, loaded.skipped
         [case] = loaded.cases
         texts.append(case["expected"]["text"])
-    counts = result("cer", *texts, normalization=OCRD).counts
+    counts = result("cer", *texts, normalize=OCRD).counts
     assert (counts["errors"], counts["denominator"]) == (8, 591)
 
 
@@ -605,7 +633,7 @@ def test_ocrd_levenshtein_example():
     assert result("cer", "ſind", "fmd").counts["errors"] == 3
     assert value("cer", "ſind", "fmd") == pytest.approx(3 / 4)
     # Still 3 after long s becomes s (the historic profile): s/f differ as ſ/f did.
-    assert result("cer", "ſind", "fmd", normalization=profile("historic")).counts["errors"] == 3
+    assert result("cer", "ſind", "fmd", normalize=profile("historic")).counts["errors"] == 3
 
 
 # "Character Error Rate (CER)": CER = (i+s+d)/n; "sometimes ... n as the maximum of both
@@ -700,8 +728,8 @@ def test_ocrd_unicode_normalization_example():
     # compared after NFC. Default and ocrd profiles: no error; without normalisation 2 code
     # point edits (ä -> a substituted, U+0308 inserted).
     assert value("cer", "\u00e4", "a\u0308") == 0.0
-    assert value("cer", "\u00e4", "a\u0308", normalization=OCRD) == 0.0
-    assert result("cer", "\u00e4", "a\u0308", normalization=RAW).counts["errors"] == 2
+    assert value("cer", "\u00e4", "a\u0308", normalize=OCRD) == 0.0
+    assert result("cer", "\u00e4", "a\u0308", normalize=RAW).counts["errors"] == 2
 
 
 # =====================================================================================
@@ -751,7 +779,7 @@ def test_ocrevaluation_wer_of_the_test_resources_is_case_insensitive():
     # testWer: 1.5. ErrorMeasure.wer builds its token arrays with
     # TokenArrayFactory(false) ("case unsensitive"): mi = mi, enhorabuena -> en, + hora, + buena:
     # 3 errors over 2 words. Ours needs casefold for that; case-sensitively Mi/mi differs too (4/2).
-    assert value("wer", TEXT1, TEXT2, normalization=Normalization(casefold=True)) == pytest.approx(1.5)
+    assert value("wer", TEXT1, TEXT2, normalize=Normalization(casefold=True)) == pytest.approx(1.5)
     assert value("wer", TEXT1, TEXT2) == pytest.approx(2.0)
 
 
@@ -953,7 +981,7 @@ def test_biblicus_set_based_calculation_example():
     # "Set-Based Calculation": "Hello, World!" and "hello world" match after lowercasing and
     # removing punctuation.
     lenient = Normalization(casefold=True, remove_punctuation=True)
-    assert value("token_f1", "Hello, World!", "hello world", normalization=lenient) == 1.0
+    assert value("token_f1", "Hello, World!", "hello world", normalize=lenient) == 1.0
     assert value("token_f1", "Hello, World!", "hello world") == 0.0
 
 
@@ -1025,7 +1053,7 @@ def test_tibetan_review_subjoined_consonant_code_point_vs_cluster():
     # substitution at cluster level but 1 deletion at code-point level".
     cp = result("cer", "རྒྱ", "རྒ").details
     assert (cp["substitutions"], cp["deletions"], cp["insertions"]) == (0, 1, 0)
-    cluster = result("cer", "རྒྱ", "རྒ", normalization=OCRD).details
+    cluster = result("cer", "རྒྱ", "རྒ", normalize=OCRD).details
     assert (cluster["substitutions"], cluster["deletions"], cluster["insertions"]) == (1, 0, 0)
 
 
@@ -1043,4 +1071,4 @@ def test_tibetan_review_section_7_3_normalisation():
     assert tibetan("ཀ་་ཁ") == "ཀ་ཁ"
     assert tibetan("ཀ་།") == "ཀ།"
     assert tibetan("ཀ\u200b་ཁ") == "ཀ་ཁ"
-    assert value("cer", "ཀ་ཁ།", "ཀ་་\u200bཁ་།", normalization=tibetan) == 0.0
+    assert value("cer", "ཀ་ཁ།", "ཀ་་\u200bཁ་།", normalize=tibetan) == 0.0

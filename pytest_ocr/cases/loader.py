@@ -431,6 +431,7 @@ def _case(raw: dict, keypath: tuple, defaults: Defaults, document: Document) -> 
         normalization=Normalization.from_dict(merged.normalize),
         tags=merged.tags,
         cer_denominator=merged.cer_denominator,
+        empty_reference_value=merged.empty_reference_value,
         metrics=merged.metrics,
         group=merged.group,
         expected_fields=expected.get("fields"),

@@ -25,6 +25,7 @@ class Case:
     normalization: Normalization
     tags: tuple[str, ...]
     cer_denominator: str = "ref"
+    empty_reference_value: str = "one"  # cer and wer of an empty reference: one | errors
     metrics: tuple[str, ...] = ()  # computed besides the defaults and the thresholded ones
     group: str | None = None
     # Structured output: read when the item runs, like the text file.
@@ -94,6 +95,7 @@ class Defaults:
     normalize: dict | None = None
     tags: tuple[str, ...] = ()
     cer_denominator: str = "ref"
+    empty_reference_value: str = "one"
     metrics: tuple[str, ...] = ()
     group: str | None = None
     match: dict | None = None
@@ -120,6 +122,7 @@ class Defaults:
             normalize={**(self.normalize or {}), **normalize},
             tags=tuple(dict.fromkeys(self.tags + tuple(block.get("tags", ())))),
             cer_denominator=block.get("cer_denominator", self.cer_denominator),
+            empty_reference_value=block.get("empty_reference_value", self.empty_reference_value),
             metrics=tuple(dict.fromkeys(self.metrics + tuple(block.get("metrics", ())))),
             group=block.get("group", self.group),
             match={**(self.match or {}), **block.get("match", {})},

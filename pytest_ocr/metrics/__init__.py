@@ -8,7 +8,18 @@
 """
 
 from .align import ApproximateAlignment
-from .edit import ErrorCounts, cer, character_errors, confusions, error_rate, exact_match, ned, wer, word_errors
+from .edit import (
+    EMPTY_REFERENCE_VALUES,
+    ErrorCounts,
+    cer,
+    character_errors,
+    confusions,
+    error_rate,
+    exact_match,
+    ned,
+    wer,
+    word_errors,
+)
 from .fca import FCAResult, flexible_character_accuracy
 from .fields import (
     MATCHERS,
@@ -86,6 +97,7 @@ __all__ = [
     "schema_required_paths",
     "validate_output",
     "CER_DENOMINATORS",
+    "EMPTY_REFERENCE_VALUES",
     "FCAResult",
     "PROFILES",
     "confusions",

@@ -8,14 +8,16 @@ and ``cer``, ``wer`` and ``ned``, which return a bare number, warn with
 ``ApproximateAlignment``.
 
 Empty reference policy (the reference is empty after normalisation): the rate is
-0.0 when the hypothesis is empty too, and 1.0 otherwise, so a rate stays a number
-in [0, 1] for such a case instead of dividing by zero. (jiwer returns the raw
-insertion count here.) The result says ``empty_reference: true`` so it can be
-told apart from a genuinely wrong page.
+0.0 when the hypothesis is empty too, and otherwise, by default (``one``), 1.0, so a
+rate stays a number in [0, 1] for such a case instead of dividing by zero. The
+other conventions are those of the field's tools: ``errors`` (the error count, as
+jiwer returns) and ``infinity`` (as dinglehopper returns). The result says
+``empty_reference: true`` so it can be told apart from a genuinely wrong page.
 """
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections import Counter
 from collections.abc import Sequence
@@ -54,11 +56,24 @@ class ErrorCounts:
         return error_rate(self.errors, self.reference_length)
 
 
-def error_rate(errors: float, reference_length: float) -> float:
+EMPTY_REFERENCE_VALUES = ("one", "errors", "infinity")
+
+
+def error_rate(errors: float, reference_length: float, empty_reference_value: str = "one") -> float:
     """errors / reference length, with the empty-reference policy of this module."""
-    if reference_length == 0:
+    if reference_length:
+        return errors / reference_length
+    if not errors or empty_reference_value == "one":
         return 0.0 if errors == 0 else 1.0
-    return errors / reference_length
+    if empty_reference_value == "errors":
+        return float(errors)
+    check_empty_reference_value(empty_reference_value)
+    return math.inf
+
+
+def check_empty_reference_value(value: str) -> None:
+    if value not in EMPTY_REFERENCE_VALUES:
+        raise ValueError(f"empty_reference_value must be one of {', '.join(EMPTY_REFERENCE_VALUES)}, not {value!r}")
 
 
 def align_counts(
@@ -141,19 +156,28 @@ def word_errors(
 
 
 def cer(
-    reference: str, hypothesis: str, normalize: Normalization = DEFAULT, max_align_chars: int | None = None
+    reference: str,
+    hypothesis: str,
+    normalize: Normalization = DEFAULT,
+    max_align_chars: int | None = None,
+    empty_reference_value: str = "one",
 ) -> float:
     """Character error rate: (S + D + I) / reference length, in the normalisation's unit."""
     ref = normalize.units(normalize(reference))
-    return error_rate(distance(ref, normalize.units(normalize(hypothesis)), max_align_chars), len(ref))
+    errors = distance(ref, normalize.units(normalize(hypothesis)), max_align_chars)
+    return error_rate(errors, len(ref), empty_reference_value)
 
 
 def wer(
-    reference: str, hypothesis: str, normalize: Normalization = DEFAULT, max_align_chars: int | None = None
+    reference: str,
+    hypothesis: str,
+    normalize: Normalization = DEFAULT,
+    max_align_chars: int | None = None,
+    empty_reference_value: str = "one",
 ) -> float:
     """Word error rate: (S + D + I) / reference words."""
     ref = normalize(reference).split()
-    return error_rate(distance(ref, normalize(hypothesis).split(), max_align_chars), len(ref))
+    return error_rate(distance(ref, normalize(hypothesis).split(), max_align_chars), len(ref), empty_reference_value)
 
 
 def ned(
@@ -177,11 +201,22 @@ INSERT = "<INSERT>"
 
 
 def confusions(
-    reference: Sequence, hypothesis: Sequence, editops: Editops | None = None, max_align_chars: int | None = None
+    reference: str | Sequence,
+    hypothesis: str | Sequence,
+    normalize: Normalization = DEFAULT,
+    max_align_chars: int | None = None,
+    *,
+    editops: Editops | None = None,
 ) -> Counter:
     """(reference unit, recognized unit) -> count over the minimal alignment (the windowed
     one above ``max_align_chars`` units); a deleted unit is recognized as ``<DELETE>``,
-    an inserted one comes from ``<INSERT>``."""
+    an inserted one comes from ``<INSERT>``.
+
+    Two strings are normalised and split into the normalisation's unit (code points by
+    default, grapheme clusters with ``unit: grapheme``), as ``cer`` counts them; two lists
+    are taken as units already (words, say). ``editops``: an alignment of the two lists."""
+    if isinstance(reference, str) and isinstance(hypothesis, str):
+        reference, hypothesis = normalize.units(normalize(reference)), normalize.units(normalize(hypothesis))
     if editops is None:
         return confusion_table(align(reference, hypothesis, max_align_chars, keep=True))
     table: Counter = Counter()

@@ -129,7 +129,7 @@ from collections import Counter
 from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from itertools import product
 
 from rapidfuzz.distance import Indel, LCSseq, Levenshtein
@@ -190,6 +190,11 @@ class FCAResult:
 
     ``approximate`` is None for the exact search, else what the cheaper path did
     (``matches`` is then empty and ``lower_bound`` a lower bound on the errors).
+
+    ``substitutions``, ``deletions`` and ``insertions`` split the errors as ``cer``'s
+    counts do: an unmatched piece of ground truth is deleted, an unmatched piece of OCR
+    text inserted, and a matched pair counts the edits of its minimal alignment. None
+    on the cheaper path, which matches nothing.
     """
 
     accuracy: float
@@ -198,6 +203,30 @@ class FCAResult:
     matches: list
     approximate: str | None = None
     lower_bound: int | None = None
+
+    @cached_property
+    def _edits(self) -> tuple[int, int, int] | None:
+        if self.approximate is not None:
+            return None
+        substitutions = deletions = insertions = 0
+        for match in self.matches:
+            for op in Levenshtein.editops(match["gt_text"], match["ocr_text"]):
+                substitutions += op.tag == "replace"
+                deletions += op.tag == "delete"
+                insertions += op.tag == "insert"
+        return substitutions, deletions, insertions
+
+    @property
+    def substitutions(self) -> int | None:
+        return None if self._edits is None else self._edits[0]
+
+    @property
+    def deletions(self) -> int | None:
+        return None if self._edits is None else self._edits[1]
+
+    @property
+    def insertions(self) -> int | None:
+        return None if self._edits is None else self._edits[2]
 
 
 # A piece of a line: (text, line index, start offset within the line).

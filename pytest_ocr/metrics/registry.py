@@ -12,6 +12,7 @@ task) from ``Structured``; ``MetricInfo.needs`` says which input a metric requir
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -20,7 +21,7 @@ from typing import TypeVar
 from . import fields, layout, lines, repetition, structured, task, tokens, words
 from .align import Alignment, align
 from .align import max_align_chars as resolve_limit
-from .edit import ErrorCounts, confusion_table, error_counts
+from .edit import ErrorCounts, check_empty_reference_value, confusion_table, error_counts, error_rate
 from .fca import fca_max_chars, flexible_character_accuracy
 from .normalize import DEFAULT, Normalization
 
@@ -96,9 +97,12 @@ class Prepared:
         cer_denominator: str = "ref",
         structured: Structured | None = None,
         max_align_chars: int | None = None,
+        empty_reference_value: str = "one",
     ):
         if cer_denominator not in CER_DENOMINATORS:
             raise ValueError(f"cer_denominator must be one of {', '.join(CER_DENOMINATORS)}, not {cer_denominator!r}")
+        check_empty_reference_value(empty_reference_value)  # here, before any metric runs
+        self.empty_reference_value = empty_reference_value
         self.raw_reference = reference
         self.raw_hypothesis = hypothesis
         self.normalization = normalization
@@ -192,6 +196,10 @@ class Prepared:
             raise ValueError(f"this metric needs {NEEDS[what]}, and none was given")
         return value
 
+    def rate(self, value: float, errors: float, denominator: float) -> float:
+        """An error rate's value under the empty-reference convention (cer, wer)."""
+        return value if denominator else error_rate(errors, 0, self.empty_reference_value)
+
     def details(self, unit: str, empty_reference: bool, **more: object) -> dict:
         """What every metric records: unit, normalisation steps, and whether the
         empty-reference policy decided the value."""
@@ -272,10 +280,15 @@ def _cer(p: Prepared) -> MetricResult:
     table = confusion_table(p.char_alignment)
     top = [[r, h, n] for (r, h), n in sorted(table.items(), key=lambda item: (-item[1], item[0]))[:TOP_CONFUSIONS]]
     return MetricResult(
-        _cer_value(counts),
+        p.rate(_cer_value(counts), counts["errors"], counts["denominator"]),
         counts,
         p.details(
-            c.unit, c.reference_length == 0, denominator=p.cer_denominator, **_alignment_details(c), confusions=top
+            c.unit,
+            c.reference_length == 0,
+            denominator=p.cer_denominator,
+            empty_reference_value=p.empty_reference_value,
+            **_alignment_details(c),
+            confusions=top,
         ),
     )
 
@@ -329,15 +342,27 @@ def _exact_match(p: Prepared) -> MetricResult:
 def _word_metric(value: Callable[[dict], float]) -> Callable[[Prepared], MetricResult]:
     def compute(p: Prepared) -> MetricResult:
         w = p.words
-        counts: dict[str, float] = {
-            "hits": w.hits,
-            "substitutions": w.substitutions,
-            "deletions": w.deletions,
-            "insertions": w.insertions,
-        }
+        counts = _word_counts(p)
         return MetricResult(value(counts), counts, p.details("word", w.reference_length == 0, **_alignment_details(w)))
 
     return compute
+
+
+def _word_counts(p: Prepared) -> dict[str, float]:
+    w = p.words
+    return {"hits": w.hits, "substitutions": w.substitutions, "deletions": w.deletions, "insertions": w.insertions}
+
+
+def _wer(p: Prepared) -> MetricResult:
+    w = p.words
+    counts = _word_counts(p)
+    return MetricResult(
+        p.rate(_wer_value(counts), w.errors, w.reference_length),
+        counts,
+        p.details(
+            "word", w.reference_length == 0, empty_reference_value=p.empty_reference_value, **_alignment_details(w)
+        ),
+    )
 
 
 def _wer_value(c: dict) -> float:
@@ -494,6 +519,9 @@ def _fca(p: Prepared) -> MetricResult:
             "codepoint",
             result.reference_length == 0,
             errors=result.errors,
+            substitutions=result.substitutions,
+            deletions=result.deletions,
+            insertions=result.insertions,
             reference_length=result.reference_length,
             **more,
         ),
@@ -641,9 +669,7 @@ METRICS: dict[str, MetricInfo] = {
             _exact_match,
             lambda c: ratio(c["matches"], c["cases"]),
         ),
-        MetricInfo(
-            "wer", "lower", "word", "word error rate: (S+D+I) / reference words", _word_metric(_wer_value), _wer_value
-        ),
+        MetricInfo("wer", "lower", "word", "word error rate: (S+D+I) / reference words", _wer, _wer_value),
         MetricInfo(
             "mer", "lower", "word", "match error rate: (S+D+I) / (H+S+D+I)", _word_metric(_mer_value), _mer_value
         ),
@@ -926,17 +952,27 @@ def score(
     reference: str,
     hypothesis: str,
     names: Iterable[str] = DEFAULT_METRICS,
-    normalization: Normalization = DEFAULT,
+    normalize: Normalization = DEFAULT,
     cer_denominator: str = "ref",
     structured: Structured | None = None,
     max_align_chars: int | None = None,
+    empty_reference_value: str = "one",
+    *,
+    normalization: Normalization | None = None,
 ) -> dict[str, MetricResult]:
     """Compute the named metrics for one reference/hypothesis pair; ``structured``
     carries the other inputs of the structured-output and LLM metrics.
 
     Texts longer than ``max_align_chars`` (None: ``limits.active().max_align_chars``)
     take the cheaper alignment path; a value computed that way says so in its details
-    (``alignment``)."""
+    (``alignment``). ``empty_reference_value`` is what cer and wer are for an empty
+    reference and a non-empty hypothesis: ``one`` (1.0), ``errors`` (the error count, as
+    jiwer gives) or ``infinity`` (as dinglehopper gives)."""
+    if normalization is not None:  # the keyword's name before 0.2, as cer() and case files call it normalize
+        warnings.warn("score(normalization=...) is now score(normalize=...)", DeprecationWarning, stacklevel=2)
+        normalize = normalization
+    if isinstance(names, str):  # "cer" is one metric, not three letters
+        names = [names]
     names = list(names)
     unknown = unknown_metrics(names)
     if unknown:
@@ -945,5 +981,7 @@ def score(
     lacking = [f"{name} needs {NEEDS[METRICS[name].needs]}" for name in names if not METRICS[name].accepts(inputs)]
     if lacking:
         raise ValueError("; ".join(lacking) + ", and none was given")
-    prepared = Prepared(reference, hypothesis, normalization, cer_denominator, structured, max_align_chars)
+    prepared = Prepared(
+        reference, hypothesis, normalize, cer_denominator, structured, max_align_chars, empty_reference_value
+    )
     return {name: METRICS[name].compute(prepared) for name in names}

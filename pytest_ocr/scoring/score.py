@@ -70,6 +70,7 @@ def evaluate(case: Case, inputs: Inputs, recognition: Recognition, extracted: Ex
         case.normalization,
         case.cer_denominator,
         structured=_structured(case, inputs, extracted),
+        empty_reference_value=case.empty_reference_value,
     )
     values = {name: s.value for name, s in scores.items()}
     warnings = list(recognition.warnings)
