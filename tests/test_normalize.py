@@ -254,13 +254,24 @@ def test_whitespace_trim_reproduces_jiwers_cer(reference, hypothesis):
     assert metrics.cer(reference, hypothesis, normalize=jiwers) == pytest.approx(jiwer.cer(reference, hypothesis))
 
 
+def test_whitespace_isri_compresses_spacing_as_ocreval_does():
+    # ocreval's compress_spacing (src/text.c): blanks (tab, VT, FF, CR, NBSP, Zs, Zl, Zp) are
+    # spaces, runs one space, none at a line's ends, empty lines dropped, line breaks kept
+    isri = Normalization(unicode="none", whitespace="isri")
+    assert isri("  a \t b \n\n  \n c") == "a b\nc"
+    assert isri("\n\na\n") == "a\n"
+    assert isri("x\u2028y\u00a0 z\r\n") == "x y z\n"
+    assert isri("a\x1cb") == "a\x1cb"  # not one of its blanks
+    assert isri.steps() == ["isri"]
+
+
 def test_collapse_whitespace_is_read_as_the_older_spelling_of_whitespace():
     assert Normalization.from_dict({"collapse_whitespace": False}) == Normalization(whitespace="keep")
     assert Normalization.from_dict({"collapse_whitespace": True}) == Normalization(whitespace="collapse")
     assert metrics.profile("ocrd", collapse_whitespace=False).whitespace == "keep"
     with pytest.raises(ValueError, match="not both"):
         Normalization.from_dict({"collapse_whitespace": False, "whitespace": "trim"})
-    with pytest.raises(ValueError, match="whitespace must be one of collapse, trim, trim_lines, keep"):
+    with pytest.raises(ValueError, match="whitespace must be one of collapse, trim, trim_lines, isri, keep"):
         Normalization(whitespace="strip")
 
 

@@ -807,6 +807,33 @@ def test_ocrevaluation_indel_distance_as_lcs():
 
 
 # =====================================================================================
+# ocreval (eddieantonio/ocreval, the ISRI OCR evaluation tools with UTF-8)
+# =====================================================================================
+# Its `accuracy` program (Accuracy Report Version 7.0), built from commit 873a0de and run on
+# these pairs as files on 2026-11-25: "Characters" and "Errors" of each report. It reads
+# code points as they are (no NFC) and compresses spacing (src/text.c, compress_spacing):
+# our `whitespace: isri` with `unicode: none`, and char_accuracy is its accuracy.
+ISRI = Normalization(unicode="none", whitespace="isri")
+
+
+@pytest.mark.parametrize(
+    "correct, generated, characters, errors",
+    [
+        ("Mi enhorabuena\n", "mi en  hora\n buena\n", 15, 3),  # 80.00%
+        ("INVOICE #12345\nTOTAL 9.00\n", "INV0ICE #12345\nTOTAL 9.0\n", 26, 2),  # 92.31%
+        ("  The quick\tbrown fox\n\n\njumps over\n", "The quick brown  fox\njumps\u00a0ovr\n", 31, 1),  # 96.77%
+        ("Müller\r\nStraße 5", "Mu\u0308ller\nStrasse 5", 15, 4),  # 73.33%: no NFC, ß is not ss
+        ("line one\n\nline two", "line one line two", 17, 1),  # 94.12%
+        ("\u0915\u094d\u0937\u093f", "\u0915\u0937\u093f", 4, 1),  # 75.00%: code points
+    ],
+)
+def test_ocreval_accuracy(correct, generated, characters, errors):
+    r = result("char_accuracy", correct, generated, normalize=ISRI)
+    assert (r.counts["total"], r.counts["total"] - r.counts["correct"]) == (characters, errors)
+    assert r.value == pytest.approx((characters - errors) / characters)
+
+
+# =====================================================================================
 # ocr-metrics-spec.md (/work/shared/spec), §1 worked examples
 # =====================================================================================
 

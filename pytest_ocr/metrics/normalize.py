@@ -34,9 +34,11 @@ UNICODE_FORMS = ("NFC", "NFD", "NFKC", "NFKD", "none")
 UnicodeForm = Literal["NFC", "NFD", "NFKC", "NFKD", "none"]
 UNITS = ("codepoint", "grapheme")
 # collapse: runs (line breaks included) to one space, ends stripped; trim: the text's ends
-# stripped (jiwer's CER); trim_lines: each line's ends stripped (dinglehopper reading a file)
-WHITESPACE = ("collapse", "trim", "trim_lines", "keep")
-WHITESPACE_STEPS = {"collapse": "collapse_whitespace", "trim": "trim", "trim_lines": "trim_lines"}
+# stripped (jiwer's CER); trim_lines: each line's ends stripped (dinglehopper reading a file);
+# isri: runs within a line to one space, line ends stripped, empty lines dropped, line
+# breaks kept (ocreval's accuracy program, ISRI's tools)
+WHITESPACE = ("collapse", "trim", "trim_lines", "isri", "keep")
+WHITESPACE_STEPS = {"collapse": "collapse_whitespace", "trim": "trim", "trim_lines": "trim_lines", "isri": "isri"}
 
 # Rules of the profiles: (pattern, replacement), applied in order after the Unicode form.
 _TSHEG, _SHAD = "\u0f0b", "\u0f0d"
@@ -227,6 +229,8 @@ class Normalization:
             text = text.strip()
         elif self.whitespace == "trim_lines":
             text = trim_lines(text)
+        elif self.whitespace == "isri":
+            text = isri_spacing(text)
         return text
 
     def units(self, text: str) -> str | list[str]:
@@ -272,6 +276,24 @@ def trim_lines(text: str) -> str:
     if len(lines) > 1 and lines[-1] == "":
         lines.pop()
     return "\n".join(line.strip() for line in lines)
+
+
+@cache
+def _isri_blanks() -> dict[int, str]:
+    # What ocreval counts as a blank (src/text.c, is_blank): tab, vertical tab, form feed,
+    # carriage return, no-break space and the separators (Zs, Zl, Zp); a line feed is a line
+    # break. Built on first use, as the punctuation table.
+    special = (0x09, 0x0B, 0x0C, 0x0D, 0xA0)
+    separators = ("Zs", "Zl", "Zp")
+    return {cp: " " for cp in range(sys.maxunicode + 1) if cp in special or unicodedata.category(chr(cp)) in separators}
+
+
+def isri_spacing(text: str) -> str:
+    """ocreval's compress_spacing (src/text.c): blanks to spaces, a run of them to one space,
+    none at the start or end of a line, empty lines dropped; a line break ends every line
+    that has text (the last one only if the text ends with one)."""
+    lines = [" ".join(word for word in line.split(" ") if word) for line in text.translate(_isri_blanks()).split("\n")]
+    return "".join(line + "\n" for line in lines[:-1] if line) + lines[-1]
 
 
 DEFAULT = Normalization()
