@@ -88,6 +88,23 @@ def test_a_numeric_matcher_does_not_forgive_letter_o_for_zero():
     ]
 
 
+@pytest.mark.parametrize(
+    "expected, extracted, decimal",
+    [
+        ("RM8.35", "8.35", "."),  # SROIE receipts: Malaysian ringgit
+        ("USD 1,500.00", "1500", "."),
+        ("12,50 EUR", "12,5", ","),
+        ("Rs. 100", "100.00", "."),
+        ("12,50 zł", "12,5", ","),
+    ],
+)
+def test_a_numeric_matcher_reads_a_currency_written_in_letters(expected, extracted, decimal):
+    matcher = metrics.parse_matcher({"type": "numeric", "decimal": decimal})
+    assert matcher(expected, extracted) and matcher.unreadable(expected) is None
+    assert not matcher("RM8.35", "8.53")
+    assert matcher.unreadable("TOTAL") == f"not a number with decimal {decimal!r}"
+
+
 # -- flattening -------------------------------------------------------------------------------
 
 CASE_YAML = """

@@ -134,13 +134,16 @@ class Casefold(Matcher):
 
 _SIGNS = {"+": "", "-": "-", "\u2212": "-"}  # U+2212 is the typographic minus
 _APOSTROPHES = "'\u2019"  # Swiss thousands separators: 1'500.00
+# A currency in letters at either end of an amount: RM (ringgit), EUR, Rs., zł, Kč
+_CURRENCY_LETTERS = re.compile(r"^\s*[^\W\d_]{1,4}\.?|[^\W\d_]{1,4}\.?\s*$")
 
 
 @dataclass(frozen=True)
 class Numeric(Matcher):
-    """Equal as decimal numbers. Whitespace, currency symbols (Unicode category Sc) and
-    thousands separators are ignored; thousands separators must group by three, so
-    "1,5" is no number with ``decimal: "."`` rather than a silent 15."""
+    """Equal as decimal numbers. Whitespace, currency symbols (Unicode category Sc), a
+    currency written in letters before or after the amount ("RM8.35", "12,50 EUR", "Rs.
+    100") and thousands separators are ignored; thousands separators must group by three,
+    so "1,5" is no number with ``decimal: "."`` rather than a silent 15."""
 
     name: ClassVar[str] = "numeric"
     options: ClassVar[tuple[str, ...]] = ("decimal",)
@@ -153,7 +156,9 @@ class Numeric(Matcher):
     def number(self, text: str) -> Decimal | None:
         """The value as a Decimal, or None when it is not a number."""
         thousands = "," if self.decimal == "." else "."
-        kept = "".join(c for c in text if not c.isspace() and unicodedata.category(c) != "Sc")
+        kept = "".join(
+            c for c in _CURRENCY_LETTERS.sub("", text) if not c.isspace() and unicodedata.category(c) != "Sc"
+        )
         for apostrophe in _APOSTROPHES:
             kept = kept.replace(apostrophe, thousands)
         sign = ""
