@@ -127,12 +127,38 @@ def open_image(path: Path) -> BinaryIO:
         raise
 
 
+# Images found good, by what would change if the file did: an item's inputs and its
+# engine both check its image, and a suite may name one image many times.
+_GOOD: dict[tuple, None] = {}
+_GOOD_KEPT = 4096
+
+
 def check_image(path: Path) -> None:
     """Raise ImageError if the image is missing, not a regular file, beyond a limit,
     empty, or not what its extension says.
 
     Formats this check does not know are left to the engine to judge.
     """
+    try:
+        info = os.stat(path)
+    except OSError:
+        info = None  # open_image says what is wrong
+    key: tuple | None = None
+    if info is not None and stat.S_ISREG(info.st_mode):
+        active = limits.active()
+        file = (os.fspath(path), info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+        key = (*file, active.max_image_bytes, active.max_image_pixels)
+        if key in _GOOD:
+            use_pixel_limit()  # as open_image does, for whatever decodes it next
+            return
+    _check(path)
+    if key is not None:
+        if len(_GOOD) >= _GOOD_KEPT:
+            _GOOD.clear()
+        _GOOD[key] = None
+
+
+def _check(path: Path) -> None:
     with open_image(path) as file:
         try:
             head = file.read(16)

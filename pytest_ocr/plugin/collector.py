@@ -88,7 +88,7 @@ class Collector:
     def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport, sched: Any) -> None:
         if crashitem in self.expected:
             # An extra attribute, as pytest_runtest_makereport gives every report (TestReport declares none).
-            report.ocr = self._crashed(crashitem, str(report.longrepr or "the worker crashed")).to_dict()  # type: ignore[attr-defined]
+            report.ocr = self._crashed(crashitem, str(report.longrepr or "the worker crashed"))  # type: ignore[attr-defined]
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
@@ -115,8 +115,8 @@ class Collector:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         data = getattr(report, "ocr", None)
-        if data is not None:
-            result = CaseResult.from_dict(data)
+        if data is not None:  # a CaseResult from this process, plain data from a pytest-xdist worker
+            result = data if isinstance(data, CaseResult) else CaseResult.from_dict(data)
             self.results[result.key] = result
         for gate in getattr(report, "ocr_gates", None) or ():
             self._add_gate(Gate.from_dict(gate))

@@ -82,6 +82,7 @@ class Executor:
         self.is_worker = hasattr(config, "workerinput")
         self._tags: set[str] = set()
         self._next: dict[str, pytest.Item | None] = {}  # item id -> the item this process runs after it
+        self._files_ended: set[str] = set()  # case files whose gates and dataset went with a report
         self._order: dict[str, int] | None = None
 
     def tag_marker(self, tag: str) -> None:
@@ -220,6 +221,13 @@ class Executor:
                 return state.result
             return self.result(item, "error", error=error_message(error))  # scoring itself raised
         return None
+
+    def first_of_file(self, item: OcrItem) -> bool:
+        """Whether ``item`` is the first of its case file to end on this process."""
+        if item.file in self._files_ended:
+            return False
+        self._files_ended.add(item.file)
+        return True
 
     # -- what runs next on this process ------------------------------------------------
 
