@@ -80,6 +80,7 @@ class Executor:
         self.cache = output_cache(config)
         self.refresh = bool(config.getoption("ocr_refresh"))
         self.is_worker = hasattr(config, "workerinput")
+        self.junit = bool(getattr(config.option, "xmlpath", None))
         self._tags: set[str] = set()
         self._next: dict[str, pytest.Item | None] = {}  # item id -> the item this process runs after it
         self._files_ended: set[str] = set()  # case files whose gates and dataset went with a report
@@ -147,7 +148,8 @@ class Executor:
             fields_source=state.extracted.source,
             warnings=evaluation.warnings,
         )
-        item.user_properties += item_properties(state.result)  # JUnit XML
+        if self.junit:  # the properties cost every item time and memory; only JUnit XML reads them
+            item.user_properties += item_properties(state.result)
         if not verdict.passed:
             location = relative_paths(case.location, self.settings.project_dir)
             raise ThresholdFailure(state.result, verdict.what, location, case.normalization)
