@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 from collections.abc import Callable, Iterator
@@ -407,8 +408,23 @@ def _load_cases(path: Path, project: Scope, name: Callable[[Path], str]) -> tupl
 
 def _beside(path: Path, relative: str) -> Path:
     """A path relative to the (absolute, resolved) case file; normpath, not resolve():
-    a syscall per case adds up over thousands of cases."""
-    return Path(os.path.normpath(path.parent / relative))
+    a syscall per case adds up over thousands of cases (and so do Path operations)."""
+    return Path(os.path.normpath(os.path.join(os.path.dirname(path), relative)))
+
+
+_NORMALIZATIONS: dict[str, Normalization] = {}
+
+
+def _normalization(options: dict) -> Normalization:
+    """Cases mostly share their normalisation: built once per distinct spelling (it is frozen)."""
+    key = json.dumps(options, sort_keys=True, default=repr)
+    found = _NORMALIZATIONS.get(key)
+    if found is None:
+        found = Normalization.from_dict(options)
+        if len(_NORMALIZATIONS) >= 256:
+            _NORMALIZATIONS.clear()
+        _NORMALIZATIONS[key] = found
+    return found
 
 
 def _case(raw: dict, keypath: tuple, defaults: Defaults, document: Document) -> Case:
@@ -428,7 +444,7 @@ def _case(raw: dict, keypath: tuple, defaults: Defaults, document: Document) -> 
         expected_text_file=beside("text_file"),
         engines=merged.engine,
         thresholds=tuple(parse(m, e) for m, e in sorted((merged.thresholds or {}).items()) if e is not None),
-        normalization=Normalization.from_dict(merged.normalize),
+        normalization=_normalization(merged.normalize or {}),
         tags=merged.tags,
         cer_denominator=merged.cer_denominator,
         empty_reference_value=merged.empty_reference_value,
