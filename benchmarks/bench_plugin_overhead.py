@@ -19,7 +19,8 @@ What is measured (issue 15's targets)
     B. loading and validating one case file of 20,000 cases, in this process
        (``pytest_ocr.cases.loader.load_cases``). Target: <= 1 s.
     C. ``--collect-only`` of a Paddle label file of 200,000 lines (``--big``) or 20,000
-       against the plain test's collection of the same entries. Target: <= 1.2x.
+       against the plain test's collection of the same entries, each side in a directory
+       holding the images (pytest walks them on both sides). Target: <= 1.2x.
     D. ``-n 2`` against serial over the 20,000 cases, both with the JSON report. Target:
        not slower (<= 1.0x).
 
@@ -55,6 +56,9 @@ machine's speed varied by 1.5x between these two runs, see plain's times)
         B. loading one file of 20,000 cases: 2.83 s (2.3 s on a quiet machine)
         C. --collect-only, 20,000 label lines: 2.03x
         D. -n 2 over 20,000 cases: 1.25x serial
+
+    C above compared unequal trees: pytest walked the 20,000 images on pytest-ocr's side
+    only. With the images on both sides (as in a real project), ``--only C``: 0.93x.
 
     Where the rest goes (cProfile and pyinstrument of the 20,000-case run): per item, the
     metrics and their details (confusion tables), the result's construction and schema
@@ -291,12 +295,13 @@ def measure_collect(root: Path, n: int, reps: int) -> None:
     base = root / "collect"
     (base / "plain").mkdir(parents=True)
     (base / "ocr").mkdir()
-    images = base / "ocr" / "img"
-    images.mkdir()
     template = base / "template.png"
     template.write_bytes(minimal_png())
-    for i in range(n):  # an image may appear once in a label file
-        os.link(template, images / f"{i:06d}.png")
+    for side in ("plain", "ocr"):  # the same tree on both sides: pytest walks it either way
+        images = base / side / "img"
+        images.mkdir()
+        for i in range(n):  # an image may appear once in a label file
+            os.link(template, images / f"{i:06d}.png")
     rng = random.Random(7)
     lines = [f"img/{i:06d}.png\t{make_text(rng)[:40]}\n" for i in range(n)]
     for side in ("plain", "ocr"):
