@@ -492,40 +492,29 @@ def main() -> None:
     ]
     if dinglehopper_cer is not None:
         subset = pairs[::DINGLEHOPPER_STRIDE]
-        comparisons.append(
-            Comparison(
-                f"3. grapheme cer vs dinglehopper character_error_rate ({len(subset)} pages, both sides)",
-                ("dinglehopper character_error_rate(ref, hyp)", looped(dinglehopper_cer, subset)),
-                [
-                    (
-                        "metrics.cer(ref, hyp, normalize=GRAPHEMES)",
-                        looped(lambda r, h: metrics.cer(r, h, GRAPHEMES), subset),
-                    ),
-                    (
-                        '  same, profile("ocrd")',
-                        looped(lambda r, h: metrics.cer(r, h, ocrd), subset),
-                    ),
-                ],
-                target=5.0,
-                higher_is_better=True,
-                n_pairs=len(subset),
+
+        def ours(pages, normalization):
+            return looped(lambda r, h: metrics.cer(r, h, normalization), pages)
+
+        graphemes = ("metrics.cer(ref, hyp, normalize=GRAPHEMES)", GRAPHEMES)
+        for title, pages, variants in (
+            (
+                "3. grapheme cer vs dinglehopper character_error_rate",
+                subset,
+                [graphemes, ('  same, profile("ocrd")', ocrd)],
+            ),
+            ("3b. the same on Devanagari pages", indic, [graphemes]),
+        ):
+            comparisons.append(
+                Comparison(
+                    f"{title} ({len(pages)} pages, both sides)",
+                    ("dinglehopper character_error_rate(ref, hyp)", looped(dinglehopper_cer, pages)),
+                    [(label, ours(pages, normalization)) for label, normalization in variants],
+                    target=5.0,
+                    higher_is_better=True,
+                    n_pairs=len(pages),
+                )
             )
-        )
-        comparisons.append(
-            Comparison(
-                f"3b. the same on Devanagari pages ({len(indic)} pages, both sides)",
-                ("dinglehopper character_error_rate(ref, hyp)", looped(dinglehopper_cer, indic)),
-                [
-                    (
-                        "metrics.cer(ref, hyp, normalize=GRAPHEMES)",
-                        looped(lambda r, h: metrics.cer(r, h, GRAPHEMES), indic),
-                    ),
-                ],
-                target=5.0,
-                higher_is_better=True,
-                n_pairs=len(indic),
-            )
-        )
     comparisons.append(
         Comparison(
             "4. default metric set vs Levenshtein.editops",

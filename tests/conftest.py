@@ -46,6 +46,18 @@ defaults:
 INI = "[pytest]\npythonpath = .\nocr_config = ocr-config.yaml\n"
 
 
+def levenshtein(a, b) -> int:
+    """Levenshtein distance by the textbook single-row dynamic programme (the one of
+    cer-review-tibetan.md §2.1): an oracle independent of rapidfuzz."""
+    previous = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        current = [i]
+        for j, y in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y)))
+        previous = current
+    return previous[-1]
+
+
 @pytest.fixture(autouse=True)
 def _no_terminal_width(monkeypatch: pytest.MonkeyPatch) -> None:
     """Sessions run by tests have no terminal width unless a test gives one (pytest-xdist

@@ -31,7 +31,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rapidfuzz.distance import Levenshtein
 
-from pytest_ocr.metrics import cer
+from pytest_ocr.metrics import RAW, cer, score
 from pytest_ocr.metrics.fca import (
     COEFFICIENT_GRID,
     COEFFICIENTS,
@@ -119,19 +119,23 @@ def test_paper_figure_4(name):
 # whitespace as an error, so one space is an insertion and the other turns a
 # deletion into a substitution (4, 6, 6).
 FIGURE_3_GT = '"I have\nno special\ntalent.\nI am only\npassionately\ncurious."\nAlbert\nEinstein'
-FIGURE_3 = {
-    "I": ('1 hav\nnospecial\ntalents.\nI am one\npassionate\ncuriousity."\nAlberto\nEmstein', 3 + 5 + 7),
-    "II": ('1 hav\nnospecial\ntalents. Alberto\nI am one Emstein\npassionate\ncuriousity."', 4 + 6 + 6),
-    "III": ('Alberto\nEmstein\n1 hav\nnospecial\ntalents.\nI am one\npassionate\ncuriousity."', 3 + 5 + 7),
+FIGURE_3 = {  # OCR text, (substitutions, insertions, deletions) as [DH] counts them
+    "I": ('1 hav\nnospecial\ntalents.\nI am one\npassionate\ncuriousity."\nAlberto\nEmstein', (3, 5, 7)),
+    "II": ('1 hav\nnospecial\ntalents. Alberto\nI am one Emstein\npassionate\ncuriousity."', (4, 6, 6)),
+    "III": ('Alberto\nEmstein\n1 hav\nnospecial\ntalents.\nI am one\npassionate\ncuriousity."', (3, 5, 7)),
 }
 
 
 @pytest.mark.parametrize("config", FIGURE_3)
 def test_paper_figure_3(config):
-    ocr, errors = FIGURE_3[config]
+    ocr, edits = FIGURE_3[config]
+    errors = sum(edits)
     result = fca(FIGURE_3_GT, ocr)
     assert result.reference_length == 68
     assert result.errors == errors
+    assert (result.substitutions, result.insertions, result.deletions) == edits
+    details = score(FIGURE_3_GT, ocr, ["fca"], normalize=RAW)["fca"].details
+    assert (details["substitutions"], details["insertions"], details["deletions"]) == edits
     assert result.accuracy == pytest.approx(1 - errors / 68)
     if config != "II":
         assert result.accuracy == pytest.approx(0.779, abs=0.0005)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import regex
+from conftest import levenshtein
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from uniseg.graphemecluster import grapheme_clusters as uniseg_clusters
@@ -124,16 +125,6 @@ ANY = st.text(st.characters(codec="utf-8"), max_size=30)
 @given(st.one_of(OCR_LIKE, ANY))
 def test_the_same_clusters_as_uniseg(text):
     assert UNITS(text) == list(uniseg_clusters(text))
-
-
-def levenshtein(a: list, b: list) -> int:
-    previous = list(range(len(b) + 1))
-    for i, x in enumerate(a, 1):
-        current = [i]
-        for j, y in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y)))
-        previous = current
-    return previous[-1]
 
 
 @settings(max_examples=300, deadline=None)

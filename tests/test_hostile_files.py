@@ -13,11 +13,15 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 import yaml._yaml as yaml_c  # type: ignore[import-not-found]
 from conftest import DATA, Bounded, run_bounded
+
+from pytest_ocr import limits
+from pytest_ocr.cases import document
 
 TIMEOUT = 60  # seconds; the sessions must end in well under half of it
 MEMORY_MB = 600
@@ -553,3 +557,29 @@ def test_conflicting_declarations_and_unreadable_ground_truth_stay_located(tmp_p
         **errored("latin1", "dir"),
     }
     check(root, run(root), lines, outcomes)
+
+
+def test_nesting_beyond_what_libyaml_reads_says_so(tmp_path: Path) -> None:
+    # With --ocr-max-nesting raised beyond libyaml's own limit (1000, PyYAML 6.0.4 on), it is
+    # libyaml's limit that refuses a deeper document: the message names that one, not ours.
+    theirs = getattr(yaml_c, "_get_max_nest_level", lambda: None)()  # None before PyYAML 6.0.4
+    raised = 1500
+    beyond = (
+        f"mappings and lists nested more than {theirs} levels deep, the most libyaml reads"
+        if theirs is not None and theirs < raised
+        else f"mappings and lists nested more than {raised} levels deep; the limit is {raised} (--ocr-max-nesting)"
+    )
+    path = write(tmp_path / "deep.ocr.yaml", "image: a.png\nexpected: {fields: {a: " + "[" * 5000 + "]" * 5000 + "}}\n")
+    previous = limits.active()
+    try:
+        for ours, expected in (
+            (raised, beyond),
+            (100, "mappings and lists nested more than 100 levels deep; the limit is 100 (--ocr-max-nesting)"),
+        ):
+            limits.use(replace(previous, max_nesting=ours))
+            with pytest.raises(document.DocumentError) as caught:
+                document.load(path)
+            [problem] = caught.value.problems
+            assert (problem.line, problem.message) == (2, expected)
+    finally:
+        limits.use(previous)

@@ -60,3 +60,16 @@ def test_a_jpeg_claiming_a_huge_frame_is_refused_before_decoding(tmp_path):
     path.write_bytes(b"\xff\xd8" + frame + b"\xff\xd9")
     with pytest.raises(images.ImageError, match=r"65000 × 65000 = 4,225,000,000 pixels when decoded \(JPEG\)"):
         images.check_image(path)
+
+
+def test_an_image_checked_once_is_checked_again_when_it_changes(tmp_path):
+    # check_image remembers good images by path, inode, size and modification time
+    path = tmp_path / "page.png"
+    path.write_bytes(encoded("PNG", (10, 10)))
+    images.check_image(path)
+    images.check_image(path)  # remembered
+    header = bytearray(encoded("PNG", (10, 10)))
+    header[16:24] = (60000).to_bytes(4, "big") * 2  # the same file, now claiming 60,000 x 60,000 pixels
+    path.write_bytes(bytes(header) + b"\x00")  # one byte more: a change the stat shows
+    with pytest.raises(images.ImageError, match="60000 × 60000"):
+        images.check_image(path)

@@ -35,6 +35,7 @@ import jiwer
 import pytest
 import regex
 import tiktoken
+from conftest import levenshtein
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rapidfuzz.distance import LCSseq, Levenshtein
@@ -107,17 +108,6 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def dp_distance(a, b) -> int:
-    """Levenshtein distance by the textbook dynamic programme (independent of rapidfuzz)."""
-    previous = list(range(len(b) + 1))
-    for i, x in enumerate(a, 1):
-        current = [i]
-        for j, y in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y)))
-        previous = current
-    return previous[-1]
-
-
 def replay(reference, hypothesis, limit, window=alignment.WINDOW):
     """Apply the opcodes of the (possibly windowed) alignment to the reference: a valid
     alignment rebuilds the hypothesis exactly. Returns the number of edits."""
@@ -164,7 +154,7 @@ def approximate(result: metrics.MetricResult, key: str = "alignment") -> bool:
     st.sampled_from([0, 5, 30]),
 )
 def test_windowed_alignment_is_a_valid_alignment_bounded_by_the_exact_distance(reference, hypothesis, limit):
-    exact = dp_distance(reference, hypothesis)
+    exact = levenshtein(reference, hypothesis)
     result = alignment.align(reference, hypothesis, limit, keep=True, window=16)
     if max(len(reference), len(hypothesis)) <= limit:
         assert result.approximate is None and result.errors == exact
@@ -185,7 +175,7 @@ def test_word_sequences_take_the_same_path(words, seed):
     random.Random(seed).shuffle(other)
     other = other[: len(other) * 2 // 3] + ["zz"] * 3
     result = alignment.align(words, other, 4, window=16)
-    exact = dp_distance(words, other)
+    exact = levenshtein(words, other)
     assert (result.lower_bound or 0) <= exact <= result.errors
 
 
@@ -546,7 +536,7 @@ def test_fuzzy_field_matching_stops_early_on_a_huge_value():
 def test_fuzzy_matching_agrees_with_the_exact_rate(expected, extracted, max_cer):
     fuzzy = fields.Fuzzy(max_cer=max_cer)
     a, b = (" ".join(s.split()).casefold() for s in (expected, extracted))
-    rate = (dp_distance(a, b) / len(a)) if a else (0 if a == b else 1)
+    rate = (levenshtein(a, b) / len(a)) if a else (0 if a == b else 1)
     assert fuzzy(expected, extracted) == (rate <= max_cer)
 
 

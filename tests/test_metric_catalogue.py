@@ -22,6 +22,7 @@ from collections import Counter
 
 import jiwer
 import pytest
+from conftest import levenshtein
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from uniseg.graphemecluster import grapheme_clusters as uniseg_clusters
@@ -260,16 +261,6 @@ CLUSTERS = [
     "\u1100\u1161\u11a8", "각",  # Hangul jamo (NFC composes them) and the precomposed syllable
 ]  # fmt: skip
 cluster_texts = st.lists(st.sampled_from(CLUSTERS), max_size=10).map("".join)
-
-
-def levenshtein(a: list, b: list) -> int:
-    previous = list(range(len(b) + 1))
-    for i, x in enumerate(a, 1):
-        current = [i]
-        for j, y in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y)))
-        previous = current
-    return previous[-1]
 
 
 def default_form(text: str) -> str:

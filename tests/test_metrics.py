@@ -18,6 +18,7 @@ from __future__ import annotations
 import random
 import string
 import unicodedata
+from collections import Counter
 
 import jiwer
 import pytest
@@ -526,3 +527,25 @@ def test_metric_direction(name, better):
     assert info.better == better
     worse, best = (0.5, 0.0) if better == "lower" else (0.0, 1.0)
     assert info.improved(worse, best) and not info.improved(best, worse) and not info.improved(best, best)
+
+
+# -- the library's vocabulary (issue 14, point 5) -------------------------------------
+
+
+def test_confusions_of_two_strings_count_in_the_normalisations_unit():
+    assert metrics.confusions("INVOICE", "INV0ICE") == Counter({("O", "0"): 1})
+    assert metrics.confusions("n\u0303 x", "ñ  x") == Counter()  # NFC and whitespace, as cer counts them
+    assert metrics.confusions("n\u0303", "ñ", metrics.RAW) == Counter({("n", "ñ"): 1, ("\u0303", "<DELETE>"): 1})
+    # in grapheme clusters: "ñ" and "m̃" are one cluster each, one substitution
+    assert metrics.confusions("Schlyñ", "Schlym\u0303", metrics.profile("ocrd")) == Counter({("ñ", "m\u0303"): 1})
+    assert metrics.confusions(["total", "9.00"], ["total", "9.0O"]) == Counter({("9.00", "9.0O"): 1})  # units given
+
+
+def test_score_takes_normalize_like_every_function_and_the_old_keyword_warns():
+    ocrd = metrics.profile("ocrd")
+    expected = metrics.cer("Schlyñ", "Schlym\u0303", normalize=ocrd)
+    assert metrics.score("Schlyñ", "Schlym\u0303", ["cer"], normalize=ocrd)["cer"].value == expected == 1 / 6
+    with pytest.warns(DeprecationWarning, match=r"score\(normalization=\.\.\.\) is now score\(normalize=\.\.\.\)"):
+        old = metrics.score("Schlyñ", "Schlym\u0303", ["cer"], normalization=ocrd)
+    assert old["cer"].value == expected
+    assert list(metrics.score("a", "b", "cer")) == ["cer"]  # one name as a string is one metric

@@ -119,10 +119,13 @@ def summary(output: str, root: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
-def test_report_and_summary_are_unchanged(tmp_path):
+# Under pytest-xdist too: results, gates and the dataset's accounting travel between
+# processes there (a file's gates and dataset once per worker), and must come out the same.
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_report_and_summary_are_unchanged(tmp_path, workers):
     make(tmp_path)
     session = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--ocr-report", "report.json", "-rN"],
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--ocr-report", "report.json", "-rN", *workers],
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -130,10 +133,14 @@ def test_report_and_summary_are_unchanged(tmp_path):
         timeout=300,
     )
     assert session.returncode == 1, session.stdout[-3000:]
-    report = json.dumps(scrubbed(json.loads((tmp_path / "report.json").read_text())), indent=1, sort_keys=True)
+    document = json.loads((tmp_path / "report.json").read_text())
+    assert document["run"].pop("workers") == (2 if workers else 0)
+    for machine in ("python", "pytest", "platform"):  # the versions this machine has, not outputs
+        del document["run"][machine]
+    report = json.dumps(scrubbed(document), indent=1, sort_keys=True)
     report = report.replace(str(tmp_path), "<root>") + "\n"
     shown = summary(session.stdout, tmp_path)
-    if os.environ.get("PYTEST_OCR_WRITE_EXPECTED"):
+    if os.environ.get("PYTEST_OCR_WRITE_EXPECTED") and not workers:
         EXPECTED.mkdir(parents=True, exist_ok=True)
         (EXPECTED / "report.json").write_text(report, encoding="utf-8")
         (EXPECTED / "summary.txt").write_text(shown, encoding="utf-8")

@@ -667,3 +667,34 @@ def test_unknown_metric_in_metrics_list_is_located(suite):
     out = result.stdout.str()
     assert "s.ocr.yaml:3: metrics[1]: unknown metric 'token_f'; did you mean 'token_f1'?" in out
     assert 's.ocr.yaml:4: normalize: expected one of default, none, ocrd, tibetan, historic; got "ocrdd"' in out
+
+
+def test_reports_serialise_on_the_controller_too(suite):
+    # A plugin such as pytest-reportlog serialises every report on the controller, where an
+    # item's result arrived from a worker as plain data: it must serialise as it is.
+    _three_cases(suite)
+    suite.pytester.makeconftest(
+        """
+import json
+
+CONFIG = []
+
+def pytest_configure(config):
+    CONFIG.append(config)
+
+def pytest_runtest_logreport(report):
+    config = CONFIG[0]
+    data = config.hook.pytest_report_to_serializable(config=config, report=report)
+    with open("reports.jsonl", "a", encoding="utf-8") as log:
+        log.write(json.dumps(data, default=repr) + "\\n")  # as pytest-reportlog: what is not JSON as text
+"""
+    )
+    for args in ([], ["-n", "2"]):
+        (suite.pytester.path / "reports.jsonl").unlink(missing_ok=True)
+        result = suite.pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
+        result.assert_outcomes(passed=3)
+        lines = (suite.pytester.path / "reports.jsonl").read_text(encoding="utf-8").splitlines()
+        results = [json.loads(line)["ocr"] for line in lines if "ocr" in json.loads(line)]
+        # (under pytest-xdist the workers, loading the same conftest, serialise theirs as well)
+        assert {r["case"] for r in results} == {"alpha", "bravo", "charlie"}, args
+        assert all(r["outcome"] == "passed" for r in results), args

@@ -25,6 +25,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from conftest import levenshtein
 
 from pytest_ocr import metrics
 from pytest_ocr.cases.datasets import load as load_dataset
@@ -892,17 +893,6 @@ def test_spec_1_4_token_precision_recall_f1(name):
     assert ours != pytest.approx(0.857, abs=0.0005)
 
 
-def textbook_levenshtein(a: str, b: str) -> int:
-    """The single-row DP of cer-review-tibetan.md §2.1, for checking hand counts."""
-    previous = list(range(len(b) + 1))
-    for i, x in enumerate(a, 1):
-        current = [i]
-        for j, y in enumerate(b, 1):
-            current.append(min(current[j - 1] + 1, previous[j] + 1, previous[j - 1] + (x != y)))
-        previous = current
-    return previous[-1]
-
-
 SPEC_1_5_GT = "INVOICE #12345 TOTAL: $150.00"
 SPEC_1_5_PRED = "INV0ICE #I2345 T0TAL: $15O.OO"
 
@@ -917,7 +907,7 @@ def test_spec_1_5_confusion_matrix():
     # so O->0 x2, 0->O x3, 1->I x1: 6 substitutions, rate 6/29 = 20.69 %. (That 6 is also the
     # minimum, i.e. no alignment with insertions and deletions is cheaper, is checked with the
     # textbook DP written below, not with our code.)
-    assert textbook_levenshtein(SPEC_1_5_GT, SPEC_1_5_PRED) == 6
+    assert levenshtein(SPEC_1_5_GT, SPEC_1_5_PRED) == 6
     r = result("cer", SPEC_1_5_GT, SPEC_1_5_PRED)
     assert r.details["confusions"] == [["0", "O", 3], ["O", "0", 2], ["1", "I", 1]]
     assert r.counts == {"errors": 6, "denominator": 29}

@@ -33,12 +33,6 @@ from . import graphemes
 UNICODE_FORMS = ("NFC", "NFD", "NFKC", "NFKD", "none")
 UnicodeForm = Literal["NFC", "NFD", "NFKC", "NFKD", "none"]
 UNITS = ("codepoint", "grapheme")
-# collapse: runs (line breaks included) to one space, ends stripped; trim: the text's ends
-# stripped (jiwer's CER); trim_lines: each line's ends stripped (dinglehopper reading a file);
-# isri: runs within a line to one space, line ends stripped, empty lines dropped, line
-# breaks kept (ocreval's accuracy program, ISRI's tools)
-WHITESPACE = ("collapse", "trim", "trim_lines", "isri", "keep")
-WHITESPACE_STEPS = {"collapse": "collapse_whitespace", "trim": "trim", "trim_lines": "trim_lines", "isri": "isri"}
 
 # Rules of the profiles: (pattern, replacement), applied in order after the Unicode form.
 _TSHEG, _SHAD = "\u0f0b", "\u0f0d"
@@ -203,8 +197,9 @@ class Normalization:
             steps.append("casefold")
         if self.remove_punctuation:
             steps.append("remove_punctuation")
-        if self.whitespace in WHITESPACE_STEPS:
-            steps.append(WHITESPACE_STEPS[self.whitespace])
+        done = WHITESPACE[self.whitespace]
+        if done is not None:
+            steps.append(done[0])
         return steps
 
     def __call__(self, text: str) -> str:
@@ -223,14 +218,9 @@ class Normalization:
                 text = unicodedata.normalize(form, text)
         if self.remove_punctuation:
             text = text.translate(_punctuation_table())
-        if self.whitespace == "collapse":
-            text = collapse_whitespace(text)
-        elif self.whitespace == "trim":
-            text = text.strip()
-        elif self.whitespace == "trim_lines":
-            text = trim_lines(text)
-        elif self.whitespace == "isri":
-            text = isri_spacing(text)
+        done = WHITESPACE[self.whitespace]
+        if done is not None:
+            text = done[1](text)
         return text
 
     def units(self, text: str) -> str | list[str]:
@@ -295,6 +285,20 @@ def isri_spacing(text: str) -> str:
     lines = [" ".join(word for word in line.split(" ") if word) for line in text.translate(_isri_blanks()).split("\n")]
     return "".join(line + "\n" for line in lines[:-1] if line) + lines[-1]
 
+
+# The whitespace options: the step a report records and what it does (None: nothing).
+# collapse: runs (line breaks included) to one space, ends stripped; trim: the text's ends
+# stripped (jiwer's CER); trim_lines: each line's ends stripped (dinglehopper reading a file);
+# isri: runs within a line to one space, line ends stripped, empty lines dropped, line
+# breaks kept (ocreval's accuracy program, ISRI's tools)
+WHITESPACE: dict[str, tuple[str, Callable[[str], str]] | None] = {
+    "collapse": ("collapse_whitespace", collapse_whitespace),
+    "trim": ("trim", str.strip),
+    "trim_lines": ("trim_lines", trim_lines),
+    "isri": ("isri", isri_spacing),
+    "keep": None,
+}
+WHITESPACE_STEPS = {mode: done[0] for mode, done in WHITESPACE.items() if done is not None}
 
 DEFAULT = Normalization()
 RAW = Normalization.from_dict("none")

@@ -12,6 +12,7 @@ import pytest
 from .. import limits
 from ..errors import OcrError
 from ..report.visible import visible
+from ..run.result import CaseResult
 from . import hookspecs
 from .collector import CARRIED, Collector
 from .executor import EXECUTOR, Executor
@@ -89,7 +90,8 @@ def pytest_report_to_serializable(report: Any) -> Any:
         for key in CARRIED:
             value = getattr(report, key, None)
             if value is not None:
-                data[key] = value.to_dict() if key == "ocr" else value
+                # a result made here is an object; one from a pytest-xdist worker is plain data already
+                data[key] = value.to_dict() if isinstance(value, CaseResult) else value
     return data
 
 
