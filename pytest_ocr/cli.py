@@ -15,12 +15,21 @@ serves an engine as an HTTP OCR worker (see pytest_ocr/serve.py).
     pytest-ocr compare BASE.json HEAD.json [--fail-on RULE ...] [--markdown | --json]
 
 compares two JSON reports and exits 1 when a rule is violated (see pytest_ocr/run/compare.py).
+
+    pytest-ocr merge SHARD.json... [-o RUN.json] [--html PATH] [--results-dir DIR]
+                     [--baseline PATH [--baseline-write VERB] [--baseline-min-match SHARE]]
+                     [--summary table|json|none]
+
+joins the reports of a suite's shards (--ocr-shard K/N) into the report of the whole run,
+judges its aggregate gates and baseline, writes the outputs asked for and GitHub's step
+summary, and exits as pytest would have on the whole run (see pytest_ocr/run/merge.py).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,6 +47,7 @@ from .metrics import (
     Normalization,
     score,
 )
+from .report.columns import terminal_columns
 from .report.visible import visible
 from .storable import json_safe
 
@@ -286,6 +296,75 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 1 if comparison.failed else 0
 
 
+MERGE_USAGE_ERROR = 4  # pytest's exit status for input it cannot use
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    from .files import OutputPathError, check_output_directory, check_output_file
+    from .report import github, terminal
+    from .report.outputs import Outputs, write_all
+    from .run import baseline as run_baseline
+    from .run.identity import project_dir
+    from .run.merge import MergeError, merge
+    from .run.record import build, judge
+    from .run.stored import ReportError, load_report
+
+    try:
+        if args.baseline_write and not args.baseline:
+            raise CliError("--baseline-write needs --baseline PATH: the file to write")
+        if not 0 <= args.baseline_min_match <= 1:
+            raise CliError(f"--baseline-min-match: expected a share from 0 to 1, not {args.baseline_min_match}")
+        for path, option in ((args.output, "--output"), (args.html, "--html")):
+            if path:
+                check_output_file(Path(path), option)
+        if args.results_dir:
+            check_output_directory(Path(args.results_dir), "--results-dir")
+        merged = merge([(path, load_report(path)) for path in args.shards])
+        baseline = None
+        if args.baseline:
+            stored = run_baseline.Baseline.load(Path(args.baseline), missing_ok=bool(args.baseline_write))
+            baseline = run_baseline.view(stored, merged.results, args.baseline_write, args.baseline_min_match)
+    except (CliError, OutputPathError, ReportError, MergeError) as exc:
+        print(f"pytest-ocr merge: {exc}", file=sys.stderr)
+        return MERGE_USAGE_ERROR
+    gates = judge(merged.gates, merged.results, merged.datasets, baseline)
+    record = build(merged.results, merged.run, gates, baseline, merged.datasets)
+    project = project_dir(None, Path.cwd())
+    outputs = Outputs(
+        Path(args.output) if args.output else None,
+        Path(args.html) if args.html else None,
+        Path(args.results_dir) if args.results_dir else None,
+        Path(args.baseline) if args.baseline else None,
+        args.baseline_write,
+    )
+    notes = write_all(record, outputs, project)
+    if os.environ.get("GITHUB_ACTIONS") == "true":  # workflow commands, escaped (github.py)
+        for line in github.annotations(record, project, os.environ.get("GITHUB_WORKSPACE")):
+            print(line)
+    first = merged.shards[0]
+    missing = f"; missing: {', '.join(f'shard {k}/{first.total}' for k in merged.missing)}" if merged.missing else ""
+    lines = [
+        f"pytest-ocr merge: {len(merged.shards)} of {first.total} shards, "
+        f"{len(record.results)} of {first.suite_items} OCR items{missing}"
+    ]
+    if args.summary != "none":
+        lines += terminal.summary(record, 0, args.summary, terminal_columns())
+    lines += notes
+    print("\n".join(visible(line) for line in lines))
+    counts = record.counts()
+    failed = counts["failed"] + counts["error"] + counts["invalid"] + len(record.failed_gates)
+    if record.run.status != "complete":
+        return 2  # pytest's "interrupted": not every item of the suite ran
+    return 1 if failed else 0
+
+
+def _baseline_verbs() -> tuple[str, ...]:
+    """The verbs of --ocr-baseline-write, imported only when the parser is built."""
+    from .run.baseline import VERBS
+
+    return tuple(VERBS)
+
+
 def parser() -> argparse.ArgumentParser:
     main = argparse.ArgumentParser(prog="pytest-ocr", description="OCR evaluation tools of pytest-ocr")
     main.add_argument("--version", action="version", version=f"pytest-ocr {__version__}")
@@ -395,6 +474,41 @@ def parser() -> argparse.ArgumentParser:
     output.add_argument("--markdown", action="store_true", help="print Markdown for a PR comment or job summary")
     output.add_argument("--json", action="store_true", help="print the comparison as JSON")
     c.set_defaults(run=cmd_compare)
+
+    m = commands.add_parser(
+        "merge",
+        help="join the JSON reports of a suite's shards (--ocr-shard K/N) into one run, judged as a whole",
+        description="Exit status, as pytest's on the whole run: 0 every item and gate passed, 1 an item or a "
+        "gate failed, 2 the merged run is incomplete (a shard missing or stopped early), 4 reports that cannot "
+        "be merged (not shard reports, shards of different suites, splits, pytest-ocr versions or engines).",
+    )
+    m.add_argument("shards", nargs="+", metavar="SHARD", help="a shard's JSON report (--ocr-shard K/N --ocr-report)")
+    m.add_argument("-o", "--output", metavar="PATH", help="write the merged run's JSON report to PATH")
+    m.add_argument("--html", metavar="PATH", help="write the merged run's HTML report to PATH")
+    m.add_argument("--results-dir", metavar="DIR", help="write the merged run as DIR/{run_id}/...")
+    m.add_argument(
+        "--baseline",
+        metavar="PATH",
+        help="judge the merged run against this stored report (the baseline's match check and comparison; "
+        "give the shards the same --ocr-baseline for their items' regression checks)",
+    )
+    m.add_argument(
+        "--baseline-write",
+        choices=_baseline_verbs(),
+        metavar="|".join(_baseline_verbs()),
+        help="write the --baseline file from the merged run, as --ocr-baseline-write does",
+    )
+    m.add_argument(
+        "--baseline-min-match",
+        type=float,
+        default=0.5,
+        metavar="SHARE",
+        help="warn when fewer than this share of the items find their record in the baseline (default 0.5)",
+    )
+    m.add_argument(
+        "--summary", choices=("table", "json", "none"), default="table", help="the OCR summary printed (default table)"
+    )
+    m.set_defaults(run=cmd_merge)
     return main
 
 

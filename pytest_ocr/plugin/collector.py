@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -21,20 +21,18 @@ import pytest
 
 from ..cases.gates import Gate
 from ..cases.model import DatasetInfo
-from ..files import write_atomic
-from ..report import github, json_report, terminal
-from ..report.baseline_file import write as write_baseline
+from ..report import github, terminal
 from ..report.junit import gate_properties
+from ..report.outputs import Outputs, write_all
 from ..report.reasons import gate_text
 from ..report.visible import visible
 from ..run import baseline as run_baseline
-from ..run.aggregate import dataset_summaries
-from ..run.gates import GateResult, dataset_checks
-from ..run.gates import evaluate as evaluate_gates
+from ..run.gates import GateResult
 from ..run.identity import item_key, relative, relative_paths, split_name
-from ..run.record import RunInfo, RunRecord, build
+from ..run.record import RunInfo, RunRecord, build, judge, ordered_gates
 from ..run.result import INVALID_FILE_ITEM, CaseResult, make_result
-from .executor import EXECUTOR
+from ..run.shard import ShardInfo
+from .executor import EXECUTOR, SHARD_OUTPUT
 from .items import InvalidCaseFile, OcrItem, is_case_file
 from .options import Settings
 
@@ -58,6 +56,7 @@ class Collector:
         self.baseline_view: run_baseline.BaselineView | None = None  # judged with the gates, if they were
         self.interruption: str | None = None
         self.worker_errors: list[str] = []
+        self.shard: ShardInfo | None = None  # with --ocr-shard: from this process's executor, or a worker's
         self.record: RunRecord | None = None
         self.notes: list[str] = []  # what was written where, and what could not be
 
@@ -92,6 +91,9 @@ class Collector:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        shard = getattr(node, "workeroutput", {}).get(SHARD_OUTPUT)
+        if shard is not None and self.shard is None:
+            self.shard = ShardInfo.from_dict(shard)
         if error:
             self.worker_errors.append(f"{getattr(node.gateway, 'id', 'worker')}: {str(error).strip()[:200]}")
 
@@ -138,13 +140,10 @@ class Collector:
         outcome = yield
         if session.config.option.collectonly:
             return outcome
-        results = list(self.results.values())
-        self.gate_results = evaluate_gates(self.gates.values(), results) if self.gates else []
-        self.gate_results += dataset_checks(dataset_summaries(self.datasets.values(), results))
         self.baseline_view = baseline = self._baseline_view()
-        check = run_baseline.match_check(baseline) if baseline is not None else None
-        if check is not None:
-            self.gate_results.append(check)
+        if self.settings.shard is not None:
+            return outcome  # a shard holds part of the run: pytest-ocr merge judges the whole
+        self.gate_results = judge(self.gates.values(), list(self.results.values()), self.datasets.values(), baseline)
         session.testscollected += len(self.gate_results)  # they are tests: progress counts them
         hook = self.config.hook
         for result in self.gate_results:
@@ -183,45 +182,30 @@ class Collector:
         workers = int(getattr(self.config.option, "numprocesses", 0) or 0)
         run = RunInfo.of(self.started, time.time(), workers, not_run, interruption)
         baseline = self.baseline_view if self.baseline_view is not None else self._baseline_view()
-        self.record = record = build(self.results.values(), run, self.gate_results, baseline, self.datasets.values())
+        self.record = record = build(
+            self.results.values(), run, self.gate_results, baseline, self.datasets.values(), self._shard()
+        )
         settings = self.settings
-        if settings.report:
-            self._write(
-                "OCR report",
-                settings.report,
-                lambda path: write_atomic(path, json_report.dumps(json_report.document(record))),
-            )
-        if settings.html and record.results:
-            from ..report import html  # only when asked: it loads Pillow for the thumbnails
+        outputs = Outputs(
+            settings.report,
+            settings.html,
+            settings.results_dir,
+            settings.baseline.path if settings.baseline is not None else None,
+            settings.baseline_verb,
+        )
+        self.notes += write_all(record, outputs, settings.project_dir)
 
-            self._write(
-                "OCR HTML report",
-                settings.html,
-                lambda path: write_atomic(path, html.render(record, settings.project_dir)),
-            )
-        if settings.results_dir and record.results:
-            from ..report import results_dir
-
-            self._write("OCR results", settings.results_dir, lambda path: results_dir.write(path, record))
-        if settings.baseline is not None and settings.baseline_verb:
-            verb = settings.baseline_verb
-            self._write(f"OCR baseline {verb}", settings.baseline.path, lambda path: write_baseline(path, record, verb))
-        summary = os.environ.get("GITHUB_STEP_SUMMARY")
-        if os.environ.get("GITHUB_ACTIONS") == "true" and summary and (record.results or record.gates):
-            self._write(
-                "GitHub step summary",
-                Path(summary),
-                lambda path: github.append_step_summary(path, record, self.settings.project_dir),
-            )
-
-    def _write(self, what: str, path: Path, write: Callable[[Path], object]) -> None:
-        """One output; a failure costs that output alone, and is said at the end."""
-        try:
-            said = write(path)
-        except Exception as exc:  # noqa: BLE001 - any failure of one writer must not lose the others
-            self.notes.append(f"ERROR: {what} could not be written to {path}: {type(exc).__name__}: {exc}")
-            return
-        self.notes.append(f"{what}: {said if isinstance(said, str) else path}")
+    def _shard(self) -> ShardInfo | None:
+        """What this shard's report records for the merge: the split, and the gates and
+        datasets its items declared."""
+        if self.settings.shard is None:
+            return None
+        executor = self.config.stash.get(EXECUTOR, None)
+        shard = self.shard or (executor.shard if executor is not None else None)
+        if shard is None:  # no worker lived to tell: the merge refuses a shard of an unknown suite
+            shard = ShardInfo(self.settings.shard.index, self.settings.shard.total, "unknown", "unknown", 0, 0)
+        gates = ordered_gates(self.gates.values())
+        return replace(shard, gates=gates, datasets=sorted(self.datasets.values(), key=lambda d: d.file))
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         record = self.record

@@ -27,6 +27,7 @@ from ..errors import OcrError
 from ..report.junit import item_properties
 from ..run.identity import relative, relative_paths
 from ..run.result import INVALID_FILE_ITEM, CaseResult, make_result
+from ..run.shard import ShardInfo, assign
 from ..scoring.extract import Extracted
 from ..scoring.score import evaluate, extract
 from ..scoring.tolerance import tolerances_for
@@ -69,6 +70,7 @@ def error_message(error: BaseException | None) -> str:
 
 
 EXECUTOR: pytest.StashKey[Executor] = pytest.StashKey()  # on every process, set in plugin/__init__.py
+SHARD_OUTPUT = "ocr_shard"  # what a pytest-xdist worker tells the controller of its shard
 
 
 class Executor:
@@ -85,12 +87,37 @@ class Executor:
         self._next: dict[str, pytest.Item | None] = {}  # item id -> the item this process runs after it
         self._files_ended: set[str] = set()  # case files whose gates and dataset went with a report
         self._order: dict[str, int] | None = None
+        self.shard: ShardInfo | None = None  # with --ocr-shard, once collected
 
     def tag_marker(self, tag: str) -> None:
         """Register a case tag as a marker once, so --strict-markers accepts it."""
         if tag not in self._tags:
             self._tags.add(tag)
             self.config.addinivalue_line("markers", f"{tag}: OCR case tag (pytest-ocr)")
+
+    # -- this process's share of the items ----------------------------------------------
+
+    @pytest.hookimpl(trylast=True)  # after -k and -m: a shard is a share of what the command selected
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        shard = self.settings.shard
+        if shard is None:
+            return
+        keys = {it.nodeid: it.key for it in items if isinstance(it, (OcrItem, InvalidCaseFile))}
+        assigned = assign(keys.values(), shard.total, self.settings.shard_weights)
+        mine: list[pytest.Item] = []
+        others: list[pytest.Item] = []  # other shards' items; other tests run in every shard
+        for it in items:
+            key = keys.get(it.nodeid)
+            (mine if key is None or assigned[key] == shard.index else others).append(it)
+        if others:
+            config.hook.pytest_deselected(items=others)
+            items[:] = mine
+        self.shard = ShardInfo.of(shard, list(keys.values()), assigned, self.settings.shard_durations)
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        workeroutput = getattr(self.config, "workeroutput", None)
+        if workeroutput is not None and self.shard is not None:
+            workeroutput[SHARD_OUTPUT] = self.shard.to_dict()
 
     # -- the phases of an item --------------------------------------------------------
 

@@ -20,7 +20,8 @@ from ..limits import NAMES, OPTIONS, Limits
 from ..report.columns import terminal_columns
 from ..run.baseline import DEFAULT_MIN_MATCH, VERBS, Baseline
 from ..run.identity import project_dir
-from ..run.stored import ReportError
+from ..run.shard import Shard, ShardError
+from ..run.stored import ReportError, load_report
 
 DEFAULT_PATTERNS = ["*.ocr.yaml", "*.ocr.yml", "*.ocr.json"]
 
@@ -84,6 +85,17 @@ def add_options(parser: pytest.Parser) -> None:
         help='an aggregate gate judged after all items ran, per engine, e.g. "cer.micro<0.05" or '
         '"tag:receipts field_f1.macro >= 0.8" (repeatable)',
     )
+    group.addoption(
+        "--ocr-shard",
+        metavar="K/N|auto",
+        help="run only shard K of N of the OCR items (a deterministic, balanced share by item key; "
+        "auto: K and N from CI_NODE_INDEX and CI_NODE_TOTAL); pytest-ocr merge joins the shards' reports",
+    )
+    group.addoption(
+        "--ocr-shard-durations",
+        metavar="REPORT",
+        help="with --ocr-shard: balance the shards by the items' durations in this JSON report",
+    )
     for name, kind, what in (  # the bounds on hostile input (limits.py)
         ("max_file_mb", float, "largest case, data, ground-truth, label or predictions file, in MB"),
         ("max_nesting", int, "deepest nesting of mappings and lists in a YAML or JSON file"),
@@ -116,6 +128,9 @@ class Settings:
     summary: str = "table"
     limits: Limits = DEFAULT_LIMITS
     columns: int | None = None  # the terminal's width (report/columns.py); None: no limit
+    shard: Shard | None = None
+    shard_durations: str | None = None  # the report the split is weighted by, as given
+    shard_weights: dict[str, float] | None = None  # item key -> seconds, from that report
 
     @classmethod
     def from_config(cls, config: pytest.Config, project: Path | None = None, columns: int | None = None) -> Settings:
@@ -149,6 +164,7 @@ class Settings:
                 settings.gates.append(parse_gate(text))
             except GateError as exc:
                 raise pytest.UsageError(str(exc)) from None
+        settings.shard, settings.shard_durations, settings.shard_weights = _shard(config)
         settings.min_match = option("ocr_baseline_min_match")
         if not 0 <= settings.min_match <= 1:
             raise pytest.UsageError(f"--ocr-baseline-min-match: expected a share from 0 to 1, not {settings.min_match}")
@@ -156,6 +172,11 @@ class Settings:
         baseline = option("ocr_baseline")
         if settings.baseline_verb and not baseline:
             raise pytest.UsageError("--ocr-baseline-write needs --ocr-baseline PATH: the file to write")
+        if settings.baseline_verb and settings.shard:
+            raise pytest.UsageError(
+                "--ocr-baseline-write with --ocr-shard: a shard holds part of the run; write the baseline "
+                "from the merged run (pytest-ocr merge ... --baseline PATH --baseline-write VERB)"
+            )
         writes = not hasattr(config, "workerinput")  # only the controller writes files
         try:
             if baseline:
@@ -178,3 +199,29 @@ class Settings:
                 str(exc) if isinstance(exc, OutputPathError) else f"--ocr-baseline: {exc}"
             ) from None
         return settings
+
+
+def _shard(config: pytest.Config) -> tuple[Shard | None, str | None, dict[str, float] | None]:
+    """--ocr-shard, and the durations that weight the split: what each item's engine and
+    scoring cost in the given report (an output that came from the cache counts the engine
+    time it took when it was made)."""
+    text, durations = config.getoption("ocr_shard"), config.getoption("ocr_shard_durations")
+    if text is None:
+        if durations:
+            raise pytest.UsageError("--ocr-shard-durations needs --ocr-shard K/N")
+        return None, None, None
+    try:
+        shard = Shard.parse(text)
+    except ShardError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    if not durations:
+        return shard, None, None
+    try:
+        document = load_report(config.invocation_params.dir / durations)
+    except ReportError as exc:
+        raise pytest.UsageError(f"--ocr-shard-durations: {exc}") from None
+    weights = {
+        r["key"]: r.get("duration_s", 0.0) + ((r.get("cached_inference_s") or 0.0) if r.get("cached") else 0.0)
+        for r in document["results"]
+    }
+    return shard, durations, weights

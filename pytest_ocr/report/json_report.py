@@ -41,7 +41,8 @@ def _baseline(view: BaselineView) -> dict[str, Any]:
 
 def document(record: RunRecord) -> dict[str, Any]:
     """The report document: run (with its status), engines with fingerprints, one record
-    per item (sorted by key), per-engine summary, gates, baseline comparison, datasets."""
+        per item (sorted by key), per-engine summary, gates, baseline comparison, datasets, and
+    what a shard's run records for the merge."""
     return json_safe(
         {
             "schema_version": SCHEMA_VERSION,
@@ -53,6 +54,7 @@ def document(record: RunRecord) -> dict[str, Any]:
             "gates": [g.to_dict() for g in record.gates],
             "baseline": _baseline(record.baseline) if record.baseline is not None else None,
             "datasets": [d.to_dict() for d in record.datasets],
+            "shard": record.shard.to_dict() if record.shard is not None else None,
         }
     )
 

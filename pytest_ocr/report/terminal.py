@@ -86,6 +86,13 @@ def summary(record: RunRecord, verbosity: int, shape: str = "table", columns: in
             f"OCR outputs from the cache: {cached} of {len(record.results)} (not timed; "
             f"--ocr-refresh runs the engines again)"
         )
+    if record.shard is not None:
+        shard = record.shard
+        lines.append(
+            f"shard {shard.index}/{shard.total}: {shard.items} of the suite's {shard.suite_items} OCR items; "
+            f"aggregate gates, dataset checks and the baseline's match check are judged on the merged run "
+            f"(pytest-ocr merge)"
+        )
     if record.run.status != "complete":
         lines.append(
             f"run {record.run.status}: {record.run.not_run} OCR item(s) did not run "

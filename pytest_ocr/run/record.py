@@ -14,13 +14,16 @@ from datetime import datetime, timezone
 from importlib.metadata import version
 from typing import Any
 
+from ..cases.gates import Gate
 from ..cases.model import DatasetInfo
 from ..engines import fingerprint_id
 from ..metrics import DEFAULT_METRICS, METRICS
 from .aggregate import DatasetSummary, Summary, dataset_summaries, summarize
-from .baseline import BaselineView
-from .gates import GateResult
+from .baseline import BaselineView, match_check
+from .gates import GateResult, dataset_checks
+from .gates import evaluate as evaluate_gates
 from .result import CaseResult
+from .shard import ShardInfo
 from .stored import results_of
 
 HEADLINE_METRICS = ("cer", "wer")
@@ -35,6 +38,7 @@ class RunInfo:
     status: str = "complete"  # complete | interrupted
     not_run: int = 0  # OCR items collected that have no result
     interruption: str | None = None  # why the run stopped early
+    shards: int = 0  # the shard reports merged into this run (pytest-ocr merge); 0: one run
     pytest: str = field(default_factory=lambda: version("pytest"))
     python: str = field(default_factory=platform.python_version)
     platform: str = sys.platform
@@ -72,6 +76,7 @@ class RunRecord:
     gates: list[GateResult] = field(default_factory=list)  # aggregate gates and the baseline's match check
     baseline: BaselineView | None = None
     datasets: list[DatasetSummary] = field(default_factory=list)
+    shard: ShardInfo | None = None  # a shard's run (--ocr-shard): part of a suite, judged when merged
 
     def counts(self) -> Counter[str]:
         """Items per outcome (passed, failed, error, filtered, skipped, invalid)."""
@@ -106,6 +111,7 @@ class RunRecord:
             [GateResult.from_dict(g) for g in document.get("gates", [])],
             None,
             [DatasetSummary(**d) for d in document.get("datasets", [])],
+            ShardInfo.from_dict(document["shard"]) if document.get("shard") else None,
         )
 
 
@@ -118,12 +124,38 @@ def engines_of(results: Iterable[CaseResult]) -> dict[str, dict[str, Any]]:
     return dict(sorted(engines.items()))
 
 
+def _declared_order(gate: Gate) -> tuple[bool, str, int]:
+    line = gate.source.rpartition(":")[2]
+    return (gate.file is not None, gate.file or "", int(line) if line.isdigit() else 0)
+
+
+def ordered_gates(gates: Iterable[Gate]) -> list[Gate]:
+    """The project's and the command line's gates as given, then each file's by file and
+    line: the same order whichever item's report brought a file's gates first."""
+    return sorted(gates, key=_declared_order)
+
+
+def judge(
+    gates: Iterable[Gate],
+    results: Sequence[CaseResult],
+    datasets: Iterable[DatasetInfo],
+    baseline: BaselineView | None,
+) -> list[GateResult]:
+    """What is judged on the whole run, not per item: the aggregate gates, every dataset's
+    check that it evaluated something, and the baseline's match check."""
+    judged = evaluate_gates(ordered_gates(gates), results)
+    judged += dataset_checks(dataset_summaries(datasets, results))
+    check = match_check(baseline) if baseline is not None else None
+    return judged + ([check] if check is not None else [])
+
+
 def build(
     results: Iterable[CaseResult],
     run: RunInfo,
     gates: Sequence[GateResult] = (),
     baseline: BaselineView | None = None,
     datasets: Iterable[DatasetInfo] = (),
+    shard: ShardInfo | None = None,
 ) -> RunRecord:
     ordered = sorted(results, key=lambda r: r.key)
     return RunRecord(
@@ -134,4 +166,5 @@ def build(
         list(gates),
         baseline,
         dataset_summaries(datasets, ordered),
+        shard,
     )

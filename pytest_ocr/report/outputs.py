@@ -1,0 +1,58 @@
+"""Every file a run asked for, written from its record: the JSON report, the HTML report,
+the results directory, the baseline file and GitHub's step summary. The plugin's
+controller and ``pytest-ocr merge`` both write through here. A failure costs that output
+alone and is said in the notes returned; the others are still written."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..files import write_atomic
+from ..run.record import RunRecord
+from . import github, json_report
+from .baseline_file import write as write_baseline
+
+
+@dataclass(frozen=True)
+class Outputs:
+    report: Path | None = None
+    html: Path | None = None
+    results_dir: Path | None = None
+    baseline: Path | None = None  # written when baseline_verb is set
+    baseline_verb: str | None = None
+
+
+def write_all(record: RunRecord, outputs: Outputs, project: Path, environ: Mapping[str, str] = os.environ) -> list[str]:
+    """What was written where, and what could not be, one note per output."""
+    notes: list[str] = []
+
+    def attempt(what: str, path: Path, write: Callable[[Path], object]) -> None:
+        try:
+            said = write(path)
+        except Exception as exc:  # noqa: BLE001 - any failure of one writer must not lose the others
+            notes.append(f"ERROR: {what} could not be written to {path}: {type(exc).__name__}: {exc}")
+            return
+        notes.append(f"{what}: {said if isinstance(said, str) else path}")
+
+    if outputs.report:
+        attempt(
+            "OCR report", outputs.report, lambda p: write_atomic(p, json_report.dumps(json_report.document(record)))
+        )
+    if outputs.html and record.results:
+        from . import html  # only when asked: it loads Pillow for the thumbnails
+
+        attempt("OCR HTML report", outputs.html, lambda p: write_atomic(p, html.render(record, project)))
+    if outputs.results_dir and record.results:
+        from . import results_dir
+
+        attempt("OCR results", outputs.results_dir, lambda p: results_dir.write(p, record))
+    if outputs.baseline is not None and outputs.baseline_verb:
+        verb = outputs.baseline_verb
+        attempt(f"OCR baseline {verb}", outputs.baseline, lambda p: write_baseline(p, record, verb))
+    summary = environ.get("GITHUB_STEP_SUMMARY")
+    if environ.get("GITHUB_ACTIONS") == "true" and summary and (record.results or record.gates):
+        attempt("GitHub step summary", Path(summary), lambda p: github.append_step_summary(p, record, project))
+    return notes

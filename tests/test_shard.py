@@ -1,0 +1,274 @@
+"""Sharded runs (--ocr-shard K/N) and their merge (pytest-ocr merge): the share of items
+each shard takes, and a real Tesseract run in three shards merged into the report of the
+same run unsharded."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from conftest import DATA, requires_tesseract
+
+from pytest_ocr.run.shard import Shard, ShardError, assign
+
+# -- the share -----------------------------------------------------------------------
+
+
+def _keys(n: int, seed: int = 0) -> list[str]:
+    rng = random.Random(seed)
+    return [f"suite-{rng.randrange(9)}.ocr.yaml::case-{i}[engine-{rng.randrange(3)}]" for i in range(n)]
+
+
+def test_parse_takes_k_of_n_and_the_ci_variables() -> None:
+    assert Shard.parse("2/4") == Shard(2, 4)
+    assert Shard.parse("auto", {"CI_NODE_INDEX": "3", "CI_NODE_TOTAL": "5"}) == Shard(3, 5)
+    for text, message in (
+        ("0/4", "1 <= K <= N"),
+        ("5/4", "1 <= K <= N"),
+        ("2", "expected K/N"),
+        ("a/b", "expected K/N"),
+    ):
+        with pytest.raises(ShardError, match=message):
+            Shard.parse(text)
+    with pytest.raises(ShardError, match="CI_NODE_INDEX and CI_NODE_TOTAL are not both set"):
+        Shard.parse("auto", {"CI_NODE_TOTAL": "5"})
+    with pytest.raises(ShardError, match=r"CI_NODE_INDEX='x'"):
+        Shard.parse("auto", {"CI_NODE_INDEX": "x", "CI_NODE_TOTAL": "5"})
+
+
+@pytest.mark.parametrize("n, total", [(1, 1), (7, 3), (1000, 4), (20_000, 7), (3, 5)])
+def test_every_item_goes_to_one_shard_and_the_shares_differ_by_one_at_most(n: int, total: int) -> None:
+    keys = _keys(n)
+    shards = assign(keys, total)
+    assert shards.keys() == set(keys)
+    sizes = Counter(shards.values())
+    assert set(sizes) <= set(range(1, total + 1))
+    counts = [sizes.get(k, 0) for k in range(1, total + 1)]
+    assert max(counts) - min(counts) <= 1, counts
+    assert assign(list(reversed(keys)), total) == shards  # the order items are collected in does not matter
+
+
+def test_adding_or_removing_a_case_moves_at_most_one_item_across_each_cut() -> None:
+    keys = _keys(5000)
+    before = assign(keys, 4)
+    for changed in (keys + ["new.ocr.yaml::added[engine-0]"], keys[:1234] + keys[1235:]):
+        after = assign(changed, 4)
+        moved = [k for k in after if k in before and after[k] != before[k]]
+        assert len(moved) <= 3, moved  # 4 shards, 3 cuts
+
+
+def test_durations_balance_the_shards_by_time() -> None:
+    keys = _keys(3000, seed=1)
+    rng = random.Random(2)
+    durations = {k: rng.lognormvariate(0, 1.2) for k in keys}
+    durations.update({k: 40.0 for k in keys[:5]})  # a few very slow pages
+    unknown = keys[-300:]  # items new since that report: they weigh the mean
+    weights = {k: v for k, v in durations.items() if k not in unknown}
+    shards = assign(keys, 5, weights)
+    mean = math.fsum(weights.values()) / len(weights)
+    cost = Counter()
+    for key, shard in shards.items():
+        cost[shard] += weights.get(key, mean)
+    ideal = math.fsum(cost.values()) / 5
+    heaviest = max(weights.values())
+    assert all(abs(cost[k] - ideal) <= heaviest for k in range(1, 6)), (cost, ideal)
+    unweighted = Counter()
+    for key, shard in assign(keys, 5).items():
+        unweighted[shard] += weights.get(key, mean)
+    assert max(cost.values()) - min(cost.values()) < max(unweighted.values()) - min(unweighted.values())
+
+
+# -- a real run in shards, merged ------------------------------------------------------
+
+FRAKTUR = sorted(p.name for p in (DATA / "lines").glob("archiscribe_*.png"))  # 6 lines
+ENGLISH = "rapidocr_en_rec.jpg"
+
+SUITE = """\
+engines:
+  fraktur: {type: tesseract, lang: frk, psm: 7}
+  english: {type: tesseract, psm: 7}
+defaults: {engine: fraktur, thresholds: {cer: "< 0.2"}}
+aggregate:
+  cer.macro: "< 0.5"
+  "engine:fraktur": {cer.micro: "< 0"}  # fails, on purpose
+cases:
+"""
+LABELS_SUITE = """\
+engines:
+  fraktur: {type: tesseract, lang: frk, psm: 7}
+defaults: {engine: fraktur}
+dataset: {type: paddle, label_file: labels.txt, images: img}
+aggregate: {wer.macro: "<= 1"}
+"""
+TIMING = {"started", "started_at", "finished_at", "performance", "shards", "workers"}
+
+
+def _truth(name: str) -> str:
+    return (DATA / "lines" / (Path(name).stem + ".gt.txt")).read_text(encoding="utf-8").strip()
+
+
+def _project(root: Path) -> Path:
+    """12 OCR items: 6 Fraktur lines and an English one in a case file with gates, and 5
+    of the Fraktur lines in a Paddle label file, with an entry whose image is missing."""
+    (root / "img").mkdir(parents=True)
+    suite = SUITE
+    for name in (*FRAKTUR, ENGLISH):
+        shutil.copy(DATA / "lines" / name, root / "img" / name)
+        (root / "img" / (Path(name).stem + ".gt.txt")).write_text(_truth(name) + "\n", encoding="utf-8")
+        engine = ", engine: english" if name == ENGLISH else ""
+        stem = Path(name).stem
+        suite += f"  - {{id: {stem}, image: img/{name}, expected: {{text_file: img/{stem}.gt.txt}}{engine}}}\n"
+    (root / "lines.ocr.yaml").write_text(suite, encoding="utf-8")
+    labels = [f"{name}\t{_truth(name)}" for name in FRAKTUR[:5]] + ["missing.png\tno such image"]
+    (root / "labels.txt").write_text("\n".join(labels) + "\n", encoding="utf-8")
+    (root / "labels.ocr.yaml").write_text(LABELS_SUITE, encoding="utf-8")
+    (root / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    return root
+
+
+def _pytest(root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def _merge(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest_ocr.cli", "merge", *args], cwd=root, capture_output=True, text=True, timeout=120
+    )
+
+
+def _timeless(value: object) -> object:
+    if isinstance(value, dict):
+        return {
+            k: _timeless(v)
+            for k, v in value.items()
+            if k not in TIMING and not k.endswith("_s") and not k.endswith("_ms")
+        }
+    if isinstance(value, list):
+        return [_timeless(v) for v in value]
+    return value
+
+
+@pytest.fixture(scope="module")
+def sharded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The suite run whole, and in three shards (the second on two pytest-xdist workers)."""
+    root = _project(tmp_path_factory.mktemp("shards"))
+    whole = _pytest(root, "--ocr-report", "whole.json")
+    assert whole.returncode == 1, whole.stdout  # the Fraktur gate fails, on purpose
+    for k in (1, 2, 3):
+        extra = ("-n", "2") if k == 2 else ()
+        shard = _pytest(root, f"--ocr-shard={k}/3", "--ocr-report", f"shard-{k}.json", *extra)
+        assert shard.returncode == 0, shard.stdout  # the items pass; the gates wait for the merge
+        assert f"shard {k}/3: 4 of the suite's 12 OCR items" in shard.stdout
+        assert "4 passed, 8 deselected" in shard.stdout or k == 2  # pytest-xdist's workers deselect, unsaid
+    return root
+
+
+@requires_tesseract
+def test_three_shards_merged_equal_the_run_unsharded(sharded: Path) -> None:
+    merged = _merge(sharded, "shard-3.json", "shard-1.json", "shard-2.json", "-o", "merged.json")
+    assert merged.returncode == 1, merged.stdout + merged.stderr  # as pytest's on the whole run: a gate failed
+    whole = json.loads((sharded / "whole.json").read_text(encoding="utf-8"))
+    together = json.loads((sharded / "merged.json").read_text(encoding="utf-8"))
+    assert together["run"]["shards"] == 3 and together["run"]["status"] == "complete"
+    assert len(together["results"]) == 12 == len(whole["results"])
+    gates = [(g["name"], g["passed"]) for g in together["gates"]]
+    assert gates == [
+        ("fraktur: wer.macro <= 1", True),  # labels.ocr.yaml's
+        ("english: cer.macro < 0.5", True),  # lines.ocr.yaml's, by line
+        ("fraktur: cer.macro < 0.5", True),
+        ("fraktur: cer.micro < 0", False),
+    ]
+    assert together["datasets"][0]["skipped"] == 1 and together["datasets"][0]["evaluated"] == 5
+    assert _timeless(together) == _timeless(whole)
+    shards = [json.loads((sharded / f"shard-{k}.json").read_text(encoding="utf-8")) for k in (1, 2, 3)]
+    assert sorted(len(s["results"]) for s in shards) == [4, 4, 4]
+    assert all(s["gates"] == [] for s in shards)  # nothing judged on a part
+    assert "fraktur: cer.micro = " in merged.stdout and "expected < 0: FAILED" in merged.stdout
+
+
+@requires_tesseract
+def test_a_missing_shard_is_reported_and_the_merged_run_is_incomplete(sharded: Path) -> None:
+    merged = _merge(sharded, "shard-1.json", "shard-3.json", "-o", "partial.json")
+    assert merged.returncode == 2, merged.stdout + merged.stderr
+    assert merged.stdout.startswith("pytest-ocr merge: 2 of 3 shards, 8 of 12 OCR items; missing: shard 2/3\n")
+    report = json.loads((sharded / "partial.json").read_text(encoding="utf-8"))
+    assert report["run"]["status"] == "interrupted" and report["run"]["not_run"] == 4
+    assert report["run"]["interruption"] == "shard(s) 2/3 missing: 4 OCR item(s) not in the merged run"
+    assert len(report["results"]) == 8
+
+
+@requires_tesseract
+def test_shards_that_do_not_make_one_run_are_refused(sharded: Path, tmp_path: Path) -> None:
+    twice = _merge(sharded, "shard-1.json", "shard-1.json", "shard-2.json", "shard-3.json")
+    assert twice.returncode == 4 and "shard 1/3 given twice: shard-1.json and shard-1.json" in twice.stderr
+    whole = _merge(sharded, "whole.json")
+    assert whole.returncode == 4 and "whole.json is not a shard's report" in whole.stderr
+
+    other = _pytest(sharded, "--ocr-shard=2/3", "-k", "not english", "--ocr-report", str(tmp_path / "other.json"))
+    assert other.returncode == 0, other.stdout
+    suites = _merge(sharded, "shard-1.json", str(tmp_path / "other.json"), "shard-3.json")
+    assert suites.returncode == 4 and "are shards of different suites" in suites.stderr
+    assert "(11 items, suite " in suites.stderr and "and 12 items, suite " in suites.stderr
+
+    # shard 3 as a runner with another Tesseract would have written it
+    report = json.loads((sharded / "shard-3.json").read_text(encoding="utf-8"))
+    report["engines"]["fraktur"]["version"] = "tesseract 9.9.9"
+    (tmp_path / "shard-3.json").write_text(json.dumps(report), encoding="utf-8")
+    engines = _merge(sharded, "shard-1.json", "shard-2.json", str(tmp_path / "shard-3.json"))
+    assert engines.returncode == 4, engines.stderr
+    assert "engine fraktur differs between shard-1.json and" in engines.stderr and "tesseract 9.9.9" in engines.stderr
+
+
+@requires_tesseract
+def test_the_merge_judges_and_writes_the_baseline_of_the_whole_run(sharded: Path) -> None:
+    written = _merge(
+        sharded, "shard-1.json", "shard-2.json", "shard-3.json", "--baseline", "base.json", "--baseline-write", "create"
+    )
+    assert written.returncode == 1, written.stdout + written.stderr
+    base = json.loads((sharded / "base.json").read_text(encoding="utf-8"))
+    assert len(base["results"]) == 12
+    refused = _pytest(sharded, "--ocr-shard=1/3", "--ocr-baseline", "base.json", "--ocr-baseline-write", "update")
+    assert refused.returncode == 4
+    assert "--ocr-baseline-write with --ocr-shard" in refused.stderr
+
+
+@requires_tesseract
+def test_durations_of_an_earlier_report_weight_the_split(sharded: Path) -> None:
+    runs = [
+        _pytest(sharded, f"--ocr-shard={k}/2", "--ocr-shard-durations", "whole.json", "--collect-only", "-q")
+        for k in (1, 2)
+    ]
+    assert all(r.returncode == 0 for r in runs), runs[0].stdout + runs[0].stderr
+    ids = [{line for line in r.stdout.splitlines() if "::" in line} for r in runs]
+    assert ids[0].isdisjoint(ids[1]) and len(ids[0] | ids[1]) == 12
+    unknown = _pytest(sharded, "--ocr-shard-durations", "whole.json")
+    assert unknown.returncode == 4 and "--ocr-shard-durations needs --ocr-shard K/N" in unknown.stderr
+    bad = _pytest(sharded, "--ocr-shard=1/2", "--ocr-shard-durations", "nothing.json")
+    assert bad.returncode == 4 and "nothing.json: file not found" in bad.stderr
+
+
+@requires_tesseract
+def test_auto_takes_the_shard_from_the_ci_variables(sharded: Path) -> None:
+    given = _pytest(sharded, "--ocr-shard=2/3", "--collect-only", "-q")
+    gitlab = {"CI_NODE_INDEX": "2", "CI_NODE_TOTAL": "3"}
+    auto = _pytest(sharded, "--ocr-shard=auto", "--collect-only", "-q", env=gitlab)
+    items = [line for line in auto.stdout.splitlines() if "::" in line]
+    assert auto.returncode == 0 and len(items) == 4
+    assert items == [line for line in given.stdout.splitlines() if "::" in line]
+    unset = _pytest(sharded, "--ocr-shard=auto", env={"CI_NODE_INDEX": "", "CI_NODE_TOTAL": ""})
+    assert unset.returncode == 4 and "CI_NODE_INDEX and CI_NODE_TOTAL are not both set" in unset.stderr
