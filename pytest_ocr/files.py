@@ -16,7 +16,7 @@ import contextlib
 import os
 import secrets
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from .errors import OcrError
@@ -85,16 +85,18 @@ def read_limited(path: Path, what: str, max_bytes: int, limit_message: Callable[
     return data
 
 
-def write_atomic(path: Path, data: str | bytes) -> None:
-    """Write ``data`` (text is UTF-8) to ``path`` atomically; creates the parent directory."""
+def write_atomic(path: Path, data: str | bytes | Iterable[str]) -> None:
+    """Write ``data`` (text is UTF-8; an iterable of text is written piece by piece as it
+    is made) to ``path`` atomically; creates the parent directory."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    payload = data.encode("utf-8") if isinstance(data, str) else data
+    pieces = [data] if isinstance(data, (str, bytes)) else data
     temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "wb") as file:
-            file.write(payload)
+            for piece in pieces:
+                file.write(piece.encode("utf-8") if isinstance(piece, str) else piece)
             file.flush()
             os.fsync(file.fileno())
         os.replace(temporary, path)

@@ -4,9 +4,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..files import write_atomic
 from ..run.baseline import BaselineView
 from ..run.record import RunRecord
 from ..run.stored import SCHEMA_VERSION
@@ -39,24 +42,34 @@ def _baseline(view: BaselineView) -> dict[str, Any]:
     }
 
 
+def _members(record: RunRecord) -> dict[str, Any]:
+    """The report document, its results made JSON data one at a time as they are read."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "pytest-ocr", "version": __version__},
+        "run": json_safe(record.run.to_dict()),
+        "engines": json_safe(record.engines),
+        "results": (json_safe(r.to_record()) for r in record.results),
+        "summary": json_safe({name: s.to_dict() for name, s in record.summaries.items()}),
+        "gates": json_safe([g.to_dict() for g in record.gates]),
+        "baseline": json_safe(_baseline(record.baseline)) if record.baseline is not None else None,
+        "datasets": json_safe([d.to_dict() for d in record.datasets]),
+        "shard": json_safe(record.shard.to_dict()) if record.shard is not None else None,
+    }
+
+
 def document(record: RunRecord) -> dict[str, Any]:
     """The report document: run (with its status), engines with fingerprints, one record
-        per item (sorted by key), per-engine summary, gates, baseline comparison, datasets, and
+    per item (sorted by key), per-engine summary, gates, baseline comparison, datasets, and
     what a shard's run records for the merge."""
-    return json_safe(
-        {
-            "schema_version": SCHEMA_VERSION,
-            "tool": {"name": "pytest-ocr", "version": __version__},
-            "run": record.run.to_dict(),
-            "engines": record.engines,
-            "results": [r.to_record() for r in record.results],
-            "summary": {name: s.to_dict() for name, s in record.summaries.items()},
-            "gates": [g.to_dict() for g in record.gates],
-            "baseline": _baseline(record.baseline) if record.baseline is not None else None,
-            "datasets": [d.to_dict() for d in record.datasets],
-            "shard": record.shard.to_dict() if record.shard is not None else None,
-        }
-    )
+    members = _members(record)
+    return {**members, "results": list(members["results"])}
+
+
+def write(path: Path, record: RunRecord) -> None:
+    """The report written as it is made: one result at a time, never the whole document
+    or its whole text in memory."""
+    write_atomic(path, _pieces(_members(record)))
 
 
 def dumps(value: Any) -> str:
@@ -66,12 +79,22 @@ def dumps(value: Any) -> str:
     one line to grep or diff."""
     if not isinstance(value, dict) or not isinstance(value.get("results"), list):
         return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-    members = []
-    for key, member in value.items():
-        if key == "results" and member:
-            lines = ",\n".join(f"    {json.dumps(r, ensure_ascii=False, allow_nan=False)}" for r in member)
-            text = f"[\n{lines}\n  ]"
+    return "".join(_pieces(value))
+
+
+def _pieces(value: dict[str, Any]) -> Iterator[str]:
+    for i, (key, member) in enumerate(value.items()):
+        yield ("{\n" if i == 0 else ",\n") + f"  {json.dumps(key, ensure_ascii=False)}: "
+        if key == "results":
+            yield from _results(member)
         else:  # a JSON string holds no line break, so every line break here is the layout's
-            text = json.dumps(member, indent=2, ensure_ascii=False, allow_nan=False).replace("\n", "\n  ")
-        members.append(f"  {json.dumps(key, ensure_ascii=False)}: {text}")
-    return "{\n" + ",\n".join(members) + "\n}\n"
+            yield json.dumps(member, indent=2, ensure_ascii=False, allow_nan=False).replace("\n", "\n  ")
+    yield "\n}\n"
+
+
+def _results(results: Iterable[Any]) -> Iterator[str]:
+    opened = False
+    for r in results:
+        yield (",\n    " if opened else "[\n    ") + json.dumps(r, ensure_ascii=False, allow_nan=False)
+        opened = True
+    yield "\n  ]" if opened else "[]"

@@ -38,9 +38,7 @@ def write_all(record: RunRecord, outputs: Outputs, project: Path, environ: Mappi
         notes.append(f"{what}: {said if isinstance(said, str) else path}")
 
     if outputs.report:
-        attempt(
-            "OCR report", outputs.report, lambda p: write_atomic(p, json_report.dumps(json_report.document(record)))
-        )
+        attempt("OCR report", outputs.report, lambda p: json_report.write(p, record))
     if outputs.html and record.results:
         from . import html  # only when asked: it loads Pillow for the thumbnails
 

@@ -36,7 +36,7 @@ class ResultError(Exception):
     """A result that does not fit the report schema: a bug in pytest-ocr."""
 
 
-@dataclass
+@dataclass(slots=True)  # a run holds one per item: no per-instance __dict__ (1.2 kB each)
 class CaseResult:
     key: str  # the item's identity across runs (run/identity.py)
     id: str  # pytest's node id
