@@ -60,6 +60,16 @@ machine's speed varied by 1.5x between these two runs, see plain's times)
     C above compared unequal trees: pytest walked the 20,000 images on pytest-ocr's side
     only. With the images on both sides (as in a real project), ``--only C``: 0.93x.
 
+    2026-11-26, ``--only B --reps 3``, twice each, the commit before and after, alternated on
+    the same loaded machine: a plain YAML document (no anchors) composed by libyaml in C
+    and its data built in the pass that records lines; what cases inherit built once per
+    file; garbage collection paused while the cases are built:
+        B. loading one file of 20,000 cases: 1.64 s, 1.59 s (c9b1b31) -> 0.75 s, 0.81 s (7186375)
+    Where B's time goes now (each part timed alone): libyaml composing the nodes in C
+    0.19-0.28 s, the data and lines built from them 0.15-0.17 s, the check for non-finite
+    numbers 0.07 s, the 20,000 Case objects 0.30 s (their 40,000 Paths 0.07-0.16 s), the
+    checks per case 0.07 s, jsonschema-rs 0.02 s.
+
     Where the rest goes (cProfile and pyinstrument of the 20,000-case run): per item, the
     metrics and their details (confusion tables), the result's construction and schema
     check, reading the ground truth with its checks, pytest's own per-phase hooks; per

@@ -6,7 +6,7 @@ import contextlib
 import json
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ from . import datasets
 from . import document as doc
 from .document import Document, DocumentError, KeyPath, Problem
 from .gates import Gate, parse_block
-from .model import SHOWN_SKIPPED, Case, DatasetInfo, Defaults, Scope
+from .model import INHERITED, SHOWN_SKIPPED, Case, DatasetInfo, Defaults, Scope
 from .rules import EXPRESSION, ThresholdError, Tolerance, ToleranceError, parse
 from .schema import schema, validate
 
@@ -331,7 +331,7 @@ def load_cases(path: Path, project: Scope, name: Callable[[Path], str] = str) ->
     resolved) as results name it: the file's own gates cover the results of that file.
     """
     path = path.resolve()
-    with _deep_data_refused(path):
+    with _deep_data_refused(path), doc.gc_paused():
         return _load_cases(path, project, name)
 
 
@@ -385,7 +385,7 @@ def _load_cases(path: Path, project: Scope, name: Callable[[Path], str]) -> tupl
 
     defaults = project.defaults.merged(data.get("defaults", {}))
     entries = _entries(data, path)
-    cases = [_case(raw, keypath, defaults, document) for raw, keypath in entries]
+    cases = _cases(entries, defaults, document)
     for case, (_, keypath) in zip(cases, entries, strict=True):
         problems += _check_inputs_for_metrics(case, keypath, document)
     engines = {**project.engines, **engine_specs(data.get("engines"), document)}
@@ -396,7 +396,7 @@ def _load_cases(path: Path, project: Scope, name: Callable[[Path], str]) -> tupl
         if dataset.engines and not named:
             for raw in dataset.cases:
                 raw["engine"] = sorted(dataset.engines)
-        dataset_cases = [_case(raw, DATASET, defaults, document) for raw in dataset.cases]
+        dataset_cases = _cases([(raw, DATASET) for raw in dataset.cases], defaults, document)
         problems += _check_dataset_inputs(dataset_cases, document)
         cases += dataset_cases
         engines.update(engine_specs(dataset.engines, document, DATASET))
@@ -406,10 +406,10 @@ def _load_cases(path: Path, project: Scope, name: Callable[[Path], str]) -> tupl
     return sorted(cases, key=lambda c: c.id), scope
 
 
-def _beside(path: Path, relative: str) -> Path:
-    """A path relative to the (absolute, resolved) case file; normpath, not resolve():
-    a syscall per case adds up over thousands of cases (and so do Path operations)."""
-    return Path(os.path.normpath(os.path.join(os.path.dirname(path), relative)))
+def _beside(directory: str, relative: str) -> Path:
+    """A path relative to the (absolute, resolved) case file's directory; normpath, not
+    resolve(): a syscall per case adds up over thousands of cases (and so do Path operations)."""
+    return Path(os.path.normpath(os.path.join(directory, relative)))
 
 
 _NORMALIZATIONS: dict[str, Normalization] = {}
@@ -427,38 +427,61 @@ def _normalization(options: dict) -> Normalization:
     return found
 
 
-def _case(raw: dict, keypath: tuple, defaults: Defaults, document: Document) -> Case:
-    path = document.path
-    merged = defaults.merged(raw)
+def _cases(entries: Iterable[tuple[dict, KeyPath]], defaults: Defaults, document: Document) -> list[Case]:
+    """The cases of a file. Most set nothing they would inherit: what a case takes from
+    the defaults (parsed thresholds, normalisation, matchers) is built once for those,
+    and shared (cases are frozen; nothing changes what they hold)."""
+    inherited = _settings(defaults.merged({}))
+    directory = os.path.dirname(document.path)
+    return [
+        _case(
+            raw,
+            keypath,
+            inherited if INHERITED.isdisjoint(raw) else _settings(defaults.merged(raw)),
+            directory,
+            document,
+        )
+        for raw, keypath in entries
+    ]
+
+
+def _settings(merged: Defaults) -> dict[str, Any]:
+    """A case's fields that come from its defaults merged with what it sets itself."""
+    return {
+        "engines": merged.engine,
+        "thresholds": tuple(parse(m, e) for m, e in sorted((merged.thresholds or {}).items()) if e is not None),
+        "normalization": _normalization(merged.normalize or {}),
+        "tags": merged.tags,
+        "cer_denominator": merged.cer_denominator,
+        "empty_reference_value": merged.empty_reference_value,
+        "metrics": merged.metrics,
+        "group": merged.group,
+        "match": {key: parse_matcher(spec) for key, spec in (merged.match or {}).items()},  # checked above
+        "extract": merged.extract or {},
+        "tokens": merged.tokens or {},
+        "regression": {m: Tolerance.parse(t) for m, t in (merged.regression or {}).items() if t is not None},
+        "min_confidence": merged.min_confidence,
+    }
+
+
+def _case(raw: dict, keypath: tuple, settings: dict[str, Any], directory: str, document: Document) -> Case:
     expected = raw["expected"]
 
     def beside(key: str) -> Path | None:
-        return _beside(path, expected[key]) if key in expected else None
+        return _beside(directory, expected[key]) if key in expected else None
 
     return Case(
         id=raw["id"],
-        file=path,
+        file=document.path,
         line=document.line_of(keypath) or 1,
-        image=_beside(path, raw["image"]),
+        image=_beside(directory, raw["image"]),
         expected_text=expected.get("text"),
         expected_text_file=beside("text_file"),
-        engines=merged.engine,
-        thresholds=tuple(parse(m, e) for m, e in sorted((merged.thresholds or {}).items()) if e is not None),
-        normalization=_normalization(merged.normalize or {}),
-        tags=merged.tags,
-        cer_denominator=merged.cer_denominator,
-        empty_reference_value=merged.empty_reference_value,
-        metrics=merged.metrics,
-        group=merged.group,
         expected_fields=expected.get("fields"),
         expected_fields_file=beside("fields_file"),
         schema=expected.get("schema"),
         schema_file=beside("schema_file"),
-        match={key: parse_matcher(spec) for key, spec in (merged.match or {}).items()},  # parsed once, checked above
-        extract=merged.extract or {},
         task=raw.get("task"),
-        tokens=merged.tokens or {},
-        regression={m: Tolerance.parse(t) for m, t in (merged.regression or {}).items() if t is not None},
-        min_confidence=merged.min_confidence,
         source=raw.get("source"),
+        **settings,
     )

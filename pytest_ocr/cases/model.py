@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -131,6 +131,9 @@ class Defaults:
             regression={**(self.regression or {}), **block.get("regression", {})},
             min_confidence=block.get("min_confidence", self.min_confidence),
         )
+
+
+INHERITED = frozenset(f.name for f in fields(Defaults))  # the keys of a block that Defaults.merged reads
 
 
 def _merge_extract(inherited: dict, block: dict) -> dict:
