@@ -175,16 +175,22 @@ class PredictionsEngine:
             )
         return table
 
+    def _candidates(self, image: Path) -> Iterator[str]:
+        """The keys an image is looked up by, in order, each made only when the one before
+        it was not found: batch_id/image_name first (the "one CSV per model" layout
+        images/{batch_id}/{image_name}), the name, the path relative to the file, the stem."""
+        yield f"{image.parent.name}/{image.name}"
+        yield image.name
+        yield Path(os.path.relpath(image.absolute(), self._base)).as_posix()
+        yield image.stem
+
     def recognize(self, image: Path) -> Recognition:
         table = self._load()
         image = Path(image)
-        relative = Path(os.path.relpath(image.absolute(), self._base)).as_posix()
-        # batch_id/image_name first: the "one CSV per model" layout images/{batch_id}/{image_name}
-        candidates = (f"{image.parent.name}/{image.name}", image.name, relative, image.stem)
-        for key in candidates:
+        for key in self._candidates(image):
             if key in table:
                 return Recognition(text=table[key])
-        tried = ", ".join(repr(key) for key in candidates)
+        tried = ", ".join(repr(key) for key in self._candidates(image))
         raise EngineError(f"no prediction for {image} in {self.path} (looked up {tried})")
 
     def fingerprint(self) -> dict:

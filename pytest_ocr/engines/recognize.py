@@ -50,7 +50,8 @@ def recognize(
     """The output of engine ``name`` for ``image``: from the cache when it has it (unless
     ``refresh``), else from the engine, and then stored. Raises ImageError for an image
     that is not a regular file or beyond a limit, before anything reads it."""
-    check_image(Path(image))
+    image = image if isinstance(image, Path) else Path(image)
+    check_image(image)
     key = None
     if cache is not None and fingerprint is not None and cacheable(engine):
         try:

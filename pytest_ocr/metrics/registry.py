@@ -114,6 +114,11 @@ class Prepared:
         self.max_align_chars = resolve_limit(max_align_chars)
 
     @cached_property
+    def steps(self) -> list[str]:
+        """The normalisation's steps, one list that every metric's details of this pair share."""
+        return self.normalization.steps()
+
+    @cached_property
     def ref_units(self) -> str | list[str]:
         return self.normalization.units(self.reference)
 
@@ -203,7 +208,7 @@ class Prepared:
     def details(self, unit: str, empty_reference: bool, **more: object) -> dict:
         """What every metric records: unit, normalisation steps, and whether the
         empty-reference policy decided the value."""
-        return {"unit": unit, "normalization": self.normalization.steps(), "empty_reference": empty_reference, **more}
+        return {"unit": unit, "normalization": self.steps, "empty_reference": empty_reference, **more}
 
 
 @dataclass(frozen=True)

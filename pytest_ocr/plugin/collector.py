@@ -51,7 +51,7 @@ class Collector:
             self._add_gate(gate)
         self.datasets: dict[str, DatasetInfo] = {}
         self.expected: set[str] = set()  # node ids of the OCR items collected
-        self.locations: dict[str, tuple[str, int | None]] = {}  # node id -> (file, line) of items started
+        self.locations: dict[str, tuple[str, int | None]] = {}  # node id -> (file, line) of items running
         self.gate_results: list[GateResult] = []
         self.baseline_view: run_baseline.BaselineView | None = None  # judged with the gates, if they were
         self.interruption: str | None = None
@@ -80,6 +80,9 @@ class Collector:
     def pytest_runtest_logstart(self, nodeid: str, location: tuple[str, int | None, str]) -> None:
         if nodeid in self.expected:
             self.locations[nodeid] = (location[0], location[1])
+
+    def pytest_runtest_logfinish(self, nodeid: str) -> None:
+        self.locations.pop(nodeid, None)  # only an item that never finishes (its worker died) needs it
 
     # -- results arriving ------------------------------------------------------------
 

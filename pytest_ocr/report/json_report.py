@@ -49,7 +49,7 @@ def _members(record: RunRecord) -> dict[str, Any]:
         "tool": {"name": "pytest-ocr", "version": __version__},
         "run": json_safe(record.run.to_dict()),
         "engines": json_safe(record.engines),
-        "results": (json_safe(r.to_record()) for r in record.results),
+        "results": (r.to_record() for r in record.results),  # made standard JSON where written
         "summary": json_safe({name: s.to_dict() for name, s in record.summaries.items()}),
         "gates": json_safe([g.to_dict() for g in record.gates]),
         "baseline": json_safe(_baseline(record.baseline)) if record.baseline is not None else None,
@@ -63,7 +63,7 @@ def document(record: RunRecord) -> dict[str, Any]:
     per item (sorted by key), per-engine summary, gates, baseline comparison, datasets, and
     what a shard's run records for the merge."""
     members = _members(record)
-    return {**members, "results": list(members["results"])}
+    return {**members, "results": [json_safe(r) for r in members["results"]]}
 
 
 def write(path: Path, record: RunRecord) -> None:
@@ -95,6 +95,10 @@ def _pieces(value: dict[str, Any]) -> Iterator[str]:
 def _results(results: Iterable[Any]) -> Iterator[str]:
     opened = False
     for r in results:
-        yield (",\n    " if opened else "[\n    ") + json.dumps(r, ensure_ascii=False, allow_nan=False)
+        try:
+            line = json.dumps(r, ensure_ascii=False, allow_nan=False)
+        except ValueError:  # NaN or an infinity: null, as json_safe makes it
+            line = json.dumps(json_safe(r), ensure_ascii=False, allow_nan=False)
+        yield (",\n    " if opened else "[\n    ") + line
         opened = True
     yield "\n  ]" if opened else "[]"

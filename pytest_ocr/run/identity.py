@@ -39,6 +39,9 @@ def project_dir(inipath: Path | None, invocation_dir: Path) -> Path:
 def relative(path: Path, project: Path) -> str:
     """``path`` (absolute and resolved) as reports name it: relative to the project
     directory when inside it, else absolute; always with forward slashes."""
+    text, root = os.fspath(path), os.fspath(project)
+    if root != os.sep and text.startswith(root + os.sep):  # the usual case, without pathlib's parsing
+        return text[len(root) + 1 :].replace(os.sep, "/")
     try:
         return path.relative_to(project).as_posix()
     except ValueError:

@@ -96,11 +96,12 @@ class CaseResult:
         return data
 
     def to_record(self) -> dict[str, Any]:
-        """The result as a report stores it: standard JSON, the fingerprint by its id."""
+        """The result as a report stores it, the fingerprint by its id (json_safe makes it
+        standard JSON)."""
         data = self.to_dict()
         fingerprint = data.pop("fingerprint")
         data["fingerprint_id"] = fingerprint_id(fingerprint) if fingerprint else None
-        return json_safe(data)
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], fingerprints: Mapping[str, dict[str, Any]] | None = None) -> CaseResult:

@@ -72,6 +72,8 @@ def fields_from_output(extract: dict, text: str, engine_fields: dict | None, bas
         return fields, "extract"
     if engine_fields is not None:
         return engine_fields, "engine"
+    if "{" not in text:  # no JSON object, whole or fenced: most outputs, spared a parse that fails
+        return None, "none"
     parsed = parse_json_output(text)
     if parsed.error is None and isinstance(parsed.value, dict):
         return parsed.value, "json"
