@@ -88,7 +88,7 @@ def utf8_size(texts: list[str], limit: int) -> tuple[int, bool]:
     without looking at it) takes one byte a code point. Only texts between the bounds
     are encoded. A lone surrogate counts 3 bytes, the size of the U+FFFD it is stored as."""
     length = sum(map(len, texts))
-    if all(text.isascii() for text in texts):
+    if all(map(str.isascii, texts)):
         return length, True
     if length > limit:
         return length, False  # at least

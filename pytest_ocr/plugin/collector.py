@@ -32,6 +32,7 @@ from ..run.identity import item_key, relative, relative_paths, split_name
 from ..run.record import RunInfo, RunRecord, build, judge, ordered_gates
 from ..run.result import INVALID_FILE_ITEM, CaseResult, make_result
 from ..run.shard import ShardInfo
+from . import heap
 from .executor import EXECUTOR, SHARD_OUTPUT
 from .items import InvalidCaseFile, OcrItem, is_case_file
 from .options import Settings
@@ -123,6 +124,7 @@ class Collector:
         if data is not None:  # a CaseResult from this process, plain data from a pytest-xdist worker
             result = data if isinstance(data, CaseResult) else CaseResult.from_dict(data)
             self.results[result.key] = result
+            heap.keep_results(len(self.results))
         for gate in getattr(report, "ocr_gates", None) or ():
             self._add_gate(Gate.from_dict(gate))
         dataset = getattr(report, "ocr_dataset", None)

@@ -40,8 +40,11 @@ def relative(path: Path, project: Path) -> str:
     """``path`` (absolute and resolved) as reports name it: relative to the project
     directory when inside it, else absolute; always with forward slashes."""
     text, root = os.fspath(path), os.fspath(project)
-    if root != os.sep and text.startswith(root + os.sep):  # the usual case, without pathlib's parsing
-        return text[len(root) + 1 :].replace(os.sep, "/")
+    if root != os.sep:  # by string (pathlib's parsing costs more than the rest of an item's naming)
+        if text.startswith(root + os.sep):
+            return text[len(root) + 1 :].replace(os.sep, "/")
+        if os.name == "posix":  # names compare exactly here, so this path is outside the project
+            return "." if text == root else text
     try:
         return path.relative_to(project).as_posix()
     except ValueError:

@@ -10,6 +10,7 @@ from ..cases.inputs import Inputs
 from ..cases.model import Case
 from ..engines import Recognition
 from ..metrics import MetricResult, Structured, metrics_for, score
+from ..metrics.registry import NO_STRUCTURE
 from ..metrics.repetition import describe as describe_loop
 from ..metrics.repetition import find_repetition
 from .extract import Extracted, fields_from_output, task_result
@@ -42,6 +43,9 @@ class Evaluation:
 
 
 def _structured(case: Case, inputs: Inputs, extracted: Extracted) -> Structured:
+    given = (inputs.fields, inputs.schema, case.task, extracted.fields)
+    if not case.match and not case.tokens and all(value is None for value in given):
+        return NO_STRUCTURE  # a text case (most of them), without building and checking one
     task = None
     if case.task is not None:
         expected = case.task.get("expected", inputs.fields)
