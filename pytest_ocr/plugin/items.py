@@ -65,6 +65,7 @@ class CaseFile(pytest.File):
             yield InvalidCaseFile.from_parent(self, name=INVALID_FILE_ITEM, error=exc, file=name(self.path.resolve()))
             return
         items = []
+        known = sorted(scope.engines)  # one list for the file's items
         for case in cases:
             file, image = name(case.file), name(case.image)
             for engine in settings.engine_override or case.engines or (DEFAULT_ENGINE,):
@@ -79,7 +80,7 @@ class CaseFile(pytest.File):
                         case=case,
                         engine_name=engine,
                         spec=spec,
-                        known=sorted(scope.engines),
+                        known=known,
                         gates=scope.gates,
                         dataset=scope.dataset,
                         key=item_key(file, case.id, engine),
