@@ -204,6 +204,14 @@ def suite_yaml(names: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def link_or_copy(template: Path, target: Path) -> None:
+    """A hard link (no disk space), or a copy once the file system's links per file run out."""
+    try:
+        os.link(template, target)
+    except OSError:
+        shutil.copyfile(template, target)
+
+
 def write_data(data: Path, n: int) -> list[str]:
     """n images (links to one PNG), ground truth in data/gt, predictions.csv; the image names."""
     rng = random.Random(20240501)
@@ -216,10 +224,7 @@ def write_data(data: Path, n: int) -> list[str]:
         writer = csv.writer(f)
         writer.writerow(["image", "text"])
         for name in names:
-            try:
-                os.link(template, data / "images" / name)
-            except OSError:
-                shutil.copyfile(template, data / "images" / name)
+            link_or_copy(template, data / "images" / name)
             reference = make_text(rng)
             (data / "gt" / f"{name[:-4]}.gt.txt").write_text(reference, encoding="utf-8")
             writer.writerow([name, corrupt(reference, rng)])
@@ -312,7 +317,7 @@ def measure_collect(root: Path, n: int, reps: int) -> None:
         images = base / side / "img"
         images.mkdir()
         for i in range(n):  # an image may appear once in a label file
-            os.link(template, images / f"{i:06d}.png")
+            link_or_copy(template, images / f"{i:06d}.png")
     rng = random.Random(7)
     lines = [f"img/{i:06d}.png\t{make_text(rng)[:40]}\n" for i in range(n)]
     for side in ("plain", "ocr"):
