@@ -519,6 +519,9 @@ def main(argv: list[str] | None = None) -> int:
     except OcrError as exc:
         print(f"pytest-ocr {args.command}: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader went away (`| head`): what it did not read is not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit's flush
+        return 1
 
 
 if __name__ == "__main__":

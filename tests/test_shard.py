@@ -272,3 +272,17 @@ def test_auto_takes_the_shard_from_the_ci_variables(sharded: Path) -> None:
     assert items == [line for line in given.stdout.splitlines() if "::" in line]
     unset = _pytest(sharded, "--ocr-shard=auto", env={"CI_NODE_INDEX": "", "CI_NODE_TOTAL": ""})
     assert unset.returncode == 4 and "CI_NODE_INDEX and CI_NODE_TOTAL are not both set" in unset.stderr
+
+
+@requires_tesseract
+def test_a_reader_that_goes_away_costs_no_output_and_no_traceback(sharded: Path) -> None:
+    command = [sys.executable, "-m", "pytest_ocr.cli", "merge", "shard-1.json", "shard-2.json", "shard-3.json"]
+    process = subprocess.Popen(
+        [*command, "-o", "piped.json"], cwd=sharded, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # as `| head -1` does once it has its line
+    errors = process.stderr.read()
+    assert process.wait(timeout=120) == 1, errors
+    assert "Traceback" not in errors and "BrokenPipeError" not in errors
+    assert json.loads((sharded / "piped.json").read_text(encoding="utf-8"))["run"]["shards"] == 3

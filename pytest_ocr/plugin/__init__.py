@@ -69,6 +69,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     result = executor.report_result(item, call, report)
     if result is not None:
         report.ocr = result  # made plain data only if it travels to another process (below)
+        shard = executor.shard_to_send()  # once per process, with the first result
+        if shard is not None:
+            report.ocr_shard = shard.to_dict()
     if isinstance(item, OcrItem) and report.sections:
         # what engines print (an isolated python engine's stderr) is untrusted text too
         report.sections = [(title, visible(text, multiline=True)) for title, text in report.sections]

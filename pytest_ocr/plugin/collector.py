@@ -33,12 +33,12 @@ from ..run.record import RunInfo, RunRecord, build, judge, ordered_gates
 from ..run.result import INVALID_FILE_ITEM, CaseResult, make_result
 from ..run.shard import ShardInfo
 from . import heap
-from .executor import EXECUTOR, SHARD_OUTPUT
+from .executor import EXECUTOR
 from .items import InvalidCaseFile, OcrItem, is_case_file
 from .options import Settings
 
 GATE_FILE = "ocr-gates"  # the pseudo file of the gates' test reports
-CARRIED = ("ocr", "ocr_gates", "ocr_dataset")  # what an item's report carries to the controller
+CARRIED = ("ocr", "ocr_gates", "ocr_dataset", "ocr_shard")  # what an item's report carries to the controller
 
 
 class Collector:
@@ -57,7 +57,7 @@ class Collector:
         self.baseline_view: run_baseline.BaselineView | None = None  # judged with the gates, if they were
         self.interruption: str | None = None
         self.worker_errors: list[str] = []
-        self.shard: ShardInfo | None = None  # with --ocr-shard: from this process's executor, or a worker's
+        self.shard: ShardInfo | None = None  # with --ocr-shard: as the first result of a process brought it
         self.record: RunRecord | None = None
         self.notes: list[str] = []  # what was written where, and what could not be
 
@@ -95,9 +95,6 @@ class Collector:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
-        shard = getattr(node, "workeroutput", {}).get(SHARD_OUTPUT)
-        if shard is not None and self.shard is None:
-            self.shard = ShardInfo.from_dict(shard)
         if error:
             self.worker_errors.append(f"{getattr(node.gateway, 'id', 'worker')}: {str(error).strip()[:200]}")
 
@@ -127,6 +124,9 @@ class Collector:
             heap.keep_results(len(self.results))
         for gate in getattr(report, "ocr_gates", None) or ():
             self._add_gate(Gate.from_dict(gate))
+        shard = getattr(report, "ocr_shard", None)
+        if shard is not None and self.shard is None:
+            self.shard = ShardInfo.from_dict(shard)
         dataset = getattr(report, "ocr_dataset", None)
         if dataset is not None and dataset["file"] not in self.datasets:
             info = DatasetInfo.from_dict(dataset)

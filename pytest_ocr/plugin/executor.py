@@ -71,7 +71,6 @@ def error_message(error: BaseException | None) -> str:
 
 
 EXECUTOR: pytest.StashKey[Executor] = pytest.StashKey()  # on every process, set in plugin/__init__.py
-SHARD_OUTPUT = "ocr_shard"  # what a pytest-xdist worker tells the controller of its shard
 
 
 class Executor:
@@ -87,6 +86,7 @@ class Executor:
         self._tags: set[str] = set()
         self._next: dict[str, pytest.Item | None] = {}  # item id -> the item this process runs after it
         self._files_ended: set[str] = set()  # case files whose gates and dataset went with a report
+        self._shard_sent = False
         self._order: dict[str, int] | None = None
         self.shard: ShardInfo | None = None  # with --ocr-shard, once collected
 
@@ -118,11 +118,6 @@ class Executor:
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         if any(isinstance(it, OcrItem) for it in session.items):
             heap.keep_collected()
-
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        workeroutput = getattr(self.config, "workeroutput", None)
-        if workeroutput is not None and self.shard is not None:
-            workeroutput[SHARD_OUTPUT] = self.shard.to_dict()
 
     # -- the phases of an item --------------------------------------------------------
 
@@ -255,6 +250,13 @@ class Executor:
                 return state.result
             return self.result(item, "error", error=error_message(error))  # scoring itself raised
         return None
+
+    def shard_to_send(self) -> ShardInfo | None:
+        """This process's shard, the first time a report can carry it to the controller."""
+        if self.shard is None or self._shard_sent:
+            return None
+        self._shard_sent = True
+        return self.shard
 
     def first_of_file(self, item: OcrItem) -> bool:
         """Whether ``item`` is the first of its case file to end on this process."""
