@@ -207,7 +207,7 @@ class Collector:
             return None
         executor = self.config.stash.get(EXECUTOR, None)
         shard = self.shard or (executor.shard if executor is not None else None)
-        if shard is None:  # no worker lived to tell: the merge refuses a shard of an unknown suite
+        if shard is None:  # nothing collected, or no result came back: the merge refuses an unknown suite
             shard = ShardInfo(self.settings.shard.index, self.settings.shard.total, "unknown", "unknown", 0, 0)
         gates = ordered_gates(self.gates.values())
         return replace(shard, gates=gates, datasets=sorted(self.datasets.values(), key=lambda d: d.file))

@@ -71,7 +71,10 @@ def merge(reports: Sequence[tuple[str, dict[str, Any]]]) -> Merged:
     _same(reports, "different splits", lambda d: d["shard"]["total"], "their N in --ocr-shard K/N differs")
     for path, shard in shards:
         if shard.suite == "unknown":
-            raise MergeError(f"{path}: shard {shard.index}/{shard.total} does not know its suite (its workers died)")
+            raise MergeError(
+                f"{path}: shard {shard.index}/{shard.total} does not know its suite: its run collected or ran no "
+                f"OCR item (a usage error, or workers that died first; see that job's output)"
+            )
     _same(
         reports,
         "different suites",
