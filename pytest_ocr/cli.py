@@ -321,8 +321,8 @@ def cmd_merge(args: argparse.Namespace) -> int:
             check_output_directory(Path(args.results_dir), "--results-dir")
         merged = merge([(path, load_report(path)) for path in args.shards])
         baseline = None
-        if args.baseline:
-            stored = run_baseline.Baseline.load(Path(args.baseline), missing_ok=bool(args.baseline_write))
+        if args.baseline:  # named as the plugin names --ocr-baseline: from the invocation directory
+            stored = run_baseline.Baseline.load(Path.cwd() / args.baseline, missing_ok=bool(args.baseline_write))
             baseline = run_baseline.view(stored, merged.results, args.baseline_write, args.baseline_min_match)
     except (CliError, OutputPathError, ReportError, MergeError) as exc:
         print(f"pytest-ocr merge: {exc}", file=sys.stderr)
@@ -334,7 +334,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
         Path(args.output) if args.output else None,
         Path(args.html) if args.html else None,
         Path(args.results_dir) if args.results_dir else None,
-        Path(args.baseline) if args.baseline else None,
+        Path.cwd() / args.baseline if args.baseline else None,
         args.baseline_write,
     )
     notes = write_all(record, outputs, project)

@@ -286,3 +286,22 @@ def test_a_reader_that_goes_away_costs_no_output_and_no_traceback(sharded: Path)
     assert process.wait(timeout=120) == 1, errors
     assert "Traceback" not in errors and "BrokenPipeError" not in errors
     assert json.loads((sharded / "piped.json").read_text(encoding="utf-8"))["run"]["shards"] == 3
+
+
+@requires_tesseract
+def test_shards_and_merge_against_a_baseline_equal_the_run_unsharded(sharded: Path) -> None:
+    # the baseline: the whole run's report, with one item's record made worse so it compares as improved
+    base = json.loads((sharded / "whole.json").read_text(encoding="utf-8"))
+    base["results"][0]["metrics"]["cer"] = 0.9
+    (sharded / "main.json").write_text(json.dumps(base), encoding="utf-8")
+    whole = _pytest(sharded, "--ocr-baseline", "main.json", "--ocr-report", "whole-b.json")
+    assert whole.returncode == 1, whole.stdout
+    for k in (1, 2, 3):
+        shard = _pytest(sharded, f"--ocr-shard={k}/3", "--ocr-baseline", "main.json", "--ocr-report", f"b-{k}.json")
+        assert shard.returncode == 0, shard.stdout
+    merged = _merge(sharded, "b-1.json", "b-2.json", "b-3.json", "--baseline", "main.json", "-o", "merged-b.json")
+    assert merged.returncode == 1, merged.stdout + merged.stderr
+    one = json.loads((sharded / "whole-b.json").read_text(encoding="utf-8"))
+    together = json.loads((sharded / "merged-b.json").read_text(encoding="utf-8"))
+    assert together["baseline"]["matched"] == 12 and together["baseline"]["path"] == str(sharded / "main.json")
+    assert _timeless(together) == _timeless(one)
