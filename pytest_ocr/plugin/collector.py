@@ -30,7 +30,7 @@ from ..run import baseline as run_baseline
 from ..run.gates import GateResult
 from ..run.identity import item_key, relative, relative_paths, split_name
 from ..run.record import RunInfo, RunRecord, build, judge, ordered_gates
-from ..run.result import INVALID_FILE_ITEM, CaseResult, make_result
+from ..run.result import INVALID_FILE_ITEM, CaseResult, SharedParts, make_result
 from ..run.shard import ShardInfo
 from . import heap
 from .executor import EXECUTOR
@@ -47,6 +47,7 @@ class Collector:
         self.settings = settings
         self.started = time.time()
         self.results: dict[str, CaseResult] = {}  # by key
+        self.shared = SharedParts()
         self.gates: dict[tuple[Any, ...], Gate] = {}
         for gate in settings.gates:
             self._add_gate(gate)
@@ -120,7 +121,7 @@ class Collector:
         data = getattr(report, "ocr", None)
         if data is not None:  # a CaseResult from this process, plain data from a pytest-xdist worker
             result = data if isinstance(data, CaseResult) else CaseResult.from_dict(data)
-            self.results[result.key] = result
+            self.results[result.key] = self.shared(result)
             heap.keep_results(len(self.results))
         for gate in getattr(report, "ocr_gates", None) or ():
             self._add_gate(Gate.from_dict(gate))

@@ -1,0 +1,54 @@
+"""Equal parts of the results a run keeps are kept once (run/result.py SharedParts), and
+a result reads the same after as before."""
+
+from __future__ import annotations
+
+import copy
+
+from pytest_ocr.run.result import SharedParts, make_result
+
+
+def _result(key: str, errors: int, version: str = "5.3.0", tags: tuple[str, ...] = ("lines",)) -> object:
+    steps = ["NFC", "collapse_whitespace"]
+    return make_result(
+        key=key,
+        id=key,
+        case=key,
+        file="s.ocr.yaml",
+        line=1,
+        engine="tesseract",
+        image="a.png",
+        outcome="passed",
+        tags=list(tags),
+        metrics={"cer": errors / 100, "exact_match": 0.0},
+        details={
+            "cer": {"unit": "codepoint", "normalization": list(steps), "counts": {"errors": errors, "denominator": 99}},
+            "exact_match": {"unit": "case", "normalization": list(steps), "counts": {"matches": 0.0, "cases": 1}},
+        },
+        thresholds={"cer": "< 0.1"},
+        tolerances={"cer": "+0.01"},
+        fingerprint={"type": "tesseract", "version": version, "config": {"lang": "eng", "psm": 7}},
+    )
+
+
+def test_equal_parts_are_kept_once_and_results_read_the_same() -> None:
+    shared = SharedParts()
+    made = [_result(f"k{i}", errors=i % 3) for i in range(6)]
+    before = [copy.deepcopy(r.to_dict()) for r in made]
+    kept = [shared(r) for r in made]
+    assert [r.to_dict() for r in kept] == before
+    first, *others = kept
+    for r in others:
+        assert r.fingerprint is first.fingerprint and r.thresholds is first.thresholds
+        assert r.tolerances is first.tolerances and r.tags is first.tags
+        assert r.details["cer"]["normalization"] is first.details["cer"]["normalization"]
+        assert r.details["exact_match"]["counts"] is first.details["exact_match"]["counts"]
+    assert kept[3].details["cer"]["counts"] is kept[0].details["cer"]["counts"]  # both 0 errors of 99
+    assert kept[1].details["cer"]["counts"] is not kept[0].details["cer"]["counts"]
+
+
+def test_what_differs_stays_apart() -> None:
+    shared = SharedParts()
+    old, new = shared(_result("a", 1)), shared(_result("b", 1, version="5.4.1", tags=("pages",)))
+    assert new.fingerprint["version"] == "5.4.1" and old.fingerprint["version"] == "5.3.0"
+    assert new.tags == ["pages"] and old.tags == ["lines"]
