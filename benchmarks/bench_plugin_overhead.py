@@ -87,14 +87,19 @@ machine's speed varied by 1.5x between these two runs, see plain's times)
     1,333 MB; pytest-ocr 157.1 s (1.42x) 2,293 MB (1.72x); cost per case 20,000 -> 200,000:
     0.74 -> 0.79 ms (1.07x; the plain test's own: 0.54 -> 0.55 ms).
 
+    2026-11-26, equal parts of the results kept once (run/result.py SharedParts): peak RSS
+    of the ocr+json side, one run each, against the plain test's from the same hour:
+        N = 20,000    313 MB -> 280 MB (1.46x the plain test's 192 MB)
+        N = 200,000   2,293 MB -> 1,921 MB (1.44x the plain test's 1,333 MB, measured twice)
+
     Where the rest goes. Time: per item, the metrics and their details (alignments with
     the confusions kept, about 40 us), reading the ground truth and checking the image
     (open, fstat, header), the result's construction and schema check (13 us), pytest's
     per-phase hooks; under pytest-xdist, the controller waits on its execnet threads and
-    the workers serialise each full result. Memory (about 11 kB an item against the plain
-    test's 6.5 kB): each result's details (four dicts with their counts, the confusion
-    lists) and texts kept to the end of the run, two Path objects a case (about 600 bytes),
-    and the transient peak of loading a case file (about 5 kB a case).
+    the workers serialise each full result. Memory (about 9.3 kB an item against the plain
+    test's 6.4 kB): each result's details (four dicts, the confusion lists) and texts kept
+    to the end of the run, two Path objects a case (about 600 bytes), and the transient
+    peak of loading a case file (about 5 kB a case).
 
     Where the rest went before (cProfile and pyinstrument of the 20,000-case run): per item, the
     metrics and their details (confusion tables), the result's construction and schema
