@@ -92,6 +92,17 @@ machine's speed varied by 1.5x between these two runs, see plain's times)
         N = 20,000    313 MB -> 280 MB (1.46x the plain test's 192 MB)
         N = 200,000   2,293 MB -> 1,921 MB (1.44x the plain test's 1,333 MB, measured twice)
 
+    2026-11-26, files read within their limit as what they hold (a read of the whole 100 MB
+    limit allocated that much for each ground-truth file), ``--only A --reps 2`` and
+    ``--only D --reps 2``, a quiet machine:
+        N = 2,000    plain 1.65 s  79 MB;  ocr 1.13x  1.42x RSS;  ocr+json 1.20x  1.42x RSS
+        N = 20,000   plain 10.94 s 192 MB; ocr 1.19x  1.44x RSS;  ocr+json 1.24x  1.44x RSS
+        cost per case 2,000 -> 20,000: 0.69x
+        D. -n 2 over 20,000 cases: 1.47x serial; the plain test's own -n 2: 1.29x serial
+    200,000 cases, one run each side: plain 104.8 s 1,333 MB; ocr+json 148.9 s (1.42x)
+    1,920 MB (1.44x); cost per case 2,000 -> 200,000: 0.99 -> 0.74 ms (0.75x; 20,000 ->
+    200,000: 1.09x, the plain test's 0.96x).
+
     Where the rest goes. Time: per item, the metrics and their details (alignments with
     the confusions kept, about 40 us), reading the ground truth and checking the image
     (open, fstat, header), the result's construction and schema check (13 us), pytest's
