@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from conftest import DATA, requires_tesseract
 
-from pytest_ocr.run.shard import Shard, ShardError, assign
+from pytest_ocr.run.shard import Shard, ShardError, assign, hash_order
 
 # -- the share -----------------------------------------------------------------------
 
@@ -249,17 +249,50 @@ def test_the_merge_judges_and_writes_the_baseline_of_the_whole_run(sharded: Path
 
 @requires_tesseract
 def test_durations_of_an_earlier_report_weight_the_split(sharded: Path) -> None:
+    # the item first in hash order took 1,000 s in the earlier run, the others 0.1 s: with
+    # two shards, the first holds that item alone (by count, 6 and 6)
+    report = json.loads((sharded / "whole.json").read_text(encoding="utf-8"))
+    keys = [r["key"] for r in report["results"]]
+    heavy = min(keys, key=lambda k: (hash_order(k), k))
+    for r in report["results"]:
+        r["duration_s"] = 1000.0 if r["key"] == heavy else 0.1
+    (sharded / "durations.json").write_text(json.dumps(report), encoding="utf-8")
     runs = [
-        _pytest(sharded, f"--ocr-shard={k}/2", "--ocr-shard-durations", "whole.json", "--collect-only", "-q")
+        _pytest(sharded, f"--ocr-shard={k}/2", "--ocr-shard-durations", "durations.json", "--collect-only", "-q")
         for k in (1, 2)
     ]
     assert all(r.returncode == 0 for r in runs), runs[0].stdout + runs[0].stderr
     ids = [{line for line in r.stdout.splitlines() if "::" in line} for r in runs]
-    assert ids[0].isdisjoint(ids[1]) and len(ids[0] | ids[1]) == 12
+    assert len(ids[0]) == 1 and len(ids[1]) == 11 and ids[0].isdisjoint(ids[1])
+    file, _, name = heavy.partition("::")
+    assert ids[0] == {f"{file}::{name}"}
+    plain = [_pytest(sharded, f"--ocr-shard={k}/2", "--collect-only", "-q") for k in (1, 2)]
+    assert [sum("::" in line for line in r.stdout.splitlines()) for r in plain] == [6, 6]
     unknown = _pytest(sharded, "--ocr-shard-durations", "whole.json")
     assert unknown.returncode == 4 and "--ocr-shard-durations needs --ocr-shard K/N" in unknown.stderr
     bad = _pytest(sharded, "--ocr-shard=1/2", "--ocr-shard-durations", "nothing.json")
     assert bad.returncode == 4 and "nothing.json: file not found" in bad.stderr
+
+
+@requires_tesseract
+def test_an_item_in_two_shards_and_a_shard_that_stopped_early_are_reported(sharded: Path, tmp_path: Path) -> None:
+    # shard 1's report as if a second job had run it as shard 2: its items are in two shards
+    again = json.loads((sharded / "shard-1.json").read_text(encoding="utf-8"))
+    again["shard"]["index"] = 2
+    (tmp_path / "again.json").write_text(json.dumps(again), encoding="utf-8")
+    twice = _merge(sharded, "shard-1.json", str(tmp_path / "again.json"), "shard-3.json")
+    assert twice.returncode == 4 and "items in more than one shard: " in twice.stderr
+    assert f"(shard-1.json and {tmp_path / 'again.json'})" in twice.stderr
+
+    # shard 3 as a job stopped by Ctrl-C after all but one of its items would have written it
+    stopped = json.loads((sharded / "shard-3.json").read_text(encoding="utf-8"))
+    stopped["run"].update(status="interrupted", not_run=1, interruption="interrupted (KeyboardInterrupt)")
+    (tmp_path / "stopped.json").write_text(json.dumps(stopped), encoding="utf-8")
+    merged = _merge(sharded, "shard-1.json", "shard-2.json", str(tmp_path / "stopped.json"), "-o", "stopped-run.json")
+    assert merged.returncode == 2, merged.stdout + merged.stderr
+    run = json.loads((sharded / "stopped-run.json").read_text(encoding="utf-8"))["run"]
+    assert run["status"] == "interrupted" and run["not_run"] == 1
+    assert run["interruption"] == "shard 3/3: interrupted (KeyboardInterrupt)"
 
 
 @requires_tesseract

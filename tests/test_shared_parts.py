@@ -52,3 +52,13 @@ def test_what_differs_stays_apart() -> None:
     old, new = shared(_result("a", 1)), shared(_result("b", 1, version="5.4.1", tags=("pages",)))
     assert new.fingerprint["version"] == "5.4.1" and old.fingerprint["version"] == "5.3.0"
     assert new.tags == ["pages"] and old.tags == ["lines"]
+
+
+def test_counts_equal_in_value_but_not_in_type_stay_apart() -> None:
+    shared = SharedParts()
+    first, second = _result("a", 1), _result("b", 1)
+    second.details["exact_match"]["counts"] = {"matches": 0, "cases": 1}  # 0, not 0.0: written "0" in a report
+    shared(first)
+    shared(second)
+    assert second.details["exact_match"]["counts"] is not first.details["exact_match"]["counts"]
+    assert repr(second.to_dict()["details"]["exact_match"]["counts"]) == "{'matches': 0, 'cases': 1}"

@@ -52,6 +52,12 @@ class Gate:
         scope = " ".join(f"{k}:{v}" for k, v in self.scope if k != "engine")
         return f"{engine}: {scope + ' ' if scope else ''}{self.metric}.{self.kind}"
 
+    @property
+    def identity(self) -> tuple[Any, ...]:
+        """What makes two declarations one gate: each process that ran a file's items reports
+        its gates, and a merged run gets them from every shard."""
+        return (self.file, self.source, self.expression, self.scope)
+
     def label(self, engine: str) -> str:
         """The gate's name as a test: ``tesseract: tag:receipts cer.micro < 0.1``."""
         return f"{self.subject(engine)} {self.op} {format_number(self.bound)}"

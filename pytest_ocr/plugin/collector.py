@@ -63,7 +63,7 @@ class Collector:
         self.notes: list[str] = []  # what was written where, and what could not be
 
     def _add_gate(self, gate: Gate) -> None:
-        self.gates.setdefault((gate.file, gate.source, gate.expression, gate.scope), gate)
+        self.gates.setdefault(gate.identity, gate)
 
     def _is_ocr_item(self, nodeid: str) -> bool:
         path, _, name = nodeid.partition("::")

@@ -150,7 +150,7 @@ def _gates(shards: Sequence[tuple[str, ShardInfo]]) -> list[Gate]:
     gates: dict[tuple[Any, ...], Gate] = {}
     for _, shard in shards:
         for gate in shard.gates:
-            gates.setdefault((gate.file, gate.source, gate.expression, gate.scope), gate)
+            gates.setdefault(gate.identity, gate)
     return list(gates.values())
 
 

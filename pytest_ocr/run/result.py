@@ -162,9 +162,9 @@ def make_result(**values: Any) -> CaseResult:
 class SharedParts:
     """Equal parts of the results a run keeps, kept once: an engine's fingerprint, a case's
     tags, thresholds and tolerances, a normalisation's steps, equal counts (exact_match's
-    are one of two). Every item of a suite has its own
-    copy of them when made (or read from a pytest-xdist worker), and a run keeps every
-    result to its end: at 200,000 items, a few hundred bytes each is 100 MB."""
+    are one of two). Every item of a suite has its own copy of them when made (or read
+    from a pytest-xdist worker), and a run keeps every result to its end: at 200,000
+    items, a few hundred bytes each is 100 MB."""
 
     def __init__(self) -> None:
         self._fingerprints: dict[str, dict[str, Any]] = {}  # the engine's first one
@@ -183,8 +183,8 @@ class SharedParts:
             if isinstance(steps, list):
                 details["normalization"] = self._one(steps, tuple(steps))
             counts = details.get("counts")
-            if isinstance(counts, dict):
-                details["counts"] = self._one(counts, tuple(counts.items()))
+            if isinstance(counts, dict):  # 1 and 1.0 are equal, but not the same in a report
+                details["counts"] = self._one(counts, tuple((k, type(v), v) for k, v in counts.items()))
         return result
 
     def _one(self, value: Any, key: tuple[Any, ...]) -> Any:

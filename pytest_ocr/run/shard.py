@@ -62,7 +62,8 @@ class Shard:
         return shard
 
 
-def _order(key: str) -> bytes:
+def hash_order(key: str) -> bytes:
+    """Where a key stands in the order the shards cut: a hash of it, so independent of every other key."""
     return hashlib.blake2b(key.encode("utf-8"), digest_size=8).digest()
 
 
@@ -70,7 +71,7 @@ def assign(keys: Iterable[str], total: int, weights: Mapping[str, float] | None 
     """Each key's shard (1..total). ``weights``: an item's expected cost (its duration in an
     earlier run); an item without one weighs the mean of those known, and a weight of 0
     counts as the smallest known, so that no shard takes an unbounded run of them."""
-    ordered = sorted(set(keys), key=lambda k: (_order(k), k))
+    ordered = sorted(set(keys), key=lambda k: (hash_order(k), k))
     known = [w for w in (weights or {}).values() if w > 0 and math.isfinite(w)]
     default = math.fsum(known) / len(known) if known else 1.0
     floor = min(known) if known else 1.0
