@@ -671,7 +671,8 @@ def test_unknown_metric_in_metrics_list_is_located(suite):
 
 def test_reports_serialise_on_the_controller_too(suite):
     # A plugin such as pytest-reportlog serialises every report on the controller, where an
-    # item's result arrived from a worker as plain data: it must serialise as it is.
+    # item's result arrived from a worker as a JSON string: it must serialise as it is, and
+    # as the same string in a serial run.
     _three_cases(suite)
     suite.pytester.makeconftest(
         """
@@ -694,7 +695,7 @@ def pytest_runtest_logreport(report):
         result = suite.pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
         result.assert_outcomes(passed=3)
         lines = (suite.pytester.path / "reports.jsonl").read_text(encoding="utf-8").splitlines()
-        results = [json.loads(line)["ocr"] for line in lines if "ocr" in json.loads(line)]
+        results = [json.loads(json.loads(line)["ocr"]) for line in lines if "ocr" in json.loads(line)]
         # (under pytest-xdist the workers, loading the same conftest, serialise theirs as well)
         assert {r["case"] for r in results} == {"alpha", "bravo", "charlie"}, args
         assert all(r["outcome"] == "passed" for r in results), args

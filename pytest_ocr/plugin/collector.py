@@ -10,6 +10,7 @@ sent before it died.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Iterator
@@ -119,8 +120,8 @@ class Collector:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         data = getattr(report, "ocr", None)
-        if data is not None:  # a CaseResult from this process, plain data from a pytest-xdist worker
-            result = data if isinstance(data, CaseResult) else CaseResult.from_dict(data)
+        if data is not None:  # a CaseResult from this process, a JSON string from a pytest-xdist worker
+            result = data if isinstance(data, CaseResult) else CaseResult.from_dict(json.loads(data))
             self.results[result.key] = self.shared(result)
             heap.keep_results(len(self.results))
         for gate in getattr(report, "ocr_gates", None) or ():
