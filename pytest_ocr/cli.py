@@ -218,6 +218,8 @@ def _comparison_text(c: Comparison) -> list[str]:
                 "-" if d.change is None else "same" if d.direction == "same" else f"{signed(d.change)} {d.direction}"
             )
             lines.append(f"  {f'{d.metric} {d.kind}'.ljust(width)}  {number(d.old):>9} -> {number(d.new):>9}  {change}")
+            if d.paired is not None:
+                lines.append(f"  {''.ljust(width)}  paired: {d.paired.describe()}; {d.paired.noise()}")
     for label, names in (("new engines", c.new_engines), ("engines no longer run", c.removed_engines)):
         if names:
             lines.append(f"{label}: {', '.join(names)}")
@@ -251,6 +253,10 @@ def _comparison_text(c: Comparison) -> list[str]:
         lines.append(f"note: {note}")
     for warning in c.warnings:
         lines.append(f"warning: {warning}")
+    if c.decisions:
+        lines.append("aggregate rules with a confidence (judged on the items both runs measured):")
+        for decision in c.decisions:
+            lines.append(f"  [{decision.rule}] {decision.engine}: {decision.paired.describe()}: {decision.verdict}")
     if c.violations:
         lines.append(f"rule violations ({len(c.violations)}):")
         lines += [f"  [{v.rule}] {violation_text(v)}" for v in c.violations[:TEXT_LIST_LIMIT]] + _more(c.violations)

@@ -54,8 +54,12 @@ def test_items_worse_than_the_baseline_fail_new_ones_do_not(suite):
     assert head["same"]["baseline"]["deltas"][0]["verdict"] == "same"
     assert head["new"]["baseline"] == {"status": "new", "deltas": [], "regressed": False}
     assert "fake: 4 compared, 1 new, 1 regressed" in out
-    # means over the 4 compared cases: (0.1+0.1+0.2+0.1)/4 -> (0.1+0.2+0.1+0.2)/4
-    assert "cer mean over 4: 0.1250 -> 0.1500 (+0.0250, worse)" in out
+    # means over the 4 compared cases: (0.1+0.1+0.2+0.1)/4 -> (0.1+0.2+0.1+0.2)/4; the changes
+    # (0, +0.1, -0.1, +0.1) with their signs flipped in all 16 ways give a sum of at least the
+    # observed 0.1 in 8 and at most it in 14: p = 2 * 8/16 = 1. Equal lengths: micro = macro.
+    for kind in ("macro", "micro"):
+        assert f"    cer.{kind}: 0.1250 -> 0.1500 (+0.0250; 95% interval " in out
+    assert out.count("p = 1, n = 4); a worsening below ") == 2
     assert "      cer +0.1000  s.ocr.yaml::worse[fake]" in out.splitlines()
     load_report(suite, "head.json")  # valid against the report schema
 

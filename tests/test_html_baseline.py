@@ -169,17 +169,23 @@ def test_overview_lists_regressed_improved_and_new_items_linking_to_their_cases(
         f"tolerance {worst['tolerance']})"
     )
     assert why == ": cer 0.0000 → 0.1818 (+0.1818; tolerance 0)"
-    # how the compared metric's mean moved, as the JSON report has it
+    # how the compared metric's averages moved, with their paired statistics, as the JSON report has them
     [move] = engine["metrics"]
-    cells = [td.text() for td in section.find("table", cls="moves").find("tbody").find("tr").find_all("td")]
-    assert cells == [
-        "cer",
-        str(move["n"]),
-        number(move["old_mean"]),
-        number(move["new_mean"]),
-        signed(move["new_mean"] - move["old_mean"]),
-        move["verdict"],
-    ]
+    rows = section.find("table", cls="moves").find("tbody").find_all("tr")
+    assert [p["kind"] for p in move["paired"]] == ["macro", "micro"] and len(rows) == 2
+    assert move["paired"][0]["old"] == move["old_mean"] and move["paired"][0]["new"] == move["new_mean"]
+    for row, p in zip(rows, move["paired"], strict=True):
+        assert [td.text() for td in row.find_all("td")] == [
+            f"cer {p['kind']}",
+            str(p["n"]),
+            number(p["old"]),
+            number(p["new"]),
+            signed(p["new"] - p["old"]),
+            f"{signed(p['low'])} to {signed(p['high'])}",
+            f"{p['p_value']:.3g}",
+            number(p["detectable"]),
+            "worse" if p["new"] > p["old"] else "better" if p["new"] < p["old"] else "same",
+        ]
     match = tree.root.find("p", cls="baseline-match").text()
     assert f"{head['baseline']['matched']} of {head['baseline']['current']} measured items" in match
 

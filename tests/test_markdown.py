@@ -204,15 +204,22 @@ def test_comparison_rows_from_hand_computed_values(runs):
         "0.05): REGRESSED"
     ) in lines
     # the values of test_compare's worked example, to 4 decimals: 3/51 = 0.0588, 3/41 = 0.0732, 30/2091 = 0.0143
+    # The paired columns cover the 3 items both runs measured, whose CER changed by 0, +0.1
+    # and -0.1 (one character in ten): the mean change is 0; of 27 equally likely bootstrap
+    # samples, all three -0.1 (1/27 = 3.7% > 2.5%) bounds the interval at -0.1, all three
+    # +0.1 at +0.1; every one of the 8 sign flips is at least as extreme as 0: p = 1; the
+    # interval reaches 0.1 below the estimate.
     for row in [
-        "| cases | 5 | 6 | +1 |",
-        "| passed | 4 | 3 | -1 |",
-        "| failed | 1 | 1 | same |",
-        "| errors | 0 | 2 | +2 |",
-        "| cer macro | 0.0600 | 0.0750 | ▲ +0.0150 worse |",
-        "| cer micro | 0.0588 | 0.0732 | ▲ +0.0143 worse |",
-        "| char_accuracy macro | 0.9400 | 0.9250 | ▼ -0.0150 worse |",
-        "| exact_match macro | 0.4000 | 0.5000 | ▲ +0.1000 better |",
+        "| cases | 5 | 6 | +1 |  |  |  |",
+        "| passed | 4 | 3 | -1 |  |  |  |",
+        "| failed | 1 | 1 | same |  |  |  |",
+        "| errors | 0 | 2 | +2 |  |  |  |",
+        "| cer macro | 0.0600 | 0.0750 | ▲ +0.0150 worse | 0.0000 [-0.1000, +0.1000] (95%, 3 items) | 1 | 0.1000 |",
+        "| cer micro | 0.0588 | 0.0732 | ▲ +0.0143 worse | 0.0000 [-0.1000, +0.1000] (95%, 3 items) | 1 | 0.1000 |",
+        "| char_accuracy macro | 0.9400 | 0.9250 | ▼ -0.0150 worse | 0.0000 [-0.1000, +0.1000] (95%, 3 items) | 1 "
+        "| 0.1000 |",
+        "| exact_match macro | 0.4000 | 0.5000 | ▲ +0.1000 better | +0.3333 [0.0000, +1.0000] (95%, 3 items) | 1 "
+        "| 0.6667 |",
         "| s.ocr.yaml::worse\\[fake\\] | s.ocr.yaml:2 | cer 0.1000 → 0.2000 (▲ +0.1000 worse) | passed → failed "
         "| yes |",
         "No change: 1 item, the same counts and aggregates.",  # fake2

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..errors import OcrError, did_you_mean
 from ..metrics import METRICS
-from .rules import ThresholdError, format_number
+from .rules import ThresholdError, Tolerance, ToleranceError, format_number
 from .rules import parse as parse_threshold
 
 KINDS = ("macro", "micro")
@@ -42,9 +42,15 @@ class Gate:
     min_cases: int = 1
     source: str = ""  # where it was declared: "file:line" or "--ocr-gate"
     file: str | None = None  # a suite's gates cover that file's items only
+    # Against the baseline (``regression: {cer.macro: "0.002@95%"}``, ``--ocr-gate
+    # "cer.macro:+0.002@95%"``): how much worse than the baseline the aggregate may get over
+    # the items both runs measured; op and bound are then unused.
+    tolerance: Tolerance | None = None
 
     @property
     def expression(self) -> str:
+        if self.tolerance is not None:
+            return f"{self.metric}.{self.kind}:+{self.tolerance}"
         return f"{self.metric}.{self.kind} {self.op} {format_number(self.bound)}"
 
     def subject(self, engine: str) -> str:
@@ -59,7 +65,10 @@ class Gate:
         return (self.file, self.source, self.expression, self.scope)
 
     def label(self, engine: str) -> str:
-        """The gate's name as a test: ``tesseract: tag:receipts cer.micro < 0.1``."""
+        """The gate's name as a test: ``tesseract: tag:receipts cer.micro < 0.1``, or
+        ``tesseract: cer.macro:+0.002@95% against the baseline``."""
+        if self.tolerance is not None:
+            return f"{self.subject(engine)}:+{self.tolerance} against the baseline"
         return f"{self.subject(engine)} {self.op} {format_number(self.bound)}"
 
     def to_dict(self) -> dict[str, Any]:
@@ -72,11 +81,19 @@ class Gate:
             "min_cases": self.min_cases,
             "source": self.source,
             "file": self.file,
+            "tolerance": None if self.tolerance is None else str(self.tolerance),
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Gate:
-        return cls(**{**data, "scope": tuple(tuple(s) for s in data["scope"])})
+        tolerance = data.get("tolerance")
+        return cls(
+            **{
+                **data,
+                "scope": tuple(tuple(s) for s in data["scope"]),
+                "tolerance": None if tolerance is None else Tolerance.parse(tolerance),
+            }
+        )
 
 
 def _gate(name: str, expression: object, scope: tuple, min_cases: int, keypath: tuple) -> Gate:
@@ -145,6 +162,33 @@ def parse_block(block: object, keypath: tuple = ("aggregate",)) -> tuple[list[tu
     return gates, problems
 
 
+def regression_gates(
+    block: object, keypath: tuple, file: str | None
+) -> tuple[list[tuple[Gate, tuple]], list[GateError]]:
+    """The aggregate tolerances of a ``regression:`` block (``cer.macro: "0.002@95%"``) as
+    gates against the baseline, each with its key path; the block's per-item tolerances
+    (plain metric names) are the cases' own."""
+    gates: list[tuple[Gate, tuple]] = []
+    problems: list[GateError] = []
+    for name, value in block.items() if isinstance(block, dict) else ():
+        metric, dot, kind = str(name).rpartition(".")
+        if not dot or value is None:
+            continue
+        where = keypath + (name,)
+        if kind not in KINDS or metric not in METRICS:
+            problems.append(
+                GateError(
+                    f"{name!r}: an aggregate tolerance is METRIC.macro or METRIC.micro with a known metric", where
+                )
+            )
+            continue
+        try:
+            gates.append((Gate(metric, kind, "", 0.0, (), 1, "", file, Tolerance.parse(value)), where))
+        except ToleranceError as exc:
+            problems.append(GateError(str(exc), where))
+    return gates, problems
+
+
 def parse_cli(text: str) -> Gate:
     """``--ocr-gate "cer.micro<0.05"`` or ``"engine:tesseract tag:receipts cer.micro < 0.1"``."""
     match = _CLI.match(text)
@@ -154,6 +198,15 @@ def parse_cli(text: str) -> Gate:
             f'OPERATOR NUMBER, e.g. "cer.micro<0.05" or "tag:receipts field_f1.macro >= 0.8"'
         )
     scope_text, metric, kind, expression = match.groups()
+    if expression.startswith(":"):  # against the baseline, as a --fail-on rule is written
+        if metric not in METRICS or kind not in KINDS:
+            raise GateError(f"--ocr-gate {text!r}: expected METRIC.macro|micro:TOLERANCE with a known metric")
+        try:
+            tolerance = Tolerance.parse(expression[1:].strip())
+        except ToleranceError as exc:
+            raise GateError(f"--ocr-gate {text!r}: {exc}") from None
+        scope = tuple((k, v) for k, _, v in (token.partition(":") for token in scope_text.split()))
+        return Gate(metric, kind, "", 0.0, scope, 1, "--ocr-gate", None, tolerance)
     block: dict = {f"{metric}.{kind}": expression.strip()}
     for token in reversed(scope_text.split()):
         block = {token: block}

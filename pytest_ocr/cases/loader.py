@@ -18,7 +18,7 @@ from ..metrics.structured import check_schema
 from . import datasets
 from . import document as doc
 from .document import Document, DocumentError, KeyPath, Problem
-from .gates import Gate, parse_block
+from .gates import Gate, parse_block, regression_gates
 from .model import INHERITED, SHOWN_SKIPPED, Case, DatasetInfo, Defaults, Scope
 from .rules import EXPRESSION, ThresholdError, Tolerance, ToleranceError, parse
 from .schema import schema, validate
@@ -182,23 +182,48 @@ def _check_regression(block: object, keypath: tuple, document: Document) -> list
     problems = []
     for metric, tolerance in regression.items() if isinstance(regression, dict) else ():
         where = keypath + ("regression", metric)
+        if "." in metric:  # an aggregate's tolerance: a gate (see _gates), not a case's
+            if keypath[:1] == ("cases",):
+                problems.append(
+                    Problem(
+                        document.line_of(where),
+                        where,
+                        f"{metric!r} is an aggregate's tolerance: it belongs in the regression: of a suite's "
+                        f"defaults: or of the project configuration, not in a case",
+                    )
+                )
+            continue
         if metric not in METRICS:
             problems.append(
                 Problem(document.line_of(where), where, f"unknown metric {metric!r}{did_you_mean(metric, METRICS)}")
             )
         elif tolerance is not None:
             try:
-                Tolerance.parse(tolerance)
+                if Tolerance.parse(tolerance).confidence is not None:
+                    problems.append(
+                        Problem(
+                            document.line_of(where),
+                            where,
+                            f"a confidence applies to an aggregate ({metric}.macro or {metric}.micro in a suite's "
+                            f"defaults: or the project configuration); one item's change has no spread to be "
+                            f"confident about",
+                        )
+                    )
             except ToleranceError as exc:
                 problems.append(Problem(document.line_of(where), where, str(exc)))
     return problems
 
 
 def _gates(data: dict, document: Document, file: str | None) -> tuple[tuple[Gate, ...], list[Problem]]:
-    """The gates of a file's ``aggregate:`` block, located, and the problems in it."""
-    if not isinstance(data, dict) or "aggregate" not in data:
+    """The gates of a file's ``aggregate:`` block and the aggregate tolerances of its
+    ``defaults: regression:`` (gates against the baseline), located, and the problems in them."""
+    if not isinstance(data, dict):
         return (), []
-    found, errors = parse_block(data["aggregate"])
+    found, errors = parse_block(data["aggregate"]) if "aggregate" in data else ([], [])
+    defaults = data.get("defaults")
+    if isinstance(defaults, dict):
+        against, wrong = regression_gates(defaults.get("regression"), ("defaults", "regression"), file)
+        found, errors = found + against, errors + wrong
     problems = [Problem(document.line_of(e.keypath), e.keypath, str(e)) for e in errors]
     gates = tuple(
         # a case file's gates are declared at the file as reports name it (relative to the project)
@@ -459,7 +484,9 @@ def _settings(merged: Defaults) -> dict[str, Any]:
         "match": {key: parse_matcher(spec) for key, spec in (merged.match or {}).items()},  # checked above
         "extract": merged.extract or {},
         "tokens": merged.tokens or {},
-        "regression": {m: Tolerance.parse(t) for m, t in (merged.regression or {}).items() if t is not None},
+        "regression": {
+            m: Tolerance.parse(t) for m, t in (merged.regression or {}).items() if t is not None and "." not in m
+        },
         "min_confidence": merged.min_confidence,
     }
 

@@ -77,10 +77,14 @@ class ToleranceError(OcrError, ValueError):
 class Tolerance:
     amount: float
     relative: bool = False  # amount is a fraction of the old value
+    # With a confidence (``"0.002@95%"``), an aggregate regresses only when the interval of
+    # its worsening at that confidence lies entirely above the tolerance (run/paired.py).
+    confidence: float | None = None
 
     @classmethod
     def parse(cls, value: object) -> Tolerance:
-        """``0.005``, ``"0.005"``, ``"+0.005"`` or ``"10%"``; anything else raises ToleranceError."""
+        """``0.005``, ``"0.005"``, ``"+0.005"``, ``"10%"``, each optionally with a
+        confidence (``"+0.005@95%"``); anything else raises ToleranceError."""
         if isinstance(value, bool):
             raise ToleranceError(f'a tolerance is a number such as 0.005 or a percentage such as "10%", not {value!r}')
         if isinstance(value, (int, float)):
@@ -88,16 +92,18 @@ class Tolerance:
                 raise ToleranceError(f"a tolerance must be a finite number of 0 or more, not {value!r}")
             return cls(float(value))
         if isinstance(value, str):
-            match = _RELATIVE.match(value)
+            text, at, level = value.partition("@")
+            confidence = _confidence(value, level) if at else None
+            match = _RELATIVE.match(text)
             amount = None
             if match:
                 amount, relative = float(match.group(1)) / 100, True
-            elif _ABSOLUTE.match(value):
-                amount, relative = float(value.replace("+", "")), False
+            elif _ABSOLUTE.match(text):
+                amount, relative = float(text.replace("+", "")), False
             if amount is not None:
                 if not math.isfinite(amount):  # 400 nines are a float's infinity
                     raise ToleranceError(f"a tolerance must be a finite number of 0 or more, not {value!r}")
-                return cls(amount, relative=relative)
+                return cls(amount, relative, confidence)
         raise ToleranceError(f'a tolerance is a number such as 0.005 or a percentage such as "10%", not {value!r}')
 
     def allowed(self, old: float) -> float:
@@ -105,7 +111,18 @@ class Tolerance:
         return abs(old) * self.amount if self.relative else self.amount
 
     def __str__(self) -> str:
-        return f"{format_number(self.amount * 100)}%" if self.relative else format_number(self.amount)
+        amount = f"{format_number(self.amount * 100)}%" if self.relative else format_number(self.amount)
+        return amount if self.confidence is None else f"{amount}@{format_number(round(self.confidence * 100, 6))}%"
+
+
+def _confidence(value: str, level: str) -> float:
+    match = _RELATIVE.match(level)
+    percent = float(match.group(1)) if match and "+" not in level else None
+    if percent is None or not 50 <= percent < 100:
+        raise ToleranceError(
+            f"a confidence is a percentage from 50% to below 100% such as @95%, not @{level.strip()} in {value!r}"
+        )
+    return percent / 100
 
 
 EXACT = Tolerance(0.0)

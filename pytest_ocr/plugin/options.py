@@ -83,7 +83,7 @@ def add_options(parser: pytest.Parser) -> None:
         action="append",
         metavar="GATE",
         help='an aggregate gate judged after all items ran, per engine, e.g. "cer.micro<0.05" or '
-        '"tag:receipts field_f1.macro >= 0.8" (repeatable)',
+        '"tag:receipts field_f1.macro >= 0.8"; against --ocr-baseline: "cer.macro:+0.002@95%%" (repeatable)',
     )
     group.addoption(
         "--ocr-shard",
@@ -170,6 +170,9 @@ class Settings:
             raise pytest.UsageError(f"--ocr-baseline-min-match: expected a share from 0 to 1, not {settings.min_match}")
         settings.baseline_verb = option("ocr_baseline_write")
         baseline = option("ocr_baseline")
+        against = [g.expression for g in settings.gates if g.tolerance is not None and g.source == "--ocr-gate"]
+        if against and not baseline:
+            raise pytest.UsageError(f"--ocr-gate {against[0]!r} compares with a baseline: give --ocr-baseline PATH")
         if settings.baseline_verb and not baseline:
             raise pytest.UsageError("--ocr-baseline-write needs --ocr-baseline PATH: the file to write")
         if settings.baseline_verb and settings.shard:

@@ -735,14 +735,27 @@ def _baseline_section(view: BaselineView | None, results: list[CaseResult]) -> s
             )
         if e.moves:
             moves = "".join(
-                f'<tr class="{m.verdict}"><td>{esc(m.metric)}</td><td class="num">{m.n}</td>'
+                f'<tr class="{p.direction}"><td>{esc(m.metric)} {p.kind}</td><td class="num">{p.n}</td>'
+                f'<td class="num">{number(p.old)}</td><td class="num">{number(p.new)}</td>'
+                f'<td class="num">{signed(p.change)}</td>'
+                f'<td class="num">{signed(p.low)} to {signed(p.high)}</td>'
+                f'<td class="num">{p.p_value:.3g}</td><td class="num">{number(p.detectable)}</td>'
+                f"<td>{p.direction}</td></tr>"
+                if p is not None
+                else f'<tr class="{m.verdict}"><td>{esc(m.metric)}</td><td class="num">{m.n}</td>'
                 f'<td class="num">{number(m.old)}</td><td class="num">{number(m.new)}</td>'
-                f'<td class="num">{signed(m.new - m.old)}</td><td>{m.verdict}</td></tr>'
+                f'<td class="num">{signed(m.new - m.old)}</td><td class="num">-</td><td class="num">-</td>'
+                f'<td class="num">-</td><td>{m.verdict}</td></tr>'
                 for m in e.moves
+                for p in (m.paired or (None,))
             )
+            level = next((f"{p.confidence * 100:g}%" for m in e.moves for p in m.paired), "95%")
             section.append(
                 '<table class="moves"><thead><tr><th>metric</th><th class="num">items</th>'
-                '<th class="num">baseline mean</th><th class="num">mean now</th><th class="num">change</th>'
+                '<th class="num">baseline</th><th class="num">now</th><th class="num">change</th>'
+                f'<th class="num">{level} interval</th><th class="num">p</th>'
+                '<th class="num" title="the smallest worsening these items can tell from noise">'
+                "told from noise above</th>"
                 f"<th>verdict</th></tr></thead><tbody>{moves}</tbody></table>"
             )
         section.append(_item_list("regressed", lists["regressed"], _regressed_note, e.engine))

@@ -32,7 +32,14 @@ def _baseline(view: BaselineView) -> dict[str, Any]:
                 "regressed": len(e.regressed),
                 "regressed_items": [r.key for r in e.regressed],
                 "metrics": [
-                    {"metric": m.metric, "n": m.n, "old_mean": m.old, "new_mean": m.new, "verdict": m.verdict}
+                    {
+                        "metric": m.metric,
+                        "n": m.n,
+                        "old_mean": m.old,
+                        "new_mean": m.new,
+                        "verdict": m.verdict,
+                        "paired": [p.to_dict() for p in m.paired],
+                    }
                     for m in e.moves
                 ],
                 "config_changes": e.config_changes,

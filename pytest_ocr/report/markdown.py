@@ -17,6 +17,7 @@ from pathlib import Path
 from ..run.baseline import BaselineView
 from ..run.compare import CaseComparison, Comparison, EngineComparison, MetricDelta, Violation
 from ..run.identity import relative
+from ..run.paired import Paired
 from ..run.record import RunRecord
 from ..run.result import CaseResult
 from .numbers import number, signed
@@ -115,8 +116,27 @@ def _engine_delta_table(e: EngineComparison) -> list[str]:
         old, new = e.base.get(name, 0), e.head.get(name, 0)
         rows.append([name, str(old), str(new), f"{new - old:+d}" if new != old else "same"])
     for d in e.metrics:
-        rows.append([f"{d.metric} {d.kind}", number(d.old), number(d.new), delta_cell(d)])
-    return _table(["metric", "base", "head", "delta"], rows)
+        rows.append([f"{d.metric} {d.kind}", number(d.old), number(d.new), delta_cell(d), *paired_cells(d.paired)])
+    for row in rows:
+        row += [""] * (7 - len(row))
+    return _table(["metric", "base", "head", "delta", "paired change [interval]", "p", "told from noise above"], rows)
+
+
+def _move_cell(direction: str, change: float) -> str:
+    return "same" if direction == "same" else f"{signed(change)} {direction}"
+
+
+def paired_cells(p: Paired | None) -> list[str]:
+    """The paired statistics of an aggregate as table cells: change and interval, p-value,
+    and the smallest worsening the items can tell from noise."""
+    if p is None:
+        return ["-", "-", "-"]
+    level = f"{p.confidence * 100:g}%"
+    return [
+        f"{signed(p.change)} [{signed(p.low)}, {signed(p.high)}] ({level}, {p.n} items)",
+        f"{p.p_value:.3g}",
+        number(p.detectable),
+    ]
 
 
 def _case_changes(case: CaseComparison) -> str:
@@ -155,6 +175,14 @@ def _comparison_sections(comparison: Comparison, limit: int, heading: str) -> li
         shown, more = _capped(comparison.violations, limit)
         lines += [f"- ❌ {escape(v.rule)}: {escape(violation_text(v), 2 * CELL_CHARS)}" for v in shown]
         lines += ([more] if more else []) + [""]
+    if comparison.decisions:
+        lines += ["**Aggregate rules with a confidence** (judged on the items both runs measured)", ""]
+        for d in comparison.decisions:
+            mark = "❌" if d.violated else "✅"
+            lines.append(
+                f"- {mark} {escape(d.rule)} on {escape(d.engine)}: {escape(d.paired.describe())}: {escape(d.verdict)}"
+            )
+        lines += [""]
     for e in comparison.engines:
         lines += [f"{heading} {escape(e.engine)}", ""]
         if e.unchanged:
@@ -285,17 +313,29 @@ def _baseline_sections(view: BaselineView, limit: int) -> list[str]:
     moves = [(e.engine, m) for e in view.engines for m in e.moves]
     if moves:
         lines += _table(
-            ["engine", "metric", "items", "baseline mean", "mean now", "delta"],
+            [
+                "engine",
+                "metric",
+                "items",
+                "baseline",
+                "now",
+                "delta",
+                "paired change [interval]",
+                "p",
+                "told from noise above",
+            ],
             [
                 [
                     escape(engine),
-                    m.metric,
+                    f"{m.metric} {p.kind}" if p else m.metric,
                     str(m.n),
-                    number(m.old),
-                    number(m.new),
-                    "same" if m.verdict == "same" else f"{signed(m.new - m.old)} {m.verdict}",
+                    number(p.old if p else m.old),
+                    number(p.new if p else m.new),
+                    _move_cell(m.verdict, m.new - m.old) if p is None else _move_cell(p.direction, p.change),
+                    *paired_cells(p),
                 ]
                 for engine, m in moves
+                for p in (m.paired or (None,))
             ],
         ) + [""]
     lines += _items_table("Regressed items", view.regressed, "got worse than its tolerance", limit)

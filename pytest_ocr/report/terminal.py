@@ -203,10 +203,13 @@ def baseline_lines(view: BaselineView, verbosity: int, columns: int | None = Non
     for e in view.engines:
         lines.append(f"  {visible(e.engine)}: {e.compared} compared, {e.new} new, {len(e.regressed)} regressed")
         for m in e.moves:
-            lines.append(
-                f"    {m.metric} mean over {m.n}: {number(m.old)} -> {number(m.new)} "
-                f"({signed(m.new - m.old)}, {m.verdict})"
-            )
+            if not m.paired:
+                lines.append(
+                    f"    {m.metric} mean over {m.n}: {number(m.old)} -> {number(m.new)} "
+                    f"({signed(m.new - m.old)}, {m.verdict})"
+                )
+            for p in m.paired:
+                lines.append(f"    {m.metric}.{p.kind}: {p.describe()}; {p.noise()}")
         if e.config_changes:
             lines.append(
                 f"    warning: the baseline was recorded with another {visible(e.engine)} configuration: "

@@ -24,6 +24,7 @@ from ..engines import fingerprint_changes, fingerprint_id
 from ..metrics import METRICS
 from ..scoring.tolerance import ItemComparison, compare_item
 from .gates import GateResult
+from .paired import Paired, paired
 from .result import CaseResult
 from .stored import load_report, results_of
 
@@ -65,12 +66,14 @@ class Baseline:
 
 @dataclass(frozen=True)
 class MetricMove:
-    """A compared metric's mean before and after, over the items compared on it."""
+    """A compared metric's mean before and after, over the items compared on it, and the
+    paired statistics of its macro and micro averages over those items (run/paired.py)."""
 
     metric: str
     n: int
     old: float
     new: float
+    paired: tuple[Paired, ...] = ()
 
     @property
     def verdict(self) -> str:
@@ -99,6 +102,7 @@ class BaselineView:
     matched: int  # of those, items that found their record
     min_match: float
     engines: list[EngineComparison]
+    old: dict[str, CaseResult] = field(default_factory=dict, repr=False)  # the records, by key (for gates)
 
     @property
     def regressed(self) -> list[CaseResult]:
@@ -132,16 +136,11 @@ def view(baseline: Baseline, results: Sequence[CaseResult], verb: str | None, mi
     for engine in sorted({r.engine for r in measured if r.engine is not None}):
         mine = [r for r in measured if r.engine == engine and r.baseline is not None]
         compared = [r for r in mine if r.baseline is not None and r.baseline.status == "compared"]
-        by_metric: dict[str, list[tuple[float, float]]] = {}
+        by_metric: dict[str, list[tuple[CaseResult, CaseResult]]] = {}
         for r in compared:
             for d in r.baseline.deltas if r.baseline else ():
-                by_metric.setdefault(d.metric, []).append((d.old, d.new))
-        moves = [
-            MetricMove(
-                m, len(pairs), math.fsum(o for o, _ in pairs) / len(pairs), math.fsum(n for _, n in pairs) / len(pairs)
-            )
-            for m, pairs in by_metric.items()
-        ]
+                by_metric.setdefault(d.metric, []).append((baseline.results[r.key], r))
+        moves = [_move(m, pairs) for m, pairs in by_metric.items()]
         fingerprint = next((r.fingerprint for r in mine if r.fingerprint), None)
         engines.append(
             EngineComparison(
@@ -154,7 +153,22 @@ def view(baseline: Baseline, results: Sequence[CaseResult], verb: str | None, mi
             )
         )
     matched = sum(e.compared for e in engines)
-    return BaselineView(str(baseline.path), verb, len(baseline.results), len(measured), matched, min_match, engines)
+    return BaselineView(
+        str(baseline.path), verb, len(baseline.results), len(measured), matched, min_match, engines, baseline.results
+    )
+
+
+def _move(metric: str, pairs: list[tuple[CaseResult, CaseResult]]) -> MetricMove:
+    old = [o.metrics[metric] for o, _ in pairs]
+    new = [n.metrics[metric] for _, n in pairs]
+    counts = [[(r.details.get(metric) or {}).get("counts") or {} for r in side] for side in zip(*pairs, strict=True)]
+    return MetricMove(
+        metric,
+        len(pairs),
+        math.fsum(old) / len(pairs),  # type: ignore[arg-type]
+        math.fsum(new) / len(pairs),  # type: ignore[arg-type]
+        tuple(paired(metric, old, new, *counts)),  # type: ignore[arg-type]
+    )
 
 
 def match_check(view: BaselineView) -> GateResult | None:

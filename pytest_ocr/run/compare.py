@@ -1,7 +1,10 @@
 """Two runs side by side: what changed from BASE (e.g. the main branch's run) to HEAD
 (this change's run), and which ``--fail-on`` rules that breaks.
 
-Items are matched by their key (run/identity.py). Items only in HEAD (new) or only in
+Every aggregate of every engine also gets its paired statistics over the items both
+runs measured: the change, its bootstrap interval, a permutation p-value and the
+smallest worsening the suite can tell from noise. Items are matched by their key
+(run/identity.py). Items only in HEAD (new) or only in
 BASE (removed) are listed, never failures: a rule compares what both runs measured.
 An item is *regressed* exactly as in the run that made HEAD: a metric it compares
 (its thresholds, its ``regression:`` tolerances, recorded in HEAD as ``tolerances``)
@@ -13,7 +16,9 @@ Rules (``--fail-on``):
 - ``METRIC:TOLERANCE``: any item whose METRIC got worse by more than TOLERANCE
   (``cer:+0.005`` absolute, ``cer:+10%`` relative to the old value);
 - ``METRIC.macro:TOLERANCE`` / ``METRIC.micro:TOLERANCE``: an engine's aggregate got
-  worse by more than TOLERANCE;
+  worse by more than TOLERANCE; with a confidence (``cer.macro:+0.002@95%``), judged on
+  the items both runs measured: only when the interval of the worsening at that
+  confidence lies entirely above TOLERANCE (run/paired.py), each decision recorded;
 - ``errors``: an item that was measured in BASE (passed or failed) is an error in HEAD.
 """
 
@@ -30,6 +35,7 @@ from ..metrics import METRICS
 from ..scoring.tolerance import SLACK, Delta
 from ..storable import json_safe
 from .baseline import DEFAULT_MIN_MATCH
+from .paired import CONFIDENCE, Paired, paired
 from .record import RunRecord
 from .result import CaseResult, first_line
 
@@ -57,7 +63,10 @@ class Rule:
         return f"{name}:+{self.tolerance}"
 
 
-RULE_FORMS = "METRIC:TOLERANCE (cer:+0.005, cer:+10%), METRIC.macro:TOLERANCE, METRIC.micro:TOLERANCE or errors"
+RULE_FORMS = (
+    "METRIC:TOLERANCE (cer:+0.005, cer:+10%), METRIC.macro:TOLERANCE, METRIC.micro:TOLERANCE "
+    "(optionally with a confidence: cer.macro:+0.002@95%) or errors"
+)
 
 
 def parse_rule(text: str) -> Rule:
@@ -81,6 +90,11 @@ def parse_rule(text: str) -> Rule:
         parsed = Tolerance.parse(tolerance.strip())
     except ToleranceError as exc:
         raise RuleError(f"bad rule {text!r}: {exc}") from None
+    if parsed.confidence is not None and not dot:
+        raise RuleError(
+            f"bad rule {text!r}: a confidence applies to an aggregate ({metric}.macro or {metric}.micro); "
+            f"one item's change has no spread to be confident about"
+        )
     return Rule(kind if dot else "case", metric, parsed)
 
 
@@ -118,6 +132,9 @@ class MetricDelta:
 @dataclass
 class AggregateDelta(MetricDelta):
     kind: str = "macro"  # macro | micro
+    # over the items both runs measured: the change with its interval, p-value and the
+    # smallest worsening the suite can tell from noise (run/paired.py); None for fewer than two
+    paired: Paired | None = None
 
 
 @dataclass
@@ -175,6 +192,17 @@ class Violation:
 
 
 @dataclass
+class Decision:
+    """An aggregate rule on one engine: the paired statistics it was judged on and its verdict."""
+
+    rule: str
+    engine: str
+    paired: Paired
+    violated: bool
+    verdict: str
+
+
+@dataclass
 class Comparison:
     rules: list[str]
     engines: list[EngineComparison] = field(default_factory=list)
@@ -186,6 +214,7 @@ class Comparison:
     outcome_changes: list[OutcomeChange] = field(default_factory=list)
     fingerprints: list[FingerprintChange] = field(default_factory=list)
     violations: list[Violation] = field(default_factory=list)
+    decisions: list[Decision] = field(default_factory=list)  # each aggregate rule per engine
     notes: list[str] = field(default_factory=list)  # e.g. a rule that found nothing to compare
     warnings: list[str] = field(default_factory=list)  # e.g. few items in both
 
@@ -210,13 +239,33 @@ def _counts(summary: Any) -> dict[str, int]:
     return {name: getattr(summary, name, 0) for name in COUNTS}
 
 
-def _engine_comparison(engine: str, old: Any, new: Any) -> EngineComparison:
+def paired_stats(
+    metric: str, pairs: Sequence[tuple[CaseResult, CaseResult]], confidence: float = CONFIDENCE
+) -> dict[str, Paired]:
+    """The paired statistics of a metric's macro and micro averages (by kind) over the
+    pairs (before, after) that both have its value."""
+    both = [(o, n) for o, n in pairs if o.metrics.get(metric) is not None and n.metrics.get(metric) is not None]
+    counts = [[(r.details.get(metric) or {}).get("counts") or {} for r in side] for side in zip(*both, strict=True)]
+    found = paired(
+        metric,
+        [o.metrics[metric] for o, _ in both],  # type: ignore[misc]
+        [n.metrics[metric] for _, n in both],  # type: ignore[misc]
+        *(counts or (None, None)),
+        confidence=confidence,
+    )
+    return {p.kind: p for p in found}
+
+
+def _engine_comparison(
+    engine: str, old: Any, new: Any, pairs: Sequence[tuple[CaseResult, CaseResult]]
+) -> EngineComparison:
     rows = []
     for metric in METRICS:  # metrics unknown to this version have no known direction
         if metric in old.metrics and metric in new.metrics:
+            stats = paired_stats(metric, pairs)
             for kind in KINDS:
                 o, n = getattr(old.metrics[metric], kind), getattr(new.metrics[metric], kind)
-                rows.append(AggregateDelta(**asdict(MetricDelta.of(metric, o, n)), kind=kind))
+                rows.append(AggregateDelta(**asdict(MetricDelta.of(metric, o, n)), kind=kind, paired=stats.get(kind)))
     return EngineComparison(engine, _counts(old), _counts(new), rows)
 
 
@@ -261,10 +310,21 @@ def compare(
     old_summary, new_summary = base.summaries, head.summaries
     comparison.new_engines = sorted(new_summary.keys() - old_summary.keys())
     comparison.removed_engines = sorted(old_summary.keys() - new_summary.keys())
+    old_results = {r.key: r for r in base.results}
+    pairs: dict[str, list[tuple[CaseResult, CaseResult]]] = {}
+    for r in head.results:
+        stored = old_results.get(r.key)
+        if r.engine is not None and r.measured and stored is not None and stored.measured:
+            pairs.setdefault(r.engine, []).append((stored, r))
     for engine in sorted(old_summary.keys() & new_summary.keys()):
-        comparison.engines.append(_engine_comparison(engine, old_summary[engine], new_summary[engine]))
+        mine = pairs.get(engine, [])
+        engine_comparison = _engine_comparison(engine, old_summary[engine], new_summary[engine], mine)
+        comparison.engines.append(engine_comparison)
         for rule in rules:
             if rule.scope not in KINDS or rule.metric is None or rule.tolerance is None:
+                continue
+            if rule.tolerance.confidence is not None:  # judged on the items both runs measured
+                _decide(comparison, compared, rule, engine, engine_comparison, mine)
                 continue
             old_aggregate = old_summary[engine].metrics.get(rule.metric)
             new_aggregate = new_summary[engine].metrics.get(rule.metric)
@@ -285,7 +345,6 @@ def compare(
             comparison.fingerprints.append(FingerprintChange(engine, changes))
 
     # items
-    old_results = {r.key: r for r in base.results}
     new_results = {r.key: r for r in head.results}
     comparison.new_items = sorted(new_results.keys() - old_results.keys())
     comparison.removed_items = sorted(old_results.keys() - new_results.keys())
@@ -343,3 +402,36 @@ def compare(
                 f"rule {rule_name} compared nothing: no item or engine has its values in both reports"
             )
     return comparison
+
+
+def _decide(
+    comparison: Comparison,
+    compared: dict[str, int],
+    rule: Rule,
+    engine: str,
+    engine_comparison: EngineComparison,
+    pairs: Sequence[tuple[CaseResult, CaseResult]],
+) -> None:
+    """An aggregate rule with a confidence on one engine: the paired statistics at that
+    confidence, the one predicate (Paired.regressed), and its decision recorded."""
+    assert rule.metric is not None and rule.tolerance is not None and rule.tolerance.confidence is not None
+    stats = next(
+        (d.paired for d in engine_comparison.metrics if d.metric == rule.metric and d.kind == rule.scope), None
+    )
+    if stats is not None and stats.confidence != rule.tolerance.confidence:
+        stats = paired_stats(rule.metric, pairs, rule.tolerance.confidence).get(rule.scope)
+    if stats is None:
+        return  # fewer than two items with the metric in both: a note says the rule compared nothing
+    compared[str(rule)] += 1
+    violated = stats.regressed(rule.tolerance)
+    verdict = stats.verdict(rule.tolerance)
+    comparison.decisions.append(Decision(str(rule), engine, stats, violated, verdict))
+    if violated:
+        subject = f"{engine} ({rule.scope})"
+        comparison.violations.append(
+            Violation(
+                str(rule),
+                f"{subject}: {rule.metric}: {stats.describe()}, tolerance +{rule.tolerance}: {verdict}",
+                engine=engine,
+            )
+        )

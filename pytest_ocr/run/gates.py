@@ -8,13 +8,14 @@ must not pass a gate by having nothing to measure.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..cases.gates import Gate
 from ..cases.rules import Threshold, format_number
 from .aggregate import DatasetSummary, aggregate_metric
+from .paired import CONFIDENCE, Paired, paired
 from .result import CaseResult
 
 
@@ -26,6 +27,7 @@ class GateResult:
     value: float | None
     cases: int
     gate: Gate | None = None  # None for the baseline's own check (see baseline.match_gate)
+    paired: Paired | None = None  # a gate against the baseline: the statistics that decided
 
     @property
     def source(self) -> tuple[str | None, int | None]:
@@ -41,6 +43,7 @@ class GateResult:
             "value": self.value,
             "cases": self.cases,
             "gate": self.gate.to_dict() if self.gate else None,
+            "paired": self.paired.to_dict() if self.paired else None,
         }
 
     @classmethod
@@ -53,6 +56,7 @@ class GateResult:
             data["value"],
             data["cases"],
             Gate.from_dict(gate) if gate else None,
+            Paired.from_dict(data["paired"]) if data.get("paired") else None,
         )
 
 
@@ -88,13 +92,61 @@ def judge(gate: Gate, engine: str, results: Sequence[CaseResult]) -> GateResult:
     return GateResult(name, passed, message, value, len(members), gate)
 
 
-def evaluate(gates: Iterable[Gate], results: Sequence[CaseResult]) -> list[GateResult]:
+def judge_against(gate: Gate, engine: str, results: Sequence[CaseResult], old: Mapping[str, CaseResult]) -> GateResult:
+    """A gate against the baseline (``cer.macro:+0.002@95%``) on one engine: the paired
+    statistics over the items both runs measured, and the one predicate that decides."""
+    tolerance = gate.tolerance
+    assert tolerance is not None
+    pairs = [
+        (before, r)
+        for r in _members(results, gate.scope)
+        if r.measured
+        and r.metrics.get(gate.metric) is not None
+        and (before := old.get(r.key)) is not None
+        and before.measured
+        and before.metrics.get(gate.metric) is not None
+    ]
+    name = gate.label(engine)
+    where = f" (declared at {gate.source})" if gate.source else ""
+    subject = f"{gate.subject(engine)} against the baseline"
+    needed = max(2, gate.min_cases)
+    found = None
+    if len(pairs) >= needed:
+        counts = [
+            [(r.details.get(gate.metric) or {}).get("counts") or {} for r in side] for side in zip(*pairs, strict=True)
+        ]
+        kinds = paired(
+            gate.metric,
+            [b.metrics[gate.metric] for b, _ in pairs],  # type: ignore[misc]
+            [r.metrics[gate.metric] for _, r in pairs],  # type: ignore[misc]
+            *(counts if gate.kind == "micro" else (None, None)),
+            confidence=tolerance.confidence or CONFIDENCE,
+        )
+        found = next((p for p in kinds if p.kind == gate.kind), None)
+    if found is None:
+        message = (
+            f"{subject}: FAILED: {len(pairs)} case(s) with {gate.metric} in both runs"
+            f"{'' if gate.kind == 'macro' or len(pairs) < needed else ' but no counts to pool'}; "
+            f"comparing an aggregate needs {needed} (min_cases {gate.min_cases}, and two for an interval){where}"
+        )
+        return GateResult(name, False, message, None, len(pairs), gate)
+    passed = not found.regressed(tolerance)
+    message = f"{subject}: {found.describe()}, tolerance +{tolerance}: {found.verdict(tolerance)}{where}"
+    return GateResult(name, passed, message, found.new, found.n, gate, found)
+
+
+def evaluate(
+    gates: Iterable[Gate], results: Sequence[CaseResult], baseline: Mapping[str, CaseResult] | None = None
+) -> list[GateResult]:
     """Every gate on every engine it concerns. A gate scoped to an engine is judged for
     that engine even when none of its items ran (and then fails on min_cases); an
     unscoped one for each engine that ran items of the gate's file (all files for
-    project and command-line gates)."""
+    project and command-line gates). A gate against the baseline is judged only with
+    one (``baseline``: its records by key)."""
     outcomes = []
     for gate in gates:
+        if gate.tolerance is not None and baseline is None:
+            continue
         pool = [r for r in results if r.engine is not None and (gate.file is None or r.file == gate.file)]
         engines = [name for kind, name in gate.scope if kind == "engine"] or sorted(
             {r.engine for r in pool if r.engine}
@@ -113,7 +165,11 @@ def evaluate(gates: Iterable[Gate], results: Sequence[CaseResult]) -> list[GateR
             )
             continue
         for engine in engines:
-            outcomes.append(judge(gate, engine, [r for r in pool if r.engine == engine]))
+            mine = [r for r in pool if r.engine == engine]
+            if gate.tolerance is not None and baseline is not None:
+                outcomes.append(judge_against(gate, engine, mine, baseline))
+            else:
+                outcomes.append(judge(gate, engine, mine))
     return outcomes
 
 

@@ -141,9 +141,10 @@ def judge(
     datasets: Iterable[DatasetInfo],
     baseline: BaselineView | None,
 ) -> list[GateResult]:
-    """What is judged on the whole run, not per item: the aggregate gates, every dataset's
-    check that it evaluated something, and the baseline's match check."""
-    judged = evaluate_gates(ordered_gates(gates), results)
+    """What is judged on the whole run, not per item: the aggregate gates (those against
+    the baseline when there is one), every dataset's check that it evaluated something,
+    and the baseline's match check."""
+    judged = evaluate_gates(ordered_gates(gates), results, baseline.old if baseline is not None else None)
     judged += dataset_checks(dataset_summaries(datasets, results))
     check = match_check(baseline) if baseline is not None else None
     return judged + ([check] if check is not None else [])
