@@ -87,7 +87,7 @@ def test_every_command_the_readme_gives_to_run_is_run(tmp_path):
     quick_start = readme_commands()
     commands = [line for _, block in runnable for line in block.splitlines() if line not in quick_start]
     assert [block.strip() for _, block in runnable[:2]] == quick_start
-    assert len(commands) == 7
+    assert len(commands) == 8
 
     (tmp_path / "runs").mkdir()
     runs = make_runs(tmp_path / "runs")

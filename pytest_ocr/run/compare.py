@@ -231,6 +231,11 @@ class Comparison:
         document = asdict(self)
         for violation in document["violations"]:
             del violation["subject"], violation["delta"]
+        for engine, comparison in zip(document["engines"], self.engines, strict=True):
+            for row, delta in zip(engine["metrics"], comparison.metrics, strict=True):
+                row["paired"] = delta.paired.to_dict() if delta.paired else None
+        for row, decision in zip(document["decisions"], self.decisions, strict=True):
+            row["paired"] = decision.paired.to_dict()
         document["failed"] = self.failed
         return json_safe(document)
 

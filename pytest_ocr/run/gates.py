@@ -1,5 +1,7 @@
 """Aggregate gates judged after every item ran, per engine (the gates themselves are
-declared in case files and on the command line: cases/gates.py).
+declared in case files and on the command line: cases/gates.py): a threshold on an
+average, or a tolerance against the baseline judged on the paired statistics of the
+items both runs measured (run/paired.py).
 
 A gate over fewer items than its ``min_cases`` (default 1) fails: an empty or tiny
 selection (``-k`` that matched nothing of a tag, an engine that crashed on every image)

@@ -102,6 +102,8 @@ class Paired:
 
     def noise(self) -> str:
         """What the suite can tell from noise, in words."""
+        if self.low == self.high:
+            return f"no item's change varies, so these {self.n} items show no noise to tell a change from"
         return (
             f"a worsening below {number(self.detectable)} cannot be told from noise "
             f"at {format_number(round(self.confidence * 100, 6))}% with these {self.n} items"
@@ -246,10 +248,8 @@ def paired(
     )
     if k:
         total_before, total_after = counts_before.sum(axis=0), counts_after.sum(axis=0)
-        value_before, value_after = (
-            _pooled(metric, keys, total_before[None, :])[0],
-            _pooled(metric, keys, total_after[None, :])[0],
-        )
+        value_before = float(_pooled(metric, keys, total_before[None, :])[0])
+        value_after = float(_pooled(metric, keys, total_after[None, :])[0])
         changes = _pooled(metric, keys, sums[:, 1 + k :]) - _pooled(metric, keys, sums[:, 1 : 1 + k])
         moved = flips[:, 1:]
         null = _pooled(metric, keys, total_after + moved) - _pooled(metric, keys, total_before - moved)
@@ -300,6 +300,6 @@ def _finish(
         low,
         high,
         _p_value(null, observed, exact),
-        max(0.0, reach) if math.isfinite(reach) else math.inf,
+        max(0.0, float(reach)) if math.isfinite(reach) else math.inf,
         confidence,
     )
