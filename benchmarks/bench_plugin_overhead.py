@@ -103,6 +103,14 @@ machine's speed varied by 1.5x between these two runs, see plain's times)
     1,920 MB (1.44x); cost per case 2,000 -> 200,000: 0.99 -> 0.74 ms (0.75x; 20,000 ->
     200,000: 1.09x, the plain test's 0.96x).
 
+    2026-11-26 (second session), a result sent to the controller as one JSON string instead
+    of execnet's encoding of its nested data (155 us an item against 26 us), ``--only D
+    --reps 2``: D. -n 2 over 20,000 cases: 1.41x serial (20.06 s vs 14.26 s); the plain test's
+    own -n 2: 1.33x serial. CPU time of the -n 2 run (``/usr/bin/time``, one run each): 33.3 s
+    user -> 28.9 s; the plain test's -n 2 takes 23.6 s against its serial 10.5 s, so
+    pytest-xdist itself costs 0.65 ms of CPU an item on this machine, pytest-ocr's
+    traffic about 0.2 ms more.
+
     Where the rest goes. Time: per item, the metrics and their details (alignments with
     the confusions kept, about 40 us), reading the ground truth and checking the image
     (open, fstat, header), the result's construction and schema check (13 us), pytest's
