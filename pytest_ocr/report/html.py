@@ -749,7 +749,7 @@ def _baseline_section(view: BaselineView | None, results: list[CaseResult]) -> s
                 for m in e.moves
                 for p in (m.paired or (None,))
             )
-            level = next((f"{p.confidence * 100:g}%" for m in e.moves for p in m.paired), "95%")
+            level = next((p.level for m in e.moves for p in m.paired), "95%")
             section.append(
                 '<table class="moves"><thead><tr><th>metric</th><th class="num">items</th>'
                 '<th class="num">baseline</th><th class="num">now</th><th class="num">change</th>'

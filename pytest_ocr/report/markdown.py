@@ -131,9 +131,8 @@ def paired_cells(p: Paired | None) -> list[str]:
     and the smallest worsening the items can tell from noise."""
     if p is None:
         return ["-", "-", "-"]
-    level = f"{p.confidence * 100:g}%"
     return [
-        f"{signed(p.change)} [{signed(p.low)}, {signed(p.high)}] ({level}, {p.n} items)",
+        f"{signed(p.change)} [{signed(p.low)}, {signed(p.high)}] ({p.level}, {p.n} items)",
         f"{p.p_value:.3g}",
         number(p.detectable),
     ]

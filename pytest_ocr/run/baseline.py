@@ -24,7 +24,7 @@ from ..engines import fingerprint_changes, fingerprint_id
 from ..metrics import METRICS
 from ..scoring.tolerance import ItemComparison, compare_item
 from .gates import GateResult
-from .paired import Paired, paired
+from .paired import Paired, paired_results
 from .result import CaseResult
 from .stored import load_report, results_of
 
@@ -159,15 +159,13 @@ def view(baseline: Baseline, results: Sequence[CaseResult], verb: str | None, mi
 
 
 def _move(metric: str, pairs: list[tuple[CaseResult, CaseResult]]) -> MetricMove:
-    old = [o.metrics[metric] for o, _ in pairs]
-    new = [n.metrics[metric] for _, n in pairs]
-    counts = [[(r.details.get(metric) or {}).get("counts") or {} for r in side] for side in zip(*pairs, strict=True)]
+    stats = paired_results(metric, pairs)
     return MetricMove(
         metric,
         len(pairs),
-        math.fsum(old) / len(pairs),  # type: ignore[arg-type]
-        math.fsum(new) / len(pairs),  # type: ignore[arg-type]
-        tuple(paired(metric, old, new, *counts)),  # type: ignore[arg-type]
+        math.fsum(o.metrics[metric] for o, _ in pairs) / len(pairs),  # type: ignore[misc]
+        math.fsum(n.metrics[metric] for _, n in pairs) / len(pairs),  # type: ignore[misc]
+        tuple(stats[kind] for kind in ("macro", "micro") if kind in stats),
     )
 
 

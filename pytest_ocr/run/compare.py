@@ -35,7 +35,7 @@ from ..metrics import METRICS
 from ..scoring.tolerance import SLACK, Delta
 from ..storable import json_safe
 from .baseline import DEFAULT_MIN_MATCH
-from .paired import CONFIDENCE, Paired, paired
+from .paired import Paired, paired_results
 from .record import RunRecord
 from .result import CaseResult, first_line
 
@@ -244,30 +244,13 @@ def _counts(summary: Any) -> dict[str, int]:
     return {name: getattr(summary, name, 0) for name in COUNTS}
 
 
-def paired_stats(
-    metric: str, pairs: Sequence[tuple[CaseResult, CaseResult]], confidence: float = CONFIDENCE
-) -> dict[str, Paired]:
-    """The paired statistics of a metric's macro and micro averages (by kind) over the
-    pairs (before, after) that both have its value."""
-    both = [(o, n) for o, n in pairs if o.metrics.get(metric) is not None and n.metrics.get(metric) is not None]
-    counts = [[(r.details.get(metric) or {}).get("counts") or {} for r in side] for side in zip(*both, strict=True)]
-    found = paired(
-        metric,
-        [o.metrics[metric] for o, _ in both],  # type: ignore[misc]
-        [n.metrics[metric] for _, n in both],  # type: ignore[misc]
-        *(counts or (None, None)),
-        confidence=confidence,
-    )
-    return {p.kind: p for p in found}
-
-
 def _engine_comparison(
     engine: str, old: Any, new: Any, pairs: Sequence[tuple[CaseResult, CaseResult]]
 ) -> EngineComparison:
     rows = []
     for metric in METRICS:  # metrics unknown to this version have no known direction
         if metric in old.metrics and metric in new.metrics:
-            stats = paired_stats(metric, pairs)
+            stats = paired_results(metric, pairs)
             for kind in KINDS:
                 o, n = getattr(old.metrics[metric], kind), getattr(new.metrics[metric], kind)
                 rows.append(AggregateDelta(**asdict(MetricDelta.of(metric, o, n)), kind=kind, paired=stats.get(kind)))
@@ -424,7 +407,7 @@ def _decide(
         (d.paired for d in engine_comparison.metrics if d.metric == rule.metric and d.kind == rule.scope), None
     )
     if stats is not None and stats.confidence != rule.tolerance.confidence:
-        stats = paired_stats(rule.metric, pairs, rule.tolerance.confidence).get(rule.scope)
+        stats = paired_results(rule.metric, pairs, rule.tolerance.confidence).get(rule.scope)
     if stats is None:
         return  # fewer than two items with the metric in both: a note says the rule compared nothing
     compared[str(rule)] += 1

@@ -17,7 +17,7 @@ from typing import Any
 from ..cases.gates import Gate
 from ..cases.rules import Threshold, format_number
 from .aggregate import DatasetSummary, aggregate_metric
-from .paired import CONFIDENCE, Paired, paired
+from .paired import CONFIDENCE, Paired, paired_results
 from .result import CaseResult
 
 
@@ -112,19 +112,11 @@ def judge_against(gate: Gate, engine: str, results: Sequence[CaseResult], old: M
     where = f" (declared at {gate.source})" if gate.source else ""
     subject = f"{gate.subject(engine)} against the baseline"
     needed = max(2, gate.min_cases)
-    found = None
-    if len(pairs) >= needed:
-        counts = [
-            [(r.details.get(gate.metric) or {}).get("counts") or {} for r in side] for side in zip(*pairs, strict=True)
-        ]
-        kinds = paired(
-            gate.metric,
-            [b.metrics[gate.metric] for b, _ in pairs],  # type: ignore[misc]
-            [r.metrics[gate.metric] for _, r in pairs],  # type: ignore[misc]
-            *(counts if gate.kind == "micro" else (None, None)),
-            confidence=tolerance.confidence or CONFIDENCE,
-        )
-        found = next((p for p in kinds if p.kind == gate.kind), None)
+    found = (
+        paired_results(gate.metric, pairs, tolerance.confidence or CONFIDENCE).get(gate.kind)
+        if len(pairs) >= needed
+        else None
+    )
     if found is None:
         message = (
             f"{subject}: FAILED: {len(pairs)} case(s) with {gate.metric} in both runs"

@@ -38,6 +38,7 @@ from ..cases.rules import Tolerance, format_number
 from ..metrics import METRICS, pooled
 from ..report.numbers import number, signed
 from ..scoring.tolerance import SLACK
+from .result import CaseResult
 
 RESAMPLES = 10_000
 CONFIDENCE = 0.95
@@ -92,12 +93,16 @@ class Paired:
             return self.worse_by > allowed
         return self.worsening[0] > allowed
 
+    @property
+    def level(self) -> str:
+        """The confidence as people write it: ``95%``."""
+        return f"{format_number(round(self.confidence * 100, 6))}%"
+
     def describe(self) -> str:
-        """``0.0412 -> 0.045 (+0.0038; 95% interval +0.001 to +0.0066, p = 0.004, n = 38)``"""
+        """``0.0412 -> 0.0450 (+0.0038; 95% interval +0.0010 to +0.0066, p = 0.004, n = 38)``"""
         return (
             f"{number(self.old)} -> {number(self.new)} ({signed(self.change)}; "
-            f"{format_number(round(self.confidence * 100, 6))}% interval {signed(self.low)} to {signed(self.high)}, "
-            f"p = {self.p_value:.3g}, n = {self.n})"
+            f"{self.level} interval {signed(self.low)} to {signed(self.high)}, p = {self.p_value:.3g}, n = {self.n})"
         )
 
     def noise(self) -> str:
@@ -106,12 +111,12 @@ class Paired:
             return f"no item's change varies, so these {self.n} items show no noise to tell a change from"
         return (
             f"a worsening below {number(self.detectable)} cannot be told from noise "
-            f"at {format_number(round(self.confidence * 100, 6))}% with these {self.n} items"
+            f"at {self.level} with these {self.n} items"
         )
 
     def verdict(self, tolerance: Tolerance) -> str:
         """Whether the comparison decided, in words."""
-        allowed = number(self.tolerance_value(tolerance))
+        allowed = number(tolerance.allowed(self.old))
         worsening = "{} to {}".format(*(number(v) for v in self.worsening))
         if self.regressed(tolerance):
             if tolerance.confidence is None:
@@ -119,12 +124,9 @@ class Paired:
             return f"REGRESSED (the interval of the worsening, {worsening}, lies above {allowed})"
         if tolerance.confidence is None:
             return "ok"
-        if self.worsening[1] > self.tolerance_value(tolerance):
+        if self.worsening[1] > tolerance.allowed(self.old):
             return f"ok (not decided: the interval of the worsening, {worsening}, does not lie above {allowed})"
         return f"ok (the interval of the worsening, {worsening}, lies within {allowed})"
-
-    def tolerance_value(self, tolerance: Tolerance) -> float:
-        return tolerance.allowed(self.old)
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "change": self.change}
@@ -132,6 +134,24 @@ class Paired:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Paired:
         return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
+
+
+def paired_results(
+    metric: str, pairs: Sequence[tuple[CaseResult, CaseResult]], confidence: float = CONFIDENCE
+) -> dict[str, Paired]:
+    """The statistics of a metric's macro and micro averages (by kind) over pairs of
+    results (before, after), those that both have its value; each item's counts are its
+    details' ``counts``."""
+    both = [(o, n) for o, n in pairs if o.metrics.get(metric) is not None and n.metrics.get(metric) is not None]
+    counts = [[(r.details.get(metric) or {}).get("counts") or {} for r in side] for side in zip(*both, strict=True)]
+    found = paired(
+        metric,
+        [o.metrics[metric] for o, _ in both],  # type: ignore[misc]
+        [n.metrics[metric] for _, n in both],  # type: ignore[misc]
+        *(counts or (None, None)),
+        confidence=confidence,
+    )
+    return {p.kind: p for p in found}
 
 
 def _interval(resampled: np.ndarray, confidence: float) -> tuple[float, float]:
