@@ -39,6 +39,8 @@ cases:
   - {id: tokens, image: i.png, expected: {text: x}, tokens: {encoding: cl100k_base}}
   - {id: regression, image: i.png, expected: {text: x}, regression: {wer: "10%"}}
   - {id: min_confidence, image: i.png, expected: {text: x}, min_confidence: 0.5}
+  - {id: repeat, image: i.png, expected: {text: x}, repeat: 3}
+  - {id: repeat_judge, image: i.png, expected: {text: x}, repeat_judge: worst}
 """
 
 

@@ -49,6 +49,7 @@ def engine_specs(block: dict | None, document: Document, keypath: tuple = ("engi
         specs[name] = EngineSpec(
             name=name,
             type=options.pop("type", name),
+            repeat=options.pop("repeat", None),  # how often to run it, not how it reads
             options=options,
             base_dir=document.path.parent.resolve(),
             source=f"{document.path}:{document.line_of(keypath + (name,))}",
@@ -488,6 +489,8 @@ def _settings(merged: Defaults) -> dict[str, Any]:
             m: Tolerance.parse(t) for m, t in (merged.regression or {}).items() if t is not None and "." not in m
         },
         "min_confidence": merged.min_confidence,
+        "repeat": merged.repeat,
+        "repeat_judge": merged.repeat_judge,
     }
 
 

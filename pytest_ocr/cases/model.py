@@ -42,6 +42,10 @@ class Case:
     # apart (a dataset's conf_threshold). None: never filtered.
     min_confidence: float | None = None
     source: str | None = None  # where a dataset's case comes from: "labels.txt:17", an image, a PAGE file
+    # Recognitions per item (None: the engine's `repeat`, else 1) and how they are judged
+    # (scoring/repeats.py): mean | worst | all.
+    repeat: int | None = None
+    repeat_judge: str = "mean"
 
     @property
     def has_reference_text(self) -> bool:
@@ -103,6 +107,8 @@ class Defaults:
     tokens: dict | None = None
     regression: dict | None = None
     min_confidence: float | None = None
+    repeat: int | None = None
+    repeat_judge: str = "mean"
 
     def merged(self, block: dict) -> Defaults:
         """These defaults overridden by a ``defaults:`` block or a case: mappings key by
@@ -130,6 +136,8 @@ class Defaults:
             tokens={**(self.tokens or {}), **block.get("tokens", {})},
             regression={**(self.regression or {}), **block.get("regression", {})},
             min_confidence=block.get("min_confidence", self.min_confidence),
+            repeat=block.get("repeat", self.repeat),
+            repeat_judge=block.get("repeat_judge", self.repeat_judge),
         )
 
 

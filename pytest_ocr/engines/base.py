@@ -54,6 +54,7 @@ class EngineSpec:
     base_dir: Path = Path(".")
     # Where the engine was declared ("file:line"), for error messages only.
     source: str = field(default="", compare=False)
+    repeat: int | None = None  # recognitions per item for its cases that do not say (`repeat:`)
 
     def key(self) -> str:
         """Identity of this configuration within one process (instances are shared).

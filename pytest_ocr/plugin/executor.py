@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +30,8 @@ from ..run.identity import relative, relative_paths
 from ..run.result import INVALID_FILE_ITEM, CaseResult, make_result
 from ..run.shard import ShardInfo, assign
 from ..scoring.extract import Extracted
-from ..scoring.score import evaluate, extract
+from ..scoring.repeats import combine
+from ..scoring.score import Evaluation, evaluate, extract
 from ..scoring.tolerance import tolerances_for
 from ..scoring.verdict import decide, filtered_reason
 from . import heap
@@ -48,6 +50,7 @@ class ItemState:
     timed: Timed | None = None
     filtered: str | None = None
     extracted: Extracted | None = None
+    repeats: list[Timed] | None = None  # every recognition, the first included, when repeated
     result: CaseResult | None = None
 
 
@@ -151,6 +154,19 @@ class Executor:
         if state.filtered:
             pytest.skip(state.filtered)
         state.extracted = extract(item.case, state.timed.recognition)
+        repeat = self.settings.repeat or item.case.repeat or item.spec.repeat or 1
+        if repeat > 1:
+            state.repeats = [state.timed, *self._repeat(engine, item, repeat - 1, concurrency)]
+
+    @staticmethod
+    def _repeat(engine: Any, item: OcrItem, times: int, concurrency: object) -> list[Timed]:
+        """The item's further recognitions, never from or into the cache (each is a new
+        draw), at once as far as the engine takes requests in parallel."""
+        again = functools.partial(recognize, engine, item.engine_name, item.case.image)
+        if not isinstance(concurrency, int) or concurrency < 2:
+            return [again() for _ in range(times)]
+        with ThreadPoolExecutor(min(concurrency, times)) as pool:
+            return list(pool.map(lambda _: again(), range(times)))
 
     def score(self, item: OcrItem) -> None:
         """Call: the output scored and judged; raises ThresholdFailure when it did not pass."""
@@ -159,6 +175,17 @@ class Executor:
         assert state.extracted is not None
         case, recognition = item.case, state.timed.recognition
         evaluation = evaluate(case, state.inputs, recognition, state.extracted)
+        repeats = None
+        if state.repeats:
+            inputs = state.inputs
+            combined = combine(
+                case,
+                [evaluation]
+                + [evaluate(case, inputs, t.recognition, extract(case, t.recognition)) for t in state.repeats[1:]],
+                [t.recognition.text for t in state.repeats],
+            )
+            evaluation = Evaluation(combined.metrics, combined.details, combined.checks, combined.warnings)
+            repeats = combined.repeats
         tolerances = tolerances_for(case.regression, [t.metric for t in case.thresholds])
         baseline = self.settings.baseline
         comparison = baseline.compare(item.key, evaluation.metrics, tolerances) if baseline is not None else None
@@ -174,6 +201,7 @@ class Executor:
             fields=state.extracted.fields,
             fields_source=state.extracted.source,
             warnings=evaluation.warnings,
+            repeats=repeats,
         )
         if self.junit:  # the properties cost every item time and memory; only JUnit XML reads them
             item.user_properties += item_properties(state.result)

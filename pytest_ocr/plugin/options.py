@@ -92,6 +92,13 @@ def add_options(parser: pytest.Parser) -> None:
         "auto: K and N from CI_NODE_INDEX and CI_NODE_TOTAL); pytest-ocr merge joins the shards' reports",
     )
     group.addoption(
+        "--ocr-repeat",
+        type=int,
+        metavar="N",
+        help="recognise every item N times (the repeats bypass the output cache), overriding repeat: in "
+        "files; thresholds judge what repeat_judge says (default: each metric's mean)",
+    )
+    group.addoption(
         "--ocr-shard-durations",
         metavar="REPORT",
         help="with --ocr-shard: balance the shards by the items' durations in this JSON report",
@@ -131,6 +138,7 @@ class Settings:
     shard: Shard | None = None
     shard_durations: str | None = None  # the report the split is weighted by, as given
     shard_weights: dict[str, float] | None = None  # item key -> seconds, from that report
+    repeat: int | None = None  # --ocr-repeat: recognitions per item, over what files say
 
     @classmethod
     def from_config(cls, config: pytest.Config, project: Path | None = None, columns: int | None = None) -> Settings:
@@ -146,6 +154,9 @@ class Settings:
         if bad:
             raise pytest.UsageError(f"{', '.join(bad)}: expected a number above 0")
         settings.limits = Limits(**values)
+        settings.repeat = option("ocr_repeat")
+        if settings.repeat is not None and not 1 <= settings.repeat <= 1000:
+            raise pytest.UsageError(f"--ocr-repeat: expected a whole number from 1 to 1000, not {settings.repeat}")
         engines = option("ocr_engine")
         settings.engine_override = tuple(n.strip() for n in engines.split(",") if n.strip()) if engines else ()
         ini = config.getini("ocr_config")

@@ -22,6 +22,7 @@ from ..run.record import RunRecord
 from ..run.result import CaseResult
 from .numbers import number, signed
 from .reasons import delta_text, gate_text, item_reasons
+from .terminal import STABILITY_ROWS, stability_cells
 from .visible import visible
 
 LIST_LIMIT = 20  # items shown per list
@@ -278,6 +279,8 @@ def _engines_table(record: RunRecord) -> list[str]:
             rows.append(
                 [f"{metric} {kind}"] + [number(getattr(summaries[e].metrics.get(metric), kind, None)) for e in engines]
             )
+    if any(s.stability for s in summaries.values()):
+        rows += [[label, *stability_cells(summaries, engines, key)] for label, key in STABILITY_ROWS]
     return _table(["engine"] + [escape(e) for e in engines], rows)
 
 

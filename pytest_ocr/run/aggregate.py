@@ -48,6 +48,19 @@ class Performance:
 
 
 @dataclass
+class Stability:
+    """How alike repeated recognitions of an engine's items were (scoring/repeats.py):
+    items recognised more than once, how many gave one output every time, the mean share
+    of identical outputs and the mean CER between repeats over those items."""
+
+    items: int = 0
+    stable: int = 0
+    unstable: int = 0
+    identical: float | None = None
+    pairwise_cer: float | None = None
+
+
+@dataclass
 class Summary:
     name: str
     cases: int = 0
@@ -61,6 +74,7 @@ class Summary:
     top_confusions: list[list[Any]] = field(default_factory=list)  # [reference, recognized, count]
     groups: dict[str, Summary] = field(default_factory=dict)  # "tag:NAME" / "group:NAME"
     performance: Performance = field(default_factory=Performance)
+    stability: Stability | None = None  # with repeats only
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -71,6 +85,7 @@ class Summary:
         known["metrics"] = {m: MetricAggregate(**a) for m, a in data.get("metrics", {}).items()}
         known["groups"] = {g: cls.from_dict(s) for g, s in data.get("groups", {}).items()}
         known["performance"] = Performance(**data.get("performance") or {})
+        known["stability"] = Stability(**data["stability"]) if data.get("stability") else None
         return cls(**known)
 
 
@@ -138,6 +153,21 @@ def performance(results: Iterable[CaseResult]) -> Performance:
     )
 
 
+def stability(results: Iterable[CaseResult]) -> Stability | None:
+    repeated = [r.repeats for r in results if r.repeats]
+    if not repeated:
+        return None
+    unstable = sum(bool(r["unstable"]) for r in repeated)
+    cers = [r["pairwise_cer"] for r in repeated if r.get("pairwise_cer") is not None]
+    return Stability(
+        len(repeated),
+        len(repeated) - unstable,
+        unstable,
+        math.fsum(r["identical"] for r in repeated) / len(repeated),
+        math.fsum(cers) / len(cers) if cers else None,
+    )
+
+
 def summarize_group(name: str, results: Sequence[CaseResult]) -> Summary:
     counts = Counter(r.outcome for r in results)
     names = sorted({n for r in results for n in r.metrics}, key=metric_order)
@@ -153,6 +183,7 @@ def summarize_group(name: str, results: Sequence[CaseResult]) -> Summary:
         metrics={n: aggregate_metric(results, n) for n in names},
         top_confusions=top_confusions(results),
         performance=performance(results),
+        stability=stability(results),
     )
 
 

@@ -71,6 +71,9 @@ class CaseResult:
     # annotations point at the data that failed rather than at the suite's `dataset:` line.
     source_file: str | None = None
     source_line: int | None = None
+    # An item recognised several times (scoring/repeats.py): every output, each metric's
+    # values and spread, how alike the outputs are; None for one recognition.
+    repeats: dict[str, Any] | None = None
 
     @property
     def measured(self) -> bool:
