@@ -23,6 +23,7 @@ from ..cases.rules import Tolerance
 from ..engines import fingerprint_changes, fingerprint_id
 from ..metrics import METRICS
 from ..scoring.tolerance import ItemComparison, compare_item
+from .aggregate import HEADLINE_METRICS, metric_order
 from .gates import GateResult
 from .paired import Paired, paired_results
 from .result import CaseResult
@@ -136,11 +137,15 @@ def view(baseline: Baseline, results: Sequence[CaseResult], verb: str | None, mi
     for engine in sorted({r.engine for r in measured if r.engine is not None}):
         mine = [r for r in measured if r.engine == engine and r.baseline is not None]
         compared = [r for r in mine if r.baseline is not None and r.baseline.status == "compared"]
+        # the metrics items compare (thresholds, tolerances), and the headline ones always
         by_metric: dict[str, list[tuple[CaseResult, CaseResult]]] = {}
         for r in compared:
-            for d in r.baseline.deltas if r.baseline else ():
-                by_metric.setdefault(d.metric, []).append((baseline.results[r.key], r))
-        moves = [_move(m, pairs) for m, pairs in by_metric.items()]
+            old = baseline.results[r.key]
+            names = [*(d.metric for d in (r.baseline.deltas if r.baseline else ())), *HEADLINE_METRICS]
+            for m in dict.fromkeys(names):
+                if r.metrics.get(m) is not None and old.metrics.get(m) is not None:
+                    by_metric.setdefault(m, []).append((old, r))
+        moves = [_move(m, by_metric[m]) for m in sorted(by_metric, key=metric_order)]
         fingerprint = next((r.fingerprint for r in mine if r.fingerprint), None)
         engines.append(
             EngineComparison(

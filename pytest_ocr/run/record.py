@@ -18,15 +18,13 @@ from ..cases.gates import Gate
 from ..cases.model import DatasetInfo
 from ..engines import fingerprint_id
 from ..metrics import DEFAULT_METRICS, METRICS
-from .aggregate import DatasetSummary, Summary, dataset_summaries, summarize
+from .aggregate import HEADLINE_METRICS, DatasetSummary, Summary, dataset_summaries, summarize
 from .baseline import BaselineView, match_check
 from .gates import GateResult, dataset_checks
 from .gates import evaluate as evaluate_gates
 from .result import CaseResult
 from .shard import ShardInfo
 from .stored import results_of
-
-HEADLINE_METRICS = ("cer", "wer")
 
 
 @dataclass
