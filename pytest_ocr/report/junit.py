@@ -8,7 +8,10 @@ from ..run.result import CaseResult
 
 
 def item_properties(result: CaseResult) -> list[tuple[str, object]]:
-    return [(f"ocr.{name}", value) for name, value in result.metrics.items()]
+    properties: list[tuple[str, object]] = [(f"ocr.{name}", value) for name, value in result.metrics.items()]
+    if result.repeats:  # how alike its repeated outputs were (scoring/repeats.py)
+        properties += [(f"ocr.repeats.{key}", result.repeats[key]) for key in ("n", "unstable", "identical")]
+    return properties
 
 
 def gate_properties(result: GateResult) -> list[tuple[str, object]]:
