@@ -99,7 +99,9 @@ def test_repeats_record_every_output_their_spread_and_mark_unstable_items(
     write_suite(pytester, server.server.ocr_url, {"repeat": 3}, {"repeat_judge": judge})
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(pytester.path / "step-summary.md"))
-    result = pytester.runpytest("-p", "no:cacheprovider", "--ocr-report", "r.json", "--junitxml", "junit.xml")
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", "--ocr-report", "r.json", "--junitxml", "junit.xml", "--ocr-html", "r.html"
+    )
     result.assert_outcomes(**{outcome: 1, "passed": 2 if outcome == "passed" else 1})
     a, b = records(pytester)["a"], records(pytester)["b"]
     assert sorted(a["repeats"]["outputs"]) == sorted([RIGHT, RIGHT, WRONG]) and b["repeats"]["outputs"] == [RIGHT] * 3
@@ -131,6 +133,7 @@ def test_repeats_record_every_output_their_spread_and_mark_unstable_items(
     }
     assert properties["a[vlm]"]["ocr.repeats.unstable"] == "True" and properties["a[vlm]"]["ocr.repeats.n"] == "3"
     assert properties["b[vlm]"]["ocr.repeats.unstable"] == "False"
+    assert "unstable: 2 different outputs in 3 repeats" in (pytester.path / "r.html").read_text()  # a's warning
     markdown = (pytester.path / "step-summary.md").read_text()
     assert "| unstable items | 1 |" in markdown and "| repeated items | 2 |" in markdown
     assert "unstable: 2 different outputs in 3 repeats" in markdown  # the item's warning
