@@ -343,6 +343,13 @@ def test_rule_grammar():
     rule = parse_rule("field_f1.micro:+0.01")
     assert (rule.scope, rule.metric, rule.tolerance.amount) == ("micro", "field_f1", 0.01)
     assert parse_rule("errors").scope == "errors"
+    rule = parse_rule("cer.macro:+0.002@95%")
+    assert (rule.scope, rule.tolerance.amount, rule.tolerance.confidence, str(rule)) == (
+        "macro",
+        0.002,
+        0.95,
+        "cer.macro:+0.002@95%",
+    )
 
 
 @pytest.mark.parametrize(
@@ -354,6 +361,8 @@ def test_rule_grammar():
         ("cer:-0.1", "a tolerance is a number such as 0.005 or a percentage such as \"10%\", not '-0.1'"),
         ("cer:lots", "not 'lots'"),
         ("errors:+1", "errors takes no tolerance"),
+        ("cer:+0.01@95%", "a confidence applies to an aggregate (cer.macro or cer.micro)"),
+        ("cer.macro:+0.01@100%", "a confidence is a percentage from 50% to below 100% such as @95%, not @100%"),
     ],
 )
 def test_bad_rules_say_what_was_expected(text, message):

@@ -169,3 +169,11 @@ def test_a_confidence_decides_only_when_the_whole_interval_is_beyond_the_toleran
         macro.regressed(Tolerance.parse("0.001@99%"))
     [strict] = paired("cer", before, after, confidence=0.5)
     assert strict.high - strict.low < macro.high - macro.low
+
+
+def test_runs_whose_items_did_not_change_show_no_noise_to_judge_by():
+    values = [0.1, 0.0, 0.25, 0.05]
+    [macro] = paired("cer", values, values)
+    assert (macro.low, macro.high, macro.change, macro.p_value, macro.detectable) == (0, 0, 0, 1, 0)
+    assert macro.direction == "same" and not macro.regressed(Tolerance.parse("0@95%"))
+    assert macro.noise() == "no item's change varies, so these 4 items show no noise to tell a change from"

@@ -20,7 +20,7 @@ from . import document as doc
 from .document import Document, DocumentError, KeyPath, Problem
 from .gates import Gate, parse_block, regression_gates
 from .model import INHERITED, SHOWN_SKIPPED, Case, DatasetInfo, Defaults, Scope
-from .rules import EXPRESSION, ThresholdError, Tolerance, ToleranceError, parse
+from .rules import EXPRESSION, ThresholdError, Tolerance, ToleranceError, item_tolerance, parse
 from .schema import schema, validate
 
 CASE_SUFFIXES = (".ocr.yaml", ".ocr.yml", ".ocr.json")
@@ -200,16 +200,7 @@ def _check_regression(block: object, keypath: tuple, document: Document) -> list
             )
         elif tolerance is not None:
             try:
-                if Tolerance.parse(tolerance).confidence is not None:
-                    problems.append(
-                        Problem(
-                            document.line_of(where),
-                            where,
-                            f"a confidence applies to an aggregate ({metric}.macro or {metric}.micro in a suite's "
-                            f"defaults: or the project configuration); one item's change has no spread to be "
-                            f"confident about",
-                        )
-                    )
+                item_tolerance(metric, tolerance)
             except ToleranceError as exc:
                 problems.append(Problem(document.line_of(where), where, str(exc)))
     return problems

@@ -125,4 +125,16 @@ def _confidence(value: str, level: str) -> float:
     return percent / 100
 
 
+def item_tolerance(metric: str, value: object) -> Tolerance:
+    """A tolerance on one item's metric: as ``Tolerance.parse``, and without a confidence,
+    which only an aggregate has (raises ToleranceError)."""
+    tolerance = Tolerance.parse(value)
+    if tolerance.confidence is not None:
+        raise ToleranceError(
+            f"a confidence applies to an aggregate ({metric}.macro or {metric}.micro); one item's change "
+            f"has no spread to be confident about"
+        )
+    return tolerance
+
+
 EXACT = Tolerance(0.0)

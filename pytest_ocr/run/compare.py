@@ -28,14 +28,14 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..cases.rules import Tolerance, ToleranceError
+from ..cases.rules import Tolerance, ToleranceError, item_tolerance
 from ..engines import fingerprint_changes
 from ..errors import OcrError, did_you_mean
 from ..metrics import METRICS
 from ..scoring.tolerance import SLACK, Delta
 from ..storable import json_safe
 from .baseline import DEFAULT_MIN_MATCH
-from .paired import Paired, paired_results
+from .paired import Paired, measured_pairs, paired_results
 from .record import RunRecord
 from .result import CaseResult, first_line
 
@@ -87,14 +87,9 @@ def parse_rule(text: str) -> Rule:
         hint = did_you_mean(metric, METRICS) or f" (known: {', '.join(sorted(METRICS))})"
         raise RuleError(f"bad rule {text!r}: unknown metric {metric!r}{hint}")
     try:
-        parsed = Tolerance.parse(tolerance.strip())
+        parsed = Tolerance.parse(tolerance.strip()) if dot else item_tolerance(metric, tolerance.strip())
     except ToleranceError as exc:
         raise RuleError(f"bad rule {text!r}: {exc}") from None
-    if parsed.confidence is not None and not dot:
-        raise RuleError(
-            f"bad rule {text!r}: a confidence applies to an aggregate ({metric}.macro or {metric}.micro); "
-            f"one item's change has no spread to be confident about"
-        )
     return Rule(kind if dot else "case", metric, parsed)
 
 
@@ -300,9 +295,8 @@ def compare(
     comparison.removed_engines = sorted(old_summary.keys() - new_summary.keys())
     old_results = {r.key: r for r in base.results}
     pairs: dict[str, list[tuple[CaseResult, CaseResult]]] = {}
-    for r in head.results:
-        stored = old_results.get(r.key)
-        if r.engine is not None and r.measured and stored is not None and stored.measured:
+    for stored, r in measured_pairs(head.results, old_results):
+        if r.engine is not None:
             pairs.setdefault(r.engine, []).append((stored, r))
     for engine in sorted(old_summary.keys() & new_summary.keys()):
         mine = pairs.get(engine, [])

@@ -17,7 +17,7 @@ from typing import Any
 from ..cases.gates import Gate
 from ..cases.rules import Threshold, format_number
 from .aggregate import DatasetSummary, aggregate_metric
-from .paired import CONFIDENCE, Paired, paired_results
+from .paired import CONFIDENCE, Paired, measured_pairs, paired_results
 from .result import CaseResult
 
 
@@ -101,12 +101,8 @@ def judge_against(gate: Gate, engine: str, results: Sequence[CaseResult], old: M
     assert tolerance is not None
     pairs = [
         (before, r)
-        for r in _members(results, gate.scope)
-        if r.measured
-        and r.metrics.get(gate.metric) is not None
-        and (before := old.get(r.key)) is not None
-        and before.measured
-        and before.metrics.get(gate.metric) is not None
+        for before, r in measured_pairs(_members(results, gate.scope), old)
+        if r.metrics.get(gate.metric) is not None and before.metrics.get(gate.metric) is not None
     ]
     name = gate.label(engine)
     where = f" (declared at {gate.source})" if gate.source else ""

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -134,6 +134,17 @@ class Paired:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Paired:
         return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
+
+
+def measured_pairs(results: Iterable[CaseResult], old: Mapping[str, CaseResult]) -> list[tuple[CaseResult, CaseResult]]:
+    """(record, result) for each measured result whose record (by key) in ``old`` was
+    measured too: the items two runs can be compared on."""
+    found = []
+    for result in results:
+        record = old.get(result.key)
+        if result.measured and record is not None and record.measured:
+            found.append((record, result))
+    return found
 
 
 def paired_results(
