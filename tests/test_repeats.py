@@ -133,7 +133,9 @@ def test_repeats_record_every_output_their_spread_and_mark_unstable_items(
     }
     assert properties["a[vlm]"]["ocr.repeats.unstable"] == "True" and properties["a[vlm]"]["ocr.repeats.n"] == "3"
     assert properties["b[vlm]"]["ocr.repeats.unstable"] == "False"
-    assert "unstable: 2 different outputs in 3 repeats" in (pytester.path / "r.html").read_text()  # a's warning
+    html = (pytester.path / "r.html").read_text()
+    assert "unstable: 2 different outputs in 3 repeats" in html  # a's warning
+    assert '<tr class="stability"><th scope="row">unstable items</th><td class="num">1</td></tr>' in html
     markdown = (pytester.path / "step-summary.md").read_text()
     assert "| unstable items | 1 |" in markdown and "| repeated items | 2 |" in markdown
     assert "unstable: 2 different outputs in 3 repeats" in markdown  # the item's warning

@@ -45,7 +45,7 @@ from ..run.record import RunRecord
 from ..run.result import CaseResult
 from ..scoring.tolerance import Delta
 from . import json_report
-from .numbers import number, signed
+from .numbers import STABILITY_ROWS, number, signed, stability_cell
 
 THUMBNAIL_BOX = (1000, 1000)  # at most this wide and tall: enough to see the layout, never the original
 JPEG_QUALITY = 75
@@ -547,6 +547,11 @@ def _summary_table(summary: dict, engines: list[str], metrics: list[str]) -> str
         if any(v is not None for v in values):
             cells = "".join(f'<td class="num">{_fixed(v, digits)}</td>' for v in values)
             rows.append(f'<tr><th scope="row">{label}</th>{cells}</tr>')
+    stability = [summary[e].get("stability") or {} for e in engines]
+    if any(stability):  # repeats: how alike each engine's outputs were
+        for label, key in STABILITY_ROWS:
+            cells = "".join(f'<td class="num">{stability_cell(s.get(key))}</td>' for s in stability)
+            rows.append(f'<tr class="stability"><th scope="row">{label}</th>{cells}</tr>')
     for metric in metrics:
         better = METRICS[metric].better if metric in METRICS else None
         hint = f' <span class="hint">({better} is better)</span>' if better else ""

@@ -20,9 +20,8 @@ from ..run.identity import relative
 from ..run.paired import Paired
 from ..run.record import RunRecord
 from ..run.result import CaseResult
-from .numbers import number, signed
+from .numbers import STABILITY_ROWS, number, signed, stability_cell
 from .reasons import delta_text, gate_text, item_reasons
-from .terminal import STABILITY_ROWS, stability_cells
 from .visible import visible
 
 LIST_LIMIT = 20  # items shown per list
@@ -280,7 +279,10 @@ def _engines_table(record: RunRecord) -> list[str]:
                 [f"{metric} {kind}"] + [number(getattr(summaries[e].metrics.get(metric), kind, None)) for e in engines]
             )
     if any(s.stability for s in summaries.values()):
-        rows += [[label, *stability_cells(summaries, engines, key)] for label, key in STABILITY_ROWS]
+        rows += [
+            [label, *(stability_cell(getattr(summaries[e].stability, key, None)) for e in engines)]
+            for label, key in STABILITY_ROWS
+        ]
     return _table(["engine"] + [escape(e) for e in engines], rows)
 
 

@@ -28,3 +28,18 @@ def signed(value: float | None) -> str:
         return "-"
     shown = number(value)
     return shown if shown.startswith("-") or not value else "+" + shown
+
+
+# With repeats, the rows every summary (terminal, Markdown, HTML) shows per engine: label and
+# the field of run/aggregate.py's Stability.
+STABILITY_ROWS = (
+    ("repeated items", "items"),
+    ("unstable items", "unstable"),
+    ("identical outputs", "identical"),
+    ("cer between repeats", "pairwise_cer"),
+)
+
+
+def stability_cell(value: float | None) -> str:
+    """A count as it is, a share or a CER as a number; ``-`` for none."""
+    return "-" if value is None else str(value) if isinstance(value, int) else number(value)

@@ -6,13 +6,13 @@ import json
 from typing import Any
 
 from ..metrics.edit import DELETE, INSERT
-from ..run.aggregate import DatasetSummary, Summary, worst
+from ..run.aggregate import DatasetSummary, worst
 from ..run.baseline import BaselineView
 from ..run.gates import GateResult
 from ..run.record import RunRecord
 from ..storable import json_safe
 from .columns import fit, item_line, ljust, middle, rjust, width
-from .numbers import number, signed
+from .numbers import STABILITY_ROWS, number, signed, stability_cell
 from .reasons import gate_text, worst_delta
 from .visible import visible, visible_json
 
@@ -103,24 +103,6 @@ def summary(record: RunRecord, verbosity: int, shape: str = "table", columns: in
     return fit([visible(line) for line in lines], columns)
 
 
-STABILITY_ROWS = (
-    ("repeated items", "items"),
-    ("unstable items", "unstable"),
-    ("identical outputs", "identical"),
-    ("cer between repeats", "pairwise_cer"),
-)
-
-
-def stability_cells(summaries: dict[str, Summary], engines: list[str], key: str) -> list[str]:
-    """One row of the engines' stability under repeats (run/aggregate.py Stability)."""
-    cells = []
-    for e in engines:
-        found = summaries[e].stability
-        value = getattr(found, key) if found else None
-        cells.append("-" if value is None else str(value) if isinstance(value, int) else number(value))
-    return cells
-
-
 def engine_lines(record: RunRecord, verbosity: int, columns: int | None = None) -> list[str]:
     """Engines side by side, then (unless -q) per-tag/group CER, top confusions,
     the worst cases and the first errors."""
@@ -143,7 +125,10 @@ def engine_lines(record: RunRecord, verbosity: int, columns: int | None = None) 
                 cells.append(f"{number(ci[0])}-{number(ci[1])}" if ci else "-")
             rows.append(("cer macro 95% CI", cells))
     if any(s.stability for s in summaries.values()):  # repeats: how alike each engine's outputs were
-        rows += [(label, stability_cells(summaries, engines, key)) for label, key in STABILITY_ROWS]
+        rows += [
+            (label, [stability_cell(getattr(summaries[e].stability, key, None)) for e in engines])
+            for label, key in STABILITY_ROWS
+        ]
     rows.append(("pages/s", [_rate(summaries[e].performance.pages_per_s) for e in engines]))
     rows.append(("time/page mean", [_seconds(summaries[e].performance.mean_s) for e in engines]))
     rows.append(("time/page p95", [_seconds(summaries[e].performance.p95_s) for e in engines]))
