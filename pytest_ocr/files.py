@@ -142,17 +142,25 @@ def _check_directory(directory: Path, option: str) -> None:
 
 
 @contextlib.contextmanager
-def locked(path: Path) -> Iterator[None]:
+def locked(path: Path, remove: bool = False) -> Iterator[None]:
     """Hold an exclusive lock for writing ``path`` (a hidden ``.NAME.lock`` beside it):
-    two runs updating one baseline take turns, and each re-reads what the other wrote."""
+    two runs updating one baseline take turns, and each re-reads what the other wrote.
+
+    ``remove``: the holder removes the lock file when done, for a ``path`` written once
+    (a rasterised page) that every holder checks for first: one waiting on the removed
+    file then finds ``path`` written, as does one that makes a new lock file."""
     path = Path(path)
     if fcntl is None:  # pragma: no cover - Windows
         yield
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path.with_name(f".{path.name}.lock"), os.O_RDWR | os.O_CREAT, 0o666)
+    lock = path.with_name(f".{path.name}.lock")
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
+        if remove:
+            with contextlib.suppress(OSError):
+                os.unlink(lock)
         os.close(fd)  # closing releases the lock

@@ -19,9 +19,12 @@ class Limits:
     max_nesting: int = 100  # levels of nested mappings and lists in a YAML or JSON file
     max_yaml_nodes: int = 1_000_000  # nodes a YAML document may expand to through aliases
     max_image_mb: float = 200.0  # an image or PDF file
-    max_image_pixels: int = 250_000_000  # width × height of a decoded image
+    max_image_pixels: int = 250_000_000  # width × height of a decoded image or a rasterised PDF page
     max_output_mb: float = 10.0  # the text of one recognition, UTF-8
     max_align_chars: int = 200_000  # longer texts are aligned by a cheaper, documented path
+    max_render_s: float = 30.0  # one equation rendered by KaTeX in the browser (math checks)
+    # A table's tree beyond this is not compared by teds (APTED is cubic: 2,000 nodes take ~50 s).
+    max_table_nodes: int = 2_000
 
     @property
     def max_file_bytes(self) -> int:

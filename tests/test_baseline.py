@@ -52,7 +52,7 @@ def test_items_worse_than_the_baseline_fail_new_ones_do_not(suite):
     assert head["tolerated"]["baseline"]["deltas"][0]["verdict"] == "worse"  # +0.1 within 0.1
     assert head["better"]["baseline"]["deltas"][0]["verdict"] == "better"
     assert head["same"]["baseline"]["deltas"][0]["verdict"] == "same"
-    assert head["new"]["baseline"] == {"status": "new", "deltas": [], "regressed": False}
+    assert head["new"]["baseline"] == {"status": "new", "deltas": [], "lost_facts": [], "regressed": False}
     assert "fake: 4 compared, 1 new, 1 regressed" in out
     # means over the 4 compared cases: (0.1+0.1+0.2+0.1)/4 -> (0.1+0.2+0.1+0.2)/4; the changes
     # (0, +0.1, -0.1, +0.1) with their signs flipped in all 16 ways give a sum of at least the

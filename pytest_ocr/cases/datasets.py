@@ -18,6 +18,7 @@ entity declarations instead of expanding them.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 from collections import Counter
@@ -33,9 +34,20 @@ from defusedxml import ElementTree as SafeET
 
 from ..errors import OcrError
 from ..files import UnreadableFile, check_regular, decode_text
+from ..metrics.facts import FactError, parse_fact
 from . import document as doc
 
-TYPES = ("pairs", "paddle", "ground-truth-json", "model-csv", "page-xml", "alto", "hocr", "ocrd-workspace")
+TYPES = (
+    "pairs",
+    "paddle",
+    "ground-truth-json",
+    "model-csv",
+    "page-xml",
+    "alto",
+    "hocr",
+    "ocrd-workspace",
+    "olmocr-bench",
+)
 
 IMAGE_SUFFIXES = (
     ".png",
@@ -768,6 +780,92 @@ def ocrd_workspace(config: dict, base: Path) -> Loaded:
     return loaded
 
 
+# -- olmOCR-Bench: facts about PDF pages --------------------------------------------------
+
+BASELINE_CATEGORY = "baseline"  # the category olmOCR-Bench gives the baseline facts it adds
+
+
+def olmocr_bench(config: dict, base: Path) -> Loaded:
+    """olmOCR-Bench's layout: the facts in ``path``'s ``*.jsonl`` files (the file's name
+    is the facts' category), the documents in ``path/pdfs/``, and every other folder a
+    system's stored outputs (a ``page-outputs`` engine named after the folder). One case
+    per page, carrying its facts. As olmOCR-Bench does, every PDF without a ``baseline``
+    fact gets one on its first page (category ``baseline``) unless ``baseline: false``.
+    A line that is not a well-formed fact, or names a PDF that is not in ``pdfs/``, is
+    skipped with its file, line and reason."""
+    root = _directory(config, "path", base)
+    pdfs = root / "pdfs"
+    if not pdfs.is_dir():
+        raise DatasetError("path", f"no pdfs/ folder in {root} (olmOCR-Bench keeps its documents in pdfs/)")
+    documents = {relative for relative, _ in _walk(pdfs, ["*.pdf"], [])}
+    loaded = Loaded()
+    for folder in sorted(p for p in root.iterdir() if p.is_dir() and p.name != "pdfs" and p.name[0] != "."):
+        if not _ENGINE_NAME.fullmatch(folder.name):
+            raise DatasetError(
+                "path",
+                f"{folder}: the folder name is the engine name and may only hold letters, digits, "
+                "'_', '.' and '-'; rename the folder",
+            )
+        loaded.engines[folder.name] = {
+            "type": "page-outputs",
+            "path": os.path.relpath(folder, base),
+            "documents": os.path.relpath(pdfs, base),
+        }
+    pages: dict[tuple[str, int], list[dict]] = {}
+    sources: dict[tuple[str, int], str] = {}
+    files = sorted(p for p in root.iterdir() if p.suffix == ".jsonl" and p.is_file())
+    if not files:
+        raise DatasetError("path", f"no .jsonl files of facts in {root}")
+    for file in files:
+        text = _read_text(file, "path", "facts file")
+        for number, line in enumerate(text.split("\n"), start=1):
+            if not line.strip():
+                continue
+            fact, problem = _bench_fact(line, documents, file.stem)
+            if problem is not None:
+                loaded.skipped.append(Skipped(str(file), number, problem))
+                continue
+            key = (fact["pdf"], fact["page"])
+            pages.setdefault(key, []).append(fact)
+            sources.setdefault(key, f"{file}:{number}")
+    if config.get("baseline", True):
+        with_baseline = {pdf for (pdf, _), facts in pages.items() if any(f["type"] == "baseline" for f in facts)}
+        for pdf in sorted(documents - with_baseline):
+            fact = {"pdf": pdf, "page": 1, "id": f"{pdf}_baseline", "type": "baseline", "category": BASELINE_CATEGORY}
+            pages.setdefault((pdf, 1), []).append(fact)
+            sources.setdefault((pdf, 1), str(pdfs / pdf))
+    for (pdf, page), facts in sorted(pages.items()):
+        checks = [{k: v for k, v in f.items() if k not in ("pdf", "page")} for f in facts]
+        name = f"{_name(pdf)}_pg{page}"
+        loaded.cases.append(
+            {"id": name, "source": sources[(pdf, page)], "image": str(pdfs / pdf), "page": page, "checks": checks}
+        )
+    return loaded
+
+
+def _bench_fact(line: str, documents: set[str], category: str) -> tuple[dict, str | None]:
+    """A line of an olmOCR-Bench facts file as a fact with its category, or why it is none."""
+    try:
+        fact = doc.json_value(line)
+    except ValueError as exc:
+        return {}, f"not valid JSON: {exc}"
+    if not isinstance(fact, dict):
+        return {}, f"expected a JSON object, got {type(fact).__name__}"
+    pdf, page = fact.get("pdf"), fact.get("page")
+    if not isinstance(pdf, str) or not pdf:
+        return {}, "no 'pdf' (the document's path in pdfs/)"
+    if not isinstance(page, int) or isinstance(page, bool) or page < 1:
+        return {}, f"'page' must be a page number from 1, got {json.dumps(page)}"
+    if Path(pdf).as_posix() not in documents:
+        return {}, f"the document {pdf} is not in pdfs/"
+    fact = {**fact, "pdf": Path(pdf).as_posix(), "category": category}
+    try:
+        parse_fact(fact)
+    except FactError as exc:
+        return {}, f"fact {fact.get('id', '?')}: {exc}"
+    return fact, None
+
+
 ADAPTERS: dict[str, Callable[[dict, Path], Loaded]] = {
     "pairs": pairs,
     "paddle": paddle,
@@ -777,4 +875,5 @@ ADAPTERS: dict[str, Callable[[dict, Path], Loaded]] = {
     "alto": _layout(_alto, ["*.xml"]),
     "hocr": _layout(_hocr, ["*.hocr"]),
     "ocrd-workspace": ocrd_workspace,
+    "olmocr-bench": olmocr_bench,
 }

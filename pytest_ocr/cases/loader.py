@@ -13,6 +13,7 @@ from typing import Any
 from ..engines import EngineSpec
 from ..errors import did_you_mean
 from ..metrics import METRICS, Normalization
+from ..metrics.facts import Fact, FactError, parse_fact
 from ..metrics.fields import parse_matcher
 from ..metrics.structured import check_schema
 from . import datasets
@@ -20,8 +21,9 @@ from . import document as doc
 from .document import Document, DocumentError, KeyPath, Problem
 from .gates import Gate, parse_block, regression_gates
 from .model import INHERITED, SHOWN_SKIPPED, Case, DatasetInfo, Defaults, Scope
-from .rules import EXPRESSION, ThresholdError, Tolerance, ToleranceError, item_tolerance, parse
-from .schema import schema, validate
+from .pages import is_pdf
+from .rules import EXPRESSION, Threshold, ThresholdError, Tolerance, ToleranceError, item_tolerance, parse
+from .schema import fits, schema, validate
 
 CASE_SUFFIXES = (".ocr.yaml", ".ocr.yml", ".ocr.json")
 
@@ -101,7 +103,49 @@ def _check_block(block: object, keypath: tuple, document: Document) -> list[Prob
         + _check_thresholds(block, keypath, document)
         + _check_structured(block, keypath, document)
         + _check_regression(block, keypath, document)
+        + _check_facts(block, keypath, document)
+        + _check_pdf_keys(block, keypath, document)
     )
+
+
+def _check_pdf_keys(block: object, keypath: tuple, document: Document) -> list[Problem]:
+    """A case's ``page:`` and ``dpi:`` say how a PDF is rasterised: on another image they
+    would be ignored, so they are a mistake (a suite's ``defaults: dpi:`` applies to its PDFs)."""
+    image = block.get("image") if isinstance(block, dict) else None
+    if not isinstance(block, dict) or not isinstance(image, str) or is_pdf(image):
+        return []
+    return [
+        Problem(
+            document.line_of(keypath + (key,)),
+            keypath + (key,),
+            f"{key}: applies to a PDF only; expected image: to name a .pdf file, got {image!r}",
+        )
+        for key in ("page", "dpi")
+        if key in block
+    ]
+
+
+def _check_facts(block: object, keypath: tuple, document: Document) -> list[Problem]:
+    """Each of a case's ``checks:`` is a fact olmOCR-Bench could run (the schema checks
+    the keys and their types; this, what they mean together)."""
+    checks = block.get("checks") if isinstance(block, dict) else None
+    problems = []
+    for index, raw in enumerate(checks if isinstance(checks, list) else ()):
+        if fits(raw, "check"):  # else the schema's problem says what is wrong
+            try:
+                parse_fact(raw, default_id=_fact_id(index))
+            except FactError as exc:
+                where = keypath + ("checks", index)
+                problems.append(Problem(document.line_of(where), where, f"check {index + 1}: {exc}"))
+    return problems
+
+
+def _fact_id(index: int) -> str:
+    return f"check-{index + 1}"
+
+
+def _facts(raw: dict) -> tuple[Fact, ...]:
+    return tuple(parse_fact(check, default_id=_fact_id(i)) for i, check in enumerate(raw["checks"]))
 
 
 def _check_structured(block: object, keypath: tuple, document: Document) -> list[Problem]:
@@ -151,6 +195,7 @@ def _check_inputs_for_metrics(case: Case, keypath: tuple, document: Document) ->
         "fields": "expected.fields or expected.fields_file",
         "schema": "expected.schema or expected.schema_file",
         "task": "a task: block",
+        "checks": "checks:",
     }
     problems = []
     for name in dict.fromkeys([*(t.metric for t in case.thresholds), *case.metrics, *case.regression]):
@@ -462,11 +507,16 @@ def _cases(entries: Iterable[tuple[dict, KeyPath]], defaults: Defaults, document
     ]
 
 
-def _settings(merged: Defaults) -> dict[str, Any]:
-    """A case's fields that come from its defaults merged with what it sets itself."""
-    return {
+EVERY_FACT = parse("checks_passed", ">= 1")
+
+
+def _settings(merged: Defaults) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A case's fields that come from its defaults merged with what it sets itself, for a
+    case without checks and one with."""
+    thresholds = merged.thresholds or {}
+    settings: dict[str, Any] = {
         "engines": merged.engine,
-        "thresholds": tuple(parse(m, e) for m, e in sorted((merged.thresholds or {}).items()) if e is not None),
+        "thresholds": tuple(parse(m, e) for m, e in sorted(thresholds.items()) if e is not None),
         "normalization": _normalization(merged.normalize or {}),
         "tags": merged.tags,
         "cer_denominator": merged.cer_denominator,
@@ -482,11 +532,20 @@ def _settings(merged: Defaults) -> dict[str, Any]:
         "min_confidence": merged.min_confidence,
         "repeat": merged.repeat,
         "repeat_judge": merged.repeat_judge,
+        "dpi": merged.dpi,
     }
+    # A fact is an assertion: with `checks:`, every one must hold unless the thresholds
+    # name checks_passed (`checks_passed: null` removes the requirement).
+    every: tuple[Threshold, ...] = () if "checks_passed" in thresholds else (EVERY_FACT,)
+    return settings, {**settings, "thresholds": (*settings["thresholds"], *every)}
 
 
-def _case(raw: dict, keypath: tuple, settings: dict[str, Any], directory: str, document: Document) -> Case:
-    expected = raw["expected"]
+def _case(
+    raw: dict, keypath: tuple, settings: tuple[dict[str, Any], dict[str, Any]], directory: str, document: Document
+) -> Case:
+    """``settings``: the case's own, without and with checks."""
+    expected = raw.get("expected", {})
+    checks = _facts(raw) if "checks" in raw else ()
 
     def beside(key: str) -> Path | None:
         return _beside(directory, expected[key]) if key in expected else None
@@ -504,5 +563,7 @@ def _case(raw: dict, keypath: tuple, settings: dict[str, Any], directory: str, d
         schema_file=beside("schema_file"),
         task=raw.get("task"),
         source=raw.get("source"),
-        **settings,
+        page=raw.get("page"),
+        checks=checks,
+        **settings[bool(checks)],
     )

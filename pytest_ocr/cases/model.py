@@ -7,8 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from ..metrics import Normalization
+from ..metrics.facts import Fact
 from ..metrics.normalize import respelled
 from .datasets import Skipped
+from .pages import DEFAULT_DPI, DEFAULT_PAGE, Page, is_pdf
 from .rules import Threshold, Tolerance
 
 
@@ -46,6 +48,12 @@ class Case:
     # (scoring/repeats.py): mean | worst | all.
     repeat: int | None = None
     repeat_judge: str = "mean"
+    # Facts about the page its output must hold (olmOCR-Bench's checks; metrics/facts.py).
+    checks: tuple[Fact, ...] = ()
+    # For a PDF image: the page the engines read and its resolution, as set (None: page 1,
+    # pages.DEFAULT_DPI; see pdf_page). Other images are read as they are.
+    page: int | None = None
+    dpi: int | None = None
 
     @property
     def has_reference_text(self) -> bool:
@@ -67,6 +75,7 @@ class Case:
             ("fields", self.has_fields),
             ("schema", self.has_schema),
             ("task", self.task is not None),
+            ("checks", bool(self.checks)),
         )
         return {name for name, has in present if has}
 
@@ -89,6 +98,13 @@ class Case:
     def location(self) -> str:
         return f"{self.file}:{self.line}" + (f" (from {self.source})" if self.source else "")
 
+    @property
+    def pdf_page(self) -> Page | None:
+        """The page engines read when the image is a PDF (rasterised: cases/pages.py); None otherwise."""
+        if not is_pdf(self.image):
+            return None
+        return Page(self.image, self.page or DEFAULT_PAGE, self.dpi or DEFAULT_DPI)
+
 
 @dataclass(frozen=True)
 class Defaults:
@@ -109,6 +125,7 @@ class Defaults:
     min_confidence: float | None = None
     repeat: int | None = None
     repeat_judge: str = "mean"
+    dpi: int | None = None  # of the cases whose image is a PDF
 
     def merged(self, block: dict) -> Defaults:
         """These defaults overridden by a ``defaults:`` block or a case: mappings key by
@@ -138,6 +155,7 @@ class Defaults:
             min_confidence=block.get("min_confidence", self.min_confidence),
             repeat=block.get("repeat", self.repeat),
             repeat_judge=block.get("repeat_judge", self.repeat_judge),
+            dpi=block.get("dpi", self.dpi),
         )
 
 

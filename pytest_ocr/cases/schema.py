@@ -36,6 +36,15 @@ def _fast(definition: str | None) -> Any:
     return jsonschema_rs.validator_for(_target(definition))
 
 
+def fits(value: object, definition: str) -> bool:
+    """Whether ``value`` is valid against one of the schema's ``$defs`` (what the schema
+    already explained need not be explained twice)."""
+    try:
+        return bool(_fast(definition).is_valid(value))
+    except Exception:  # a value JSON has no type for: the schema's own error says so
+        return False
+
+
 def validate(document: Document, definition: str | None = None) -> list[Problem]:
     """Every schema violation in the document (all at once), located and explained.
 
@@ -85,6 +94,15 @@ def _explain(error: ValidationError, document: Document) -> list[Problem]:
         ]
         if len(fitting) == 1:
             return [p for sub in fitting[0] for p in _explain(sub, document)]
+    if kind == "anyOf" and error.context and all(sub.validator == "required" for sub in error.context):
+        # One of several keys is required (a case's `expected` or `checks`): name them all.
+        keys = [key for sub in error.context for key in sub.validator_value if key not in instance]
+        described = [
+            repr(key)
+            + (f" ({what})" if (what := _definition(schema_here["properties"][key]).get("description")) else "")
+            for key in keys
+        ]
+        return [Problem(line, keypath, "missing required key " + " or ".join(described))]
     if kind == "additionalProperties" and isinstance(instance, dict):
         allowed = sorted(schema_here.get("properties", {}))
         if not keypath:

@@ -6,7 +6,8 @@
 ``<image stem>.txt`` files. It is read once, on first use, so it may be written by an
 earlier step of the same session. An image is looked up by its file name, then by its
 path relative to the predictions file's directory, then by its stem; an image without a
-prediction is an error, never an empty text.
+prediction is an error, never an empty text. A PDF case's page is looked up by the PDF
+and page (``report.pdf#page=3``, ``report_pg3``; see ``_candidates``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from ..cases import pages
 from ..cases.document import NestingError, json_value, read_bytes
 from ..files import UnreadableFile, decode_text
 from . import _options
@@ -177,8 +179,23 @@ class PredictionsEngine:
 
     def _candidates(self, image: Path) -> Iterator[str]:
         """The keys an image is looked up by, in order, each made only when the one before
-        it was not found: batch_id/image_name first (the "one CSV per model" layout
-        images/{batch_id}/{image_name}), the name, the path relative to the file, the stem."""
+        it was not found (``_keys``). A PDF's page rasterised for the engines (cases/pages.py)
+        is looked up by its PDF, never by the PNG's name: ``<key>#page=N`` for each of the
+        PDF's keys (the PDF open parameter), ``<PDF stem>_pgN`` (olmOCR's naming), and for
+        page 1 the PDF's keys as they are (a one-page PDF's prediction named like the file)."""
+        page = pages.source(image)
+        if page is None:
+            yield from self._keys(image)
+            return
+        for key in self._keys(page.pdf):
+            yield f"{key}#page={page.number}"
+        yield f"{page.pdf.stem}_pg{page.number}"
+        if page.number == 1:
+            yield from self._keys(page.pdf)
+
+    def _keys(self, image: Path) -> Iterator[str]:
+        """batch_id/image_name first (the "one CSV per model" layout images/{batch_id}/{image_name}),
+        the name, the path relative to the file, the stem."""
         yield f"{image.parent.name}/{image.name}"
         yield image.name
         yield Path(os.path.relpath(image.absolute(), self._base)).as_posix()
@@ -191,7 +208,7 @@ class PredictionsEngine:
             if key in table:
                 return Recognition(text=table[key])
         tried = ", ".join(repr(key) for key in self._candidates(image))
-        raise EngineError(f"no prediction for {image} in {self.path} (looked up {tried})")
+        raise EngineError(f"no prediction for {pages.source(image) or image} in {self.path} (looked up {tried})")
 
     def fingerprint(self) -> dict:
         self._load()

@@ -37,6 +37,7 @@ class Timed:
     recognition: Recognition
     seconds: float  # the engine's time in this run; for a cached output, the time recorded when it was made
     cached: bool = False
+    stored: bool = False  # made elsewhere and read back (engine.stored): no engine time
 
 
 def recognize(
@@ -67,6 +68,12 @@ def recognize(
     if key is not None and cache is not None:
         cache.put(key, recognition, timed.seconds)
     return timed
+
+
+def stored(engine: Any, name: str, document: Path, page: int) -> list[Timed]:
+    """Every output an engine of stored outputs (``engine.stored``) holds for the
+    document's page, through ``storable`` like any engine's; several are repeats."""
+    return [Timed(storable(r, name, document), 0.0, stored=True) for r in engine.outputs(document, page)]
 
 
 def _storable_value(value: Any, count: list[int]) -> Any:

@@ -18,6 +18,7 @@ BUILTIN_TYPES = {
     "rapidocr": "pytest_ocr.engines.rapidocr:RapidOCREngine",
     "command": "pytest_ocr.engines.command:CommandEngine",
     "predictions": "pytest_ocr.engines.predictions:PredictionsEngine",
+    "page-outputs": "pytest_ocr.engines.page_outputs:PageOutputsEngine",
     "python": "pytest_ocr.engines.python:PythonEngine",
     "http": "pytest_ocr.engines.http:HttpEngine",
     "openai": "pytest_ocr.engines.openai:OpenAIEngine",

@@ -1,10 +1,11 @@
 """Text normalisation applied to both reference and hypothesis before scoring, and
 the unit texts are counted in (code points or grapheme clusters).
 
-Steps run in a fixed order: Unicode normalisation, the user's equivalences and the
-profile's rules, case folding, punctuation removal, whitespace (collapsed, trimmed
-at the ends of the text or of each line, or kept).
-The order matters: NFKC may produce characters that case folding changes, and
+Steps run in a fixed order: the profile's markup (Markdown to its plain text), Unicode
+normalisation, the user's equivalences and the profile's rules, case folding, punctuation
+removal, whitespace (collapsed, trimmed at the ends of the text or of each line, or kept).
+The order matters: markup is read as the engine wrote it (NFKC would turn a fullwidth
+asterisk into emphasis), NFKC may produce characters that case folding changes, and
 removing punctuation can leave double spaces.
 
 Profiles are named starting points; explicit options override them:
@@ -15,6 +16,8 @@ Profiles are named starting points; explicit options override them:
   equivalences substituted, each line's ends trimmed, counted in grapheme clusters
 - ``tibetan``: zero-width spaces removed, repeated tsheg collapsed, a tsheg before a shad dropped
 - ``historic``: long s as s, r rotunda as r, Latin ligatures unjoined, combining small e over a/o/u as umlaut
+- ``markdown``: Markdown (as vision-language OCR engines write it) read as the plain text it shows, by
+  ``markdown_text.markdown_text`` (the rules are that module's), then as ``default``
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import sys
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from functools import cache
+from functools import cache, lru_cache
 from typing import Literal, cast
 
 from . import graphemes
@@ -98,7 +101,20 @@ PROFILES: dict[str, dict] = {
     "ocrd": {"unit": "grapheme", "whitespace": "trim_lines"},
     "tibetan": {},
     "historic": {},
+    "markdown": {},
 }
+
+# Profiles whose texts are markup: read as the text they show before any other step.
+MARKUP_PROFILES = frozenset({"markdown"})
+
+
+@lru_cache(maxsize=16)
+def _markdown_text(text: str) -> str:
+    # Imported on first use: most runs never read Markdown. Cached: a pair's texts are read again for
+    # the line and layout metrics (keeping_layout), and a baseline's references often repeat.
+    from .markdown_text import markdown_text
+
+    return markdown_text(text)
 
 
 @cache
@@ -184,9 +200,18 @@ class Normalization:
         """The same normalisation keeping layout (line breaks, indentation), for line and layout metrics."""
         return Normalization(**{**{f.name: getattr(self, f.name) for f in fields(self)}, "whitespace": "keep"})
 
+    def for_lines(self) -> Normalization:
+        """The normalisation of each line of a text that ``keeping_layout()`` has read: the same, less
+        the markup step (a line of Markdown's plain text is not Markdown to read again)."""
+        if self.profile not in MARKUP_PROFILES:
+            return self
+        return Normalization(**{**{f.name: getattr(self, f.name) for f in fields(self)}, "profile": "default"})
+
     def steps(self) -> list[str]:
         """The steps this normalisation applies, in order, as recorded in reports."""
         steps = []
+        if self.profile in MARKUP_PROFILES:
+            steps.append(f"profile:{self.profile}")
         if self.unicode != "none":
             steps.append(self.unicode)
         if self.equivalences:
@@ -204,6 +229,8 @@ class Normalization:
 
     def __call__(self, text: str) -> str:
         form = cast(UnicodeForm, self.unicode)  # checked against UNICODE_FORMS in __post_init__
+        if self.profile == "markdown":
+            text = _markdown_text(text)
         if form != "none":
             text = unicodedata.normalize(form, text)
         rules = _rules(self.profile, self.equivalences, form)

@@ -18,10 +18,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TypeVar
 
-from . import fields, layout, lines, repetition, structured, task, tokens, words
+from . import fields, layout, lines, repetition, structured, task, teds, tokens, words
 from .align import Alignment, align
 from .align import max_align_chars as resolve_limit
 from .edit import ErrorCounts, check_empty_reference_value, confusion_table, error_counts, error_rate
+from .facts import FactVerdict
 from .fca import fca_max_chars, flexible_character_accuracy
 from .normalize import DEFAULT, Normalization
 
@@ -48,7 +49,9 @@ class Structured:
     ``extracted_fields``: what was got from the engine (None: nothing could be);
     ``field_match``: flattened key path -> matcher spec (``numeric``, ``{type: date, ...}``);
     ``schema``: a JSON Schema for the output; ``task``: a downstream task (see task.py);
-    ``encoding`` and ``price_per_1k``: tokenizer and USD price per 1000 tokens.
+    ``encoding`` and ``price_per_1k``: tokenizer and USD price per 1000 tokens;
+    ``facts``: the verdicts of the case's checks on this output (scoring/facts.py runs
+    them: a math fact needs a browser, which a pure function cannot own).
     """
 
     expected_fields: dict | None = None
@@ -58,6 +61,7 @@ class Structured:
     task: dict | None = None
     encoding: str = tokens.DEFAULT_ENCODING
     price_per_1k: float = tokens.DEFAULT_PRICE_PER_1K
+    facts: tuple[FactVerdict, ...] | None = None
 
     def __post_init__(self) -> None:
         fields.parse_field_match(self.field_match)
@@ -69,7 +73,7 @@ class Structured:
 
     def inputs(self) -> set[str]:
         """The inputs present besides the output itself (see MetricInfo.needs)."""
-        given = {"fields": self.expected_fields, "schema": self.schema, "task": self.task}
+        given = {"fields": self.expected_fields, "schema": self.schema, "task": self.task, "checks": self.facts}
         return {"output"} | {name for name, value in given.items() if value is not None}
 
 
@@ -159,6 +163,16 @@ class Prepared:
     def hyp_lines(self) -> list[str]:
         return lines.text_lines(self.raw_hypothesis, self.normalization)
 
+    # Tables are found in the raw texts: normalising would rewrite their markup.
+
+    @cached_property
+    def ref_tables(self) -> list[teds.Table]:
+        return teds.find_tables(self.raw_reference, teds.max_table_nodes(None))
+
+    @cached_property
+    def hyp_tables(self) -> list[teds.Table]:
+        return teds.find_tables(self.raw_hypothesis, teds.max_table_nodes(None))
+
     # Structured-output metrics read the raw output: normalising would rewrite JSON.
 
     @cached_property
@@ -246,8 +260,19 @@ NEEDS = {
     "schema": "a JSON Schema (Structured.schema)",
     "fields|schema": "expected fields or a JSON Schema (Structured.expected_fields or .schema)",
     "task": "a downstream task (Structured.task)",
+    "checks": "facts to check (Structured.facts)",
     "output": "the engine output",
 }
+
+
+def _checks_passed(p: Prepared) -> MetricResult:
+    verdicts = p._need("checks", p.structured.facts)
+    counts: dict[str, float] = {"passed": sum(v.passed for v in verdicts), "facts": len(verdicts)}
+    return MetricResult(_checks_passed_value(counts), counts, {"unit": "fact"})
+
+
+def _checks_passed_value(counts: dict) -> float:
+    return ratio(counts["passed"], counts["facts"], empty=1.0)
 
 
 # -- character level --------------------------------------------------------------------
@@ -562,6 +587,50 @@ def _ssa_value(c: dict) -> float:
     return ratio(c["score"], c["reference_length"], empty=1.0 if c["hypothesis_length"] == 0 else 0.0)
 
 
+# -- tables --------------------------------------------------------------------------------------
+
+
+def _teds_metric(structure_only: bool) -> Callable[[Prepared], MetricResult]:
+    def compute(p: Prepared) -> MetricResult:
+        page = teds.score_tables(
+            p.ref_tables,
+            p.hyp_tables,
+            structure_only,
+            None if structure_only else p.normalization,  # on each piece of a cell's text
+            teds.max_table_nodes(None),
+            p.max_align_chars,
+        )
+        more: dict[str, object] = {
+            "structure_only": structure_only,
+            "reference_tables": page.reference_tables,
+            "hypothesis_tables": page.hypothesis_tables,
+        }
+        counts: dict[str, float] = {"distance": page.distance, "nodes": page.nodes}
+        listed = page.pairs[:MAX_LISTED]
+        more["tables"] = [
+            {
+                "reference_line": None if t.reference is None else p.ref_tables[t.reference].line,
+                "hypothesis_line": None if t.hypothesis is None else p.hyp_tables[t.hypothesis].line,
+                "distance": t.distance,
+                "nodes": t.nodes,
+                "teds": t.teds,
+                "compared": t.compared,
+            }
+            for t in listed
+        ]
+        if len(listed) < len(page.pairs):
+            more["tables_listed"] = len(listed)
+        if page.not_compared:  # pairs beyond the bounds, counted as all wrong: the item warns
+            more.update(not_compared=list(page.not_compared), warnings=list(page.not_compared))
+        return MetricResult(_teds_value(counts), counts, p.details("node", not p.ref_tables, **more))
+
+    return compute
+
+
+def _teds_value(c: dict) -> float:
+    return 1.0 - ratio(c["distance"], c["nodes"], empty=0.0)
+
+
 # -- structured output and LLM integration ---------------------------------------------------
 
 
@@ -779,6 +848,22 @@ METRICS: dict[str, MetricInfo] = {
             _ssa_value,
         ),
         MetricInfo(
+            "teds",
+            "higher",
+            "node",
+            "tree-edit-distance similarity of the tables, Markdown or HTML (PubTabNet): 1 - distance / nodes",
+            _teds_metric(False),
+            _teds_value,
+        ),
+        MetricInfo(
+            "teds_struct",
+            "higher",
+            "node",
+            "TEDS of the tables' structure alone (tags, rows, cells and spans; cell text ignored)",
+            _teds_metric(True),
+            _teds_value,
+        ),
+        MetricInfo(
             "field_precision",
             "higher",
             "field",
@@ -922,10 +1007,21 @@ METRICS: dict[str, MetricInfo] = {
             task.mean_quality,
             needs="task",
         ),
+        MetricInfo(
+            "checks_passed",
+            "higher",
+            "fact",
+            "share of the case's checks (facts about the page) that hold",
+            _checks_passed,
+            _checks_passed_value,
+            needs="checks",
+        ),
     )
 }
 
 DEFAULT_METRICS = ("cer", "wer", "ned", "exact_match")
+# Metrics of a page's tables alone: a page without tables on either side scores 1.0.
+TABLE_METRICS = ("teds", "teds_struct")
 FIELD_METRICS = ("field_precision", "field_recall", "field_f1")
 # What every case with such an input gets, whether or not it asks.
 DEFAULTS_BY_INPUT = {
@@ -933,6 +1029,7 @@ DEFAULTS_BY_INPUT = {
     "fields": FIELD_METRICS,
     "schema": ("json_valid", "schema_valid", "field_completeness"),
     "task": ("task_success", "task_quality"),
+    "checks": ("checks_passed",),
 }
 
 

@@ -16,7 +16,7 @@ from ..report.visible import visible
 from ..run.result import CaseResult
 from . import hookspecs
 from .collector import CARRIED, Collector
-from .executor import EXECUTOR, Executor
+from .executor import EXECUTOR, PAGES_DIR, Executor
 from .items import CaseFile, OcrItem, is_case_file
 from .options import Settings, add_options
 
@@ -48,10 +48,13 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
     """pytest-xdist: every worker names items relative to the controller's project
-    directory, and fits failure text to the controller's terminal."""
-    settings = node.config.stash[EXECUTOR].settings
+    directory, fits failure text to the controller's terminal, and keeps rasterised PDF
+    pages where the controller does."""
+    executor = node.config.stash[EXECUTOR]
+    settings = executor.settings
     node.workerinput[PROJECT_DIR] = str(settings.project_dir)
     node.workerinput[COLUMNS] = settings.columns
+    node.workerinput[PAGES_DIR] = str(executor.pages_directory())  # a page is rasterised once, by any of them
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:

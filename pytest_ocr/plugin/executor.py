@@ -12,23 +12,30 @@ pytest-xdist worker it is only the next item, which ``pytest_runtest_protocol`` 
 from __future__ import annotations
 
 import functools
+import shutil
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ..cases.inputs import Inputs, read_inputs
+from ..cases.images import ImageError
+from ..cases.inputs import CaseInputError, Inputs, read_inputs
+from ..cases.model import Case
+from ..cases.pages import rasterise
 from ..engines import EngineError, EngineRegistry
 from ..engines.cache import OutputCache
 from ..engines.prefetch import Prefetcher
-from ..engines.recognize import Timed, recognize
+from ..engines.recognize import Timed, recognize, stored
 from ..errors import OcrError
 from ..report.junit import item_properties
 from ..run.identity import relative, relative_paths
-from ..run.result import INVALID_FILE_ITEM, CaseResult, make_result
+from ..run.result import INVALID_FILE_ITEM, CaseResult, first_line, make_result
 from ..run.shard import ShardInfo, assign
+from ..scoring import facts
 from ..scoring.extract import Extracted
 from ..scoring.repeats import combine
 from ..scoring.score import Evaluation, evaluate, extract
@@ -46,6 +53,8 @@ class ItemState:
     started: float  # Unix time
     clock: float  # perf_counter at the start
     inputs: Inputs | None = None
+    image: Path | None = None  # what the engine reads: the case's image, or its PDF's page rasterised
+    rasterise_s: float | None = None  # rendering its PDF's page took, if this item rendered it
     fingerprint: dict[str, Any] | None = None
     timed: Timed | None = None
     filtered: str | None = None
@@ -73,6 +82,7 @@ def error_message(error: BaseException | None) -> str:
     return str(error) if isinstance(error, OcrError) else f"{type(error).__name__}: {error}"
 
 
+PAGES_DIR = "ocr_pages_dir"  # what the controller tells its pytest-xdist workers: Executor.pages_directory
 EXECUTOR: pytest.StashKey[Executor] = pytest.StashKey()  # on every process, set in plugin/__init__.py
 
 
@@ -83,8 +93,16 @@ class Executor:
         self.registry = EngineRegistry()
         self.prefetch = Prefetcher()
         self.cache = output_cache(config)
+        # Math checks render in a browser: the one the options name, renderings kept with the outputs.
+        facts.configure(
+            facts.MathSettings(settings.chromium, self.cache.directory / "katex" if self.cache is not None else None)
+        )
         self.refresh = bool(config.getoption("ocr_refresh"))
         self.is_worker = hasattr(config, "workerinput")
+        # Rasterised PDF pages: the controller's choice on every process (pages_directory)
+        given = getattr(config, "workerinput", {}).get(PAGES_DIR)
+        self._pages = Path(given) if given else (self.cache.directory / "pages" if self.cache is not None else None)
+        self._temporary_pages: Path | None = None  # made for this run, removed at its end
         self.junit = bool(getattr(config.option, "xmlpath", None))
         self._tags: set[str] = set()
         self._next: dict[str, pytest.Item | None] = {}  # item id -> the item this process runs after it
@@ -136,6 +154,13 @@ class Executor:
             )
         engine = self.registry.create(item.spec)
         state.fingerprint = engine.fingerprint()
+        if getattr(engine, "stored", False):  # outputs made elsewhere: every stored one, as repeats
+            outputs = stored(engine, item.engine_name, item.case.image, item.case.page or 1)
+            state.timed = outputs[0]
+            state.repeats = outputs if len(outputs) > 1 else None
+            state.extracted = extract(item.case, state.timed.recognition)
+            return
+        state.image, state.rasterise_s = self.image_of(item.case)
         run = functools.partial(
             recognize, engine, item.engine_name, cache=self.cache, fingerprint=state.fingerprint, refresh=self.refresh
         )
@@ -143,13 +168,13 @@ class Executor:
         if isinstance(concurrency, int) and concurrency > 1:
             key = item.spec.key()
             upcoming = (
-                (other.nodeid, functools.partial(run, other.case.image))
+                (other.nodeid, functools.partial(self._run_case, run, other.case))
                 for other in self._upcoming(item)
                 if isinstance(other, OcrItem) and other.spec is not None and other.spec.key() == key
             )
             state.timed = self.prefetch.result(item.nodeid, key, concurrency, upcoming)
         else:
-            state.timed = run(item.case.image)
+            state.timed = run(state.image)
         state.filtered = filtered_reason(item.case.min_confidence, state.timed.recognition.confidence)
         if state.filtered:
             pytest.skip(state.filtered)
@@ -158,11 +183,41 @@ class Executor:
         if repeat > 1:
             state.repeats = [state.timed, *self._repeat(engine, item, repeat - 1, concurrency)]
 
+    def image_of(self, case: Case) -> tuple[Path, float | None]:
+        """The image engines read for ``case``: its own, or its PDF's page rasterised (once
+        per page: cases/pages.py), and the seconds rendering it took if it was rendered
+        now. Raises CaseInputError, located."""
+        page = case.pdf_page
+        if page is None:
+            return case.image, None
+        directory = self.pages_directory()
+        try:
+            raster = rasterise(page, directory)
+            return raster.path, raster.seconds
+        except ImageError as exc:
+            raise CaseInputError(f"{exc} (case {case.id} at {case.location})") from None
+        except OSError as exc:
+            raise CaseInputError(
+                f"cannot write the rasterised {page} in {directory}: {exc.strerror or exc} "
+                f"(case {case.id} at {case.location}); give a writable --ocr-cache-dir"
+            ) from None
+
+    def _run_case(self, run: functools.partial[Timed], case: Case) -> Timed:
+        return run(self.image_of(case)[0])
+
+    def pages_directory(self) -> Path:
+        """Where this run's rasterised PDF pages are: ``<output cache>/pages``, kept between
+        runs like the outputs; without a cache, a temporary directory removed when the run
+        ends. pytest-xdist workers use the controller's (plugin/__init__.py)."""
+        if self._pages is None:
+            self._pages = self._temporary_pages = Path(tempfile.mkdtemp(prefix="pytest-ocr-pages-"))
+        return self._pages
+
     @staticmethod
     def _repeat(engine: Any, item: OcrItem, times: int, concurrency: object) -> list[Timed]:
         """The item's further recognitions, never from or into the cache (each is a new
         draw), at once as far as the engine takes requests in parallel."""
-        again = functools.partial(recognize, engine, item.engine_name, item.case.image)
+        again = functools.partial(recognize, engine, item.engine_name, item.state.image)
         if not isinstance(concurrency, int) or concurrency < 2:
             return [again() for _ in range(times)]
         with ThreadPoolExecutor(min(concurrency, times)) as pool:
@@ -175,20 +230,22 @@ class Executor:
         assert state.extracted is not None
         case, recognition = item.case, state.timed.recognition
         evaluation = evaluate(case, state.inputs, recognition, state.extracted)
+        evaluations = [evaluation]
         repeats = None
         if state.repeats:
             inputs = state.inputs
-            combined = combine(
-                case,
-                [evaluation]
-                + [evaluate(case, inputs, t.recognition, extract(case, t.recognition)) for t in state.repeats[1:]],
-                [t.recognition.text for t in state.repeats],
-            )
+            evaluations += [
+                evaluate(case, inputs, t.recognition, extract(case, t.recognition)) for t in state.repeats[1:]
+            ]
+            combined = combine(case, evaluations, [t.recognition.text for t in state.repeats])
             evaluation = Evaluation(combined.metrics, combined.details, combined.checks, combined.warnings)
             repeats = combined.repeats
+        fact_records = facts.records(case, [e.facts for e in evaluations]) if case.checks else None
         tolerances = tolerances_for(case.regression, [t.metric for t in case.thresholds])
         baseline = self.settings.baseline
-        comparison = baseline.compare(item.key, evaluation.metrics, tolerances) if baseline is not None else None
+        comparison = (
+            baseline.compare(item.key, evaluation.metrics, tolerances, fact_records) if baseline is not None else None
+        )
         verdict = decide(evaluation.checks, comparison, regressions_fail=self.settings.baseline_verb != "update")
         state.result = self.result(
             item,
@@ -202,6 +259,7 @@ class Executor:
             fields_source=state.extracted.source,
             warnings=evaluation.warnings,
             repeats=repeats,
+            facts=fact_records,
         )
         if self.junit:  # the properties cost every item time and memory; only JUnit XML reads them
             item.user_properties += item_properties(state.result)
@@ -217,7 +275,10 @@ class Executor:
         timed = state.timed if state else None
         recognition = timed.recognition if timed else None
         values.setdefault("warnings", list(recognition.warnings) if recognition else [])
+        if outcome == "error" and case.checks:  # no output holds no fact (olmOCR-Bench counts them failed)
+            values.setdefault("facts", facts.unchecked(case, first_line(values.get("error"))))
         origin = case.origin
+        pdf = case.pdf_page  # a PDF case records which page engines read, and at what dpi
         return make_result(
             key=item.key,
             id=item.nodeid,
@@ -226,6 +287,9 @@ class Executor:
             line=case.line,
             engine=item.engine_name,
             image=item.image,
+            page=pdf.number if pdf else None,
+            dpi=pdf.dpi if pdf else None,
+            rasterise_s=state.rasterise_s if state else None,
             outcome=outcome,
             tags=list(case.tags),
             group=case.group,
@@ -235,7 +299,7 @@ class Executor:
             thresholds={t.metric: t.expression for t in case.thresholds},
             started=state.started if state else None,
             duration_s=time.perf_counter() - state.clock if state else 0.0,
-            inference_s=timed.seconds if timed and not timed.cached else None,
+            inference_s=timed.seconds if timed and not timed.cached and not timed.stored else None,
             cached=bool(timed and timed.cached),
             cached_inference_s=timed.seconds if timed and timed.cached else None,
             fingerprint=state.fingerprint if state else None,
@@ -318,3 +382,5 @@ class Executor:
         heap.release()
         self.prefetch.close()
         self.registry.close()
+        if self._temporary_pages is not None:
+            shutil.rmtree(self._temporary_pages, ignore_errors=True)

@@ -108,12 +108,24 @@ def add_options(parser: pytest.Parser) -> None:
         ("max_nesting", int, "deepest nesting of mappings and lists in a YAML or JSON file"),
         ("max_yaml_nodes", int, "most nodes a YAML document may expand to through aliases"),
         ("max_image_mb", float, "largest image or PDF file, in MB"),
-        ("max_image_pixels", int, "most pixels (width x height) of a decoded image"),
+        ("max_image_pixels", int, "most pixels (width x height) of a decoded image or a rasterised PDF page"),
         ("max_output_mb", float, "longest text of one recognition, in MB of UTF-8"),
         ("max_align_chars", int, "longest text aligned exactly; longer ones take a cheaper path (README)"),
+        ("max_render_s", float, "longest wait for one equation's KaTeX rendering in the browser (math checks), in s"),
+        (
+            "max_table_nodes",
+            int,
+            "most nodes of a table teds compares; a larger one counts as all wrong, with a warning",
+        ),
     ):
         default = getattr(DEFAULT_LIMITS, name)
         group.addoption(OPTIONS[name], type=kind, default=default, metavar="N", help=f"{what} (default {default})")
+    group.addoption(
+        "--ocr-chromium",
+        metavar="PATH",
+        help="the Chromium that renders equations for math checks (default: $PYTEST_OCR_CHROMIUM, "
+        "else chromium, chromium-browser or google-chrome on the PATH)",
+    )
     parser.addini("ocr_files", "glob patterns of OCR case files", type="args", default=DEFAULT_PATTERNS)
     parser.addini("ocr_config", "project configuration file (YAML: engines, defaults)", default="")
 
@@ -139,6 +151,7 @@ class Settings:
     shard_durations: str | None = None  # the report the split is weighted by, as given
     shard_weights: dict[str, float] | None = None  # item key -> seconds, from that report
     repeat: int | None = None  # --ocr-repeat: recognitions per item, over what files say
+    chromium: str | None = None  # --ocr-chromium: the browser math checks render equations in
 
     @classmethod
     def from_config(cls, config: pytest.Config, project: Path | None = None, columns: int | None = None) -> Settings:
@@ -157,6 +170,8 @@ class Settings:
         settings.repeat = option("ocr_repeat")
         if settings.repeat is not None and not 1 <= settings.repeat <= 1000:
             raise pytest.UsageError(f"--ocr-repeat: expected a whole number from 1 to 1000, not {settings.repeat}")
+        chromium = option("ocr_chromium")
+        settings.chromium = str(here / chromium) if chromium and "/" in chromium else chromium
         engines = option("ocr_engine")
         settings.engine_override = tuple(n.strip() for n in engines.split(",") if n.strip()) if engines else ()
         ini = config.getini("ocr_config")

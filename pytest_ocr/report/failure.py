@@ -13,6 +13,7 @@ from typing import Any
 
 from ..metrics import FIELD_METRICS, Normalization
 from ..run.result import CaseResult
+from ..scoring.facts import FactRecord
 from .columns import fit, middle, width
 from .diff import MAX_WINDOWS, aligned_diff
 from .reasons import brief, check_text, delta_text, worsening
@@ -61,6 +62,17 @@ def _schema(details: dict[str, Any]) -> list[str]:
 STYLES = ("long", "short", "line")  # pytest's --tb: auto and native read as long; no prints nothing
 
 
+def _facts(facts: list[FactRecord] | None) -> list[str]:
+    """Every fact and its verdict, those that do not hold first."""
+    if not facts:
+        return []
+    held = sum(f.passed for f in facts)
+    lines = ["", f"checks: {held} of {len(facts)} hold"]
+    lines += ["  " + visible(f.line()) for f in facts if not f.passed]
+    lines += [f"  check {visible(f.id)} ({f.type}) holds" for f in facts if f.passed]
+    return lines
+
+
 def failure_line(result: CaseResult, columns: int | None = None) -> str:
     """The failure on one line (``--tb=line``, the short test summary, JUnit's message):
     ``a.png on tesseract: cer = 0.1859 (expected < 0.05)``. A case id too long for
@@ -88,14 +100,17 @@ def failure_text(
     where = f"{what} ({visible(location)})"
     if short:  # pytest's section title names the item already
         lines = [where, *("  " + visible(check_text(c)) for c in result.checks if not c.passed)]
-        lines += [f"  regressed: {worsening(result)}"] if result.regressed else []
+        lines += [f"  regressed: {visible(worsening(result))}"] if result.regressed else []
+        lines += ["  " + visible(f.line()) for f in result.facts or () if not f.passed]
         lines += [f"  {len(result.warnings)} warning(s): --tb=long shows them"] if result.warnings else []
     else:
         lines = [f"{visible(result.case)} on {visible(result.engine or '')}: {where}"]
         lines += ["  " + visible(check_text(c)) for c in result.checks]
         if result.regressed and result.baseline is not None:
             lines += ["  baseline: " + visible(delta_text(d)) for d in result.baseline.deltas]
+            lines += ["  baseline: " + visible(f.message()) for f in result.baseline.lost_facts]
         lines += [f"  warning: {visible(w)}" for w in result.warnings]
+        lines += _facts(result.facts)
     details = result.details
     gap = [] if short else [""]  # long text parts apart; short text close together
     field_details = next((details[m] for m in FIELD_METRICS if m in details), None)

@@ -31,9 +31,12 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlencode
 
+from ..cases import pages
 from ..cases.images import open_image
+from ..cases.pages import DEFAULT_DPI, Page
 from ..engines.cache import file_sha256
 from ..errors import OcrError
 from ..metrics import FIELD_METRICS, METRICS
@@ -45,7 +48,7 @@ from ..run.record import RunRecord
 from ..run.result import CaseResult
 from ..scoring.tolerance import Delta
 from . import json_report
-from .numbers import STABILITY_ROWS, number, signed, stability_cell
+from .numbers import STABILITY_ROWS, fact_rows, number, signed, stability_cell
 
 THUMBNAIL_BOX = (1000, 1000)  # at most this wide and tall: enough to see the layout, never the original
 JPEG_QUALITY = 75
@@ -60,6 +63,9 @@ CASE_KEYS = (
     "line",
     "engine",
     "image",
+    "facts",  # the verdict of each check, None without checks
+    "page",  # a PDF's: the page engines read, and its dpi (None for an image)
+    "dpi",
     "tags",
     "group",
     "outcome",
@@ -265,30 +271,39 @@ def case_data(record: dict, thumb: int | None, thumb_error: str | None, change: 
 # -- thumbnails -----------------------------------------------------------------------------
 
 
-def thumbnail(path: Path) -> str:
-    """A JPEG data URL of the image scaled down into THUMBNAIL_BOX (first frame of a TIFF).
+def thumbnail(path: Path | Page) -> str:
+    """A JPEG data URL of the image scaled down into THUMBNAIL_BOX (first frame of a TIFF),
+    or of a PDF's page as engines read it, rendered to fit the box (cases/pages.py).
 
     Only an image that passes ``open_image`` (a regular file within the size and pixel
     limits) is decoded; it also sets Pillow's own limit to the same number of pixels."""
     from PIL import Image  # only here: the rest of the report needs no Pillow
 
+    if isinstance(path, Page):
+        return _jpeg(pages.thumbnail(path, THUMBNAIL_BOX))
     with open_image(path) as file, Image.open(file) as image:
         image.draft("RGB", THUMBNAIL_BOX)  # JPEG: decode at a reduced scale, much faster
-        if image.mode == "1":
-            image = image.convert("L")  # so that scaling averages instead of dropping pixels
-        image.thumbnail(THUMBNAIL_BOX)
-        if image.mode in ("RGBA", "LA", "PA", "P") or "transparency" in image.info:
-            rgba = image.convert("RGBA")
-            image = Image.new("RGB", rgba.size, "white")
-            image.paste(rgba, mask=rgba.getchannel("A"))
-        elif image.mode not in ("L", "RGB"):
-            image = image.convert("RGB")
-        out = io.BytesIO()
-        image.save(out, "JPEG", quality=JPEG_QUALITY)
+        return _jpeg(image)
+
+
+def _jpeg(image: Any) -> str:
+    from PIL import Image
+
+    if image.mode == "1":
+        image = image.convert("L")  # so that scaling averages instead of dropping pixels
+    image.thumbnail(THUMBNAIL_BOX)
+    if image.mode in ("RGBA", "LA", "PA", "P") or "transparency" in image.info:
+        rgba = image.convert("RGBA")
+        image = Image.new("RGB", rgba.size, "white")
+        image.paste(rgba, mask=rgba.getchannel("A"))
+    elif image.mode not in ("L", "RGB"):
+        image = image.convert("RGB")
+    out = io.BytesIO()
+    image.save(out, "JPEG", quality=JPEG_QUALITY)
     return "data:image/jpeg;base64," + base64.b64encode(out.getvalue()).decode("ascii")
 
 
-def _attempt(make: Callable[[Path], str], path: Path) -> tuple[str | None, str | None]:
+def _attempt(make: Callable[[Any], str], path: Path | Page) -> tuple[str | None, str | None]:
     """(what ``make(path)`` gives, None), or (None, why not): whatever an image does
     wrong costs its picture, never the report."""
     try:
@@ -301,19 +316,26 @@ def _attempt(make: Callable[[Path], str], path: Path) -> tuple[str | None, str |
         return None, f"image could not be read: {type(exc).__name__}: {exc}"
 
 
-def _checked_sha256(path: Path) -> str:
+def _checked_sha256(path: Path | Page, pdfs: dict[Path, str]) -> str:
+    """The file's sha256; a PDF's page's: the PDF's (hashed once, in ``pdfs``), page and dpi."""
+    if isinstance(path, Page):
+        if path.pdf not in pdfs:
+            pdfs[path.pdf] = _checked_sha256(path.pdf, pdfs)
+        return f"{pdfs[path.pdf]}#page={path.number}@{path.dpi}"
     open_image(path).close()
     return file_sha256(path)
 
 
-def thumbnails(paths: list[Path]) -> tuple[list[str], list[tuple[int | None, str | None]]]:
-    """The thumbnails' data URLs, and per path (index of its thumbnail, None) or (None,
-    why there is none). Identical files (copies, links) are decoded once. Pillow
-    releases the GIL while decoding and scaling, so threads use every core."""
+def thumbnails(paths: list[Path | Page]) -> tuple[list[str], list[tuple[int | None, str | None]]]:
+    """The thumbnails' data URLs, and per path (an image, or a PDF's page) (index of its
+    thumbnail, None) or (None, why there is none). Identical files (copies, links) are
+    decoded once. Pillow releases the GIL while decoding and scaling, so threads use every
+    core (pdfium does not: pages are rendered one at a time)."""
     # In one thread: a pool costs more than small files. Checked first: a FIFO or a
     # device is never opened, a file beyond a limit never read.
-    digests = [_attempt(_checked_sha256, p) for p in paths]
-    first: dict[str, Path] = {}
+    pdfs: dict[Path, str] = {}
+    digests = [_attempt(lambda p: _checked_sha256(p, pdfs), p) for p in paths]
+    first: dict[str, Path | Page] = {}
     for path, (digest, _) in zip(paths, digests, strict=True):
         if digest is not None:
             first.setdefault(digest, path)
@@ -552,6 +574,9 @@ def _summary_table(summary: dict, engines: list[str], metrics: list[str]) -> str
         for label, key in STABILITY_ROWS:
             cells = "".join(f'<td class="num">{stability_cell(s.get(key))}</td>' for s in stability)
             rows.append(f'<tr class="stability"><th scope="row">{label}</th>{cells}</tr>')
+    for label, shown in fact_rows([summary[e].get("facts") for e in engines]):  # checks: olmOCR-Bench's score
+        cells = "".join(f'<td class="num">{esc(v)}</td>' for v in shown)
+        rows.append(f'<tr class="facts"><th scope="row">{esc(label)}</th>{cells}</tr>')
     for metric in metrics:
         better = METRICS[metric].better if metric in METRICS else None
         hint = f' <span class="hint">({better} is better)</span>' if better else ""
@@ -832,6 +857,15 @@ def _charts(records: list[dict], summary: dict, engines: list[str]) -> str:
 # -- the page -------------------------------------------------------------------------------
 
 
+def _shown(record: dict) -> tuple[str, int, int]:
+    """What a record's thumbnail shows: its image, and for a PDF the page and dpi (else 0)."""
+    return record.get("image") or "", record.get("page") or 0, record.get("dpi") or 0
+
+
+def _source(root: Path, image: str, page: int, dpi: int) -> Path | Page:
+    return Page(root / image, page, dpi or DEFAULT_DPI) if page else root / image
+
+
 def render(record: RunRecord, root: Path) -> str:
     """The page of a run; image paths in results are relative to ``root`` (the project directory)."""
     document = json_report.document(record)
@@ -841,13 +875,13 @@ def render(record: RunRecord, root: Path) -> str:
     engines = list(summary) or sorted({r["engine"] for r in records})
     summary = {e: summary.get(e, {}) for e in engines}
 
-    images = sorted({r["image"] for r in records if r.get("image")})
-    urls, per_image = thumbnails([root / image for image in images])
+    images = sorted({_shown(r) for r in records if r.get("image")})
+    urls, per_image = thumbnails([_source(root, *image) for image in images])
     thumb_of = dict(zip(images, per_image, strict=True))
     changes = {r.key: baseline_change(r) for r in record.results}
     cases = []
     for r in records:
-        thumb, thumb_error = thumb_of.get(r.get("image"), (None, "no image"))
+        thumb, thumb_error = thumb_of.get(_shown(r), (None, "no image"))
         cases.append(case_data(r, thumb, thumb_error, changes.get(r["key"])))
     metrics = sorted({m for r in records for m in (r.get("metrics") or {})}, key=metric_order)
     payload = {

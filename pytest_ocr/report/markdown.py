@@ -11,7 +11,7 @@ below GitHub's 1 MiB step-summary limit.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..run.baseline import BaselineView
@@ -20,7 +20,7 @@ from ..run.identity import relative
 from ..run.paired import Paired
 from ..run.record import RunRecord
 from ..run.result import CaseResult
-from .numbers import STABILITY_ROWS, number, signed, stability_cell
+from .numbers import STABILITY_ROWS, fact_rows, number, signed, stability_cell
 from .reasons import delta_text, gate_text, item_reasons
 from .visible import visible
 
@@ -283,6 +283,8 @@ def _engines_table(record: RunRecord) -> list[str]:
             [label, *(stability_cell(getattr(summaries[e].stability, key, None)) for e in engines)]
             for label, key in STABILITY_ROWS
         ]
+    facts = fact_rows([asdict(f) if (f := summaries[e].facts) else None for e in engines])
+    rows += [[escape(label), *cells] for label, cells in facts]
     return _table(["engine"] + [escape(e) for e in engines], rows)
 
 

@@ -5,6 +5,10 @@ for values so small that four decimals would hide them; full precision only in J
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
+
+from ..scoring.facts import UNCATEGORISED
 
 TINY = 0.001  # below this (and not zero), four decimals keep fewer than three significant digits
 
@@ -43,3 +47,44 @@ STABILITY_ROWS = (
 def stability_cell(value: float | None) -> str:
     """A count as it is, a share or a CER as a number; ``-`` for none."""
     return "-" if value is None else str(value) if isinstance(value, int) else number(value)
+
+
+def fact_rows(facts: list[dict[str, Any] | None]) -> list[tuple[str, list[str]]]:
+    """The rows every summary (terminal, Markdown, HTML) shows per engine for the facts its
+    items were checked on (run/aggregate.py's FactSummary as a dict, None: no checks):
+    how many hold, olmOCR-Bench's score and its interval, then each category and type."""
+    if not any(facts):
+        return []
+    present = [f or {} for f in facts]
+
+    def cell(f: dict[str, Any], render: Callable[[dict[str, Any]], str]) -> str:
+        return render(f) if f else "-"
+
+    def interval(f: dict[str, Any]) -> str:
+        ci = f.get("ci95")
+        return f"{number(ci[0])}-{number(ci[1])}" if ci else "-"
+
+    rows = [
+        ("facts held", [cell(f, lambda f: f"{f['passed']} of {f['facts']}") for f in present]),
+        ("checks score", [cell(f, lambda f: number(f["score"])) for f in present]),
+        ("checks score 95% CI", [cell(f, interval) for f in present]),
+    ]
+    categories = sorted({c for f in present for c in f.get("categories", {})})
+    for category in categories if categories != [UNCATEGORISED] else []:
+        rows.append(
+            (
+                f"category {category}",
+                [_held(f.get("categories", {}).get(category)) for f in present],
+            )
+        )
+    for kind in sorted({t for f in present for t in f.get("types", {})}):
+        rows.append((f"type {kind}", [_share(f.get("types", {}).get(kind)) for f in present]))
+    return rows
+
+
+def _held(counts: list[int] | None) -> str:
+    return f"{number(counts[0] / counts[1])} ({counts[0]}/{counts[1]})" if counts else "-"
+
+
+def _share(value: list[float] | None) -> str:
+    return f"{number(value[0])} ({int(value[1])})" if value else "-"

@@ -18,6 +18,7 @@ from ..run.gates import GateResult
 from ..run.result import CaseResult
 from ..scoring.thresholds import Check
 from ..scoring.tolerance import Delta
+from ..scoring.verdict import fact_reasons
 from .numbers import number, signed
 
 
@@ -52,9 +53,13 @@ def delta_text(delta: Delta) -> str:
 
 
 def worsening(result: CaseResult) -> str:
-    """How a regressed item got worse, briefly: ``cer 0.0726 -> 0.1859 (+0.1134)``."""
+    """How a regressed item got worse, briefly: ``cer 0.0726 -> 0.1859 (+0.1134)``, and the
+    checks it lost."""
     deltas = [d for d in (result.baseline.deltas if result.baseline else []) if d.regressed]
-    return "; ".join(f"{d.metric} {number(d.old)} -> {number(d.new)} ({signed(d.change)})" for d in deltas)
+    parts = [f"{d.metric} {number(d.old)} -> {number(d.new)} ({signed(d.change)})" for d in deltas]
+    lost = result.baseline.lost_facts if result.baseline else ()
+    parts += [f"check {f.id} ({f.type}) lost" for f in lost]
+    return "; ".join(parts)
 
 
 def worst_delta(result: CaseResult) -> Delta | None:
@@ -77,6 +82,9 @@ def brief(result: CaseResult) -> str:
     deltas = [d for d in (result.baseline.deltas if result.baseline else []) if d.regressed]
     if deltas:
         parts.append("regressed: " + ", ".join(f"{d.metric} {signed(d.change)}" for d in deltas))
+    lost = result.baseline.lost_facts if result.baseline else ()
+    if lost:
+        parts.append("checks lost since the baseline: " + ", ".join(f.id for f in lost))
     return "; ".join(parts) or "; ".join(result.reasons())
 
 
@@ -87,6 +95,7 @@ def item_reasons(result: CaseResult) -> list[str]:
     lines = [check_text(c) for c in result.checks if not c.passed]
     if result.baseline is not None:
         lines += [delta_text(d) for d in result.baseline.deltas if d.regressed]
+    lines += fact_reasons(result.checks, result.baseline, result.facts or ())
     return lines or result.reasons()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from typing import Any
 
 from ..metrics.edit import DELETE, INSERT
@@ -12,7 +13,7 @@ from ..run.gates import GateResult
 from ..run.record import RunRecord
 from ..storable import json_safe
 from .columns import fit, item_line, ljust, middle, rjust, width
-from .numbers import STABILITY_ROWS, number, signed, stability_cell
+from .numbers import STABILITY_ROWS, fact_rows, number, signed, stability_cell
 from .reasons import gate_text, worst_delta
 from .visible import visible, visible_json
 
@@ -129,6 +130,7 @@ def engine_lines(record: RunRecord, verbosity: int, columns: int | None = None) 
             (label, [stability_cell(getattr(summaries[e].stability, key, None)) for e in engines])
             for label, key in STABILITY_ROWS
         ]
+    rows += fact_rows([asdict(f) if (f := summaries[e].facts) else None for e in engines])
     rows.append(("pages/s", [_rate(summaries[e].performance.pages_per_s) for e in engines]))
     rows.append(("time/page mean", [_seconds(summaries[e].performance.mean_s) for e in engines]))
     rows.append(("time/page p95", [_seconds(summaries[e].performance.p95_s) for e in engines]))

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..cases.model import DatasetInfo
 from ..metrics import METRICS, pooled
+from ..scoring.facts import UNCATEGORISED
 from .result import CaseResult
 
 BOOTSTRAP_RESAMPLES = 1000
@@ -62,6 +63,23 @@ class Stability:
 
 
 @dataclass
+class FactSummary:
+    """The facts (checks) of an engine's items, counted as olmOCR-Bench counts them: a
+    fact holds when it held in more than half of an item's outputs; an item that has no
+    output (an error) holds none of its facts. The score is the mean over categories of
+    the share of their facts that hold, its interval a percentile bootstrap that
+    resamples facts within each category; per type, the mean share of outputs each fact
+    held in."""
+
+    facts: int = 0
+    passed: int = 0
+    score: float | None = None
+    ci95: list[float] | None = None
+    categories: dict[str, list[int]] = field(default_factory=dict)  # category -> [held, facts]
+    types: dict[str, list[float]] = field(default_factory=dict)  # type -> [mean share of outputs, facts]
+
+
+@dataclass
 class Summary:
     name: str
     cases: int = 0
@@ -76,6 +94,7 @@ class Summary:
     groups: dict[str, Summary] = field(default_factory=dict)  # "tag:NAME" / "group:NAME"
     performance: Performance = field(default_factory=Performance)
     stability: Stability | None = None  # with repeats only
+    facts: FactSummary | None = None  # items with checks only
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -87,7 +106,42 @@ class Summary:
         known["groups"] = {g: cls.from_dict(s) for g, s in data.get("groups", {}).items()}
         known["performance"] = Performance(**data.get("performance") or {})
         known["stability"] = Stability(**data["stability"]) if data.get("stability") else None
+        known["facts"] = FactSummary(**data["facts"]) if data.get("facts") else None
         return cls(**known)
+
+
+
+def fact_summary(results: Iterable[CaseResult]) -> FactSummary | None:
+    held: dict[str, list[float]] = defaultdict(list)  # category -> 1.0 / 0.0 per fact
+    types: dict[str, list[float]] = defaultdict(list)
+    for r in results:
+        for f in r.facts or ():
+            held[f.category or UNCATEGORISED].append(1.0 if f.passed else 0.0)
+            types[f.type].append(f.passes / f.runs)
+    if not held:
+        return None
+    categories = {c: [int(sum(v)), len(v)] for c, v in sorted(held.items())}
+    return FactSummary(
+        facts=sum(n for _, n in categories.values()),
+        passed=sum(k for k, _ in categories.values()),
+        score=math.fsum(k / n for k, n in categories.values()) / len(categories),
+        ci95=_stratified_ci([np.asarray(held[c]) for c in categories]),
+        categories=categories,
+        types={t: [math.fsum(v) / len(v), len(v)] for t, v in sorted(types.items())},
+    )
+
+
+def _stratified_ci(strata: list[np.ndarray]) -> list[float] | None:
+    """95% percentile bootstrap interval of the mean of the strata's means, each stratum
+    resampled on its own (olmOCR-Bench's interval of its score, with a fixed seed)."""
+    if sum(len(s) for s in strata) < 2:
+        return None
+    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    means = np.mean(
+        [s[rng.integers(0, len(s), size=(BOOTSTRAP_RESAMPLES, len(s)))].mean(axis=1) for s in strata], axis=0
+    )
+    low, high = np.percentile(means, [2.5, 97.5])
+    return [float(low), float(high)]
 
 
 def bootstrap_ci(values: Sequence[float]) -> list[float] | None:
@@ -185,6 +239,7 @@ def summarize_group(name: str, results: Sequence[CaseResult]) -> Summary:
         top_confusions=top_confusions(results),
         performance=performance(results),
         stability=stability(results),
+        facts=fact_summary(results),
     )
 
 

@@ -22,6 +22,7 @@ from typing import Any
 from ..cases.rules import Tolerance
 from ..engines import fingerprint_changes, fingerprint_id
 from ..metrics import METRICS
+from ..scoring.facts import FactRecord
 from ..scoring.tolerance import ItemComparison, compare_item
 from .aggregate import HEADLINE_METRICS, metric_order
 from .gates import GateResult
@@ -51,10 +52,16 @@ class Baseline:
         return cls(path, {r.key: r for r in results_of(document)}, dict(document["engines"]), True)
 
     def compare(
-        self, key: str, metrics: Mapping[str, float | None], tolerances: Mapping[str, Tolerance]
+        self,
+        key: str,
+        metrics: Mapping[str, float | None],
+        tolerances: Mapping[str, Tolerance],
+        facts: Sequence[FactRecord] | None = None,
     ) -> ItemComparison:
         old = self.results.get(key)
-        return compare_item(None if old is None or not old.measured else old.metrics, metrics, tolerances)
+        if old is None or not old.measured:
+            return compare_item(None, metrics, tolerances)
+        return compare_item(old.metrics, metrics, tolerances, old.facts, facts)
 
     def changed_engine(self, engine: str, fingerprint: dict[str, Any] | None) -> list[str]:
         """What differs between the baseline's fingerprint of ``engine`` and this one;

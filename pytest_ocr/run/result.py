@@ -22,6 +22,7 @@ from typing import Any
 import jsonschema_rs
 
 from ..engines import fingerprint_id
+from ..scoring.facts import FactRecord
 from ..scoring.thresholds import Check
 from ..scoring.tolerance import ItemComparison
 from ..scoring.verdict import reasons
@@ -46,6 +47,12 @@ class CaseResult:
     engine: str | None  # None for a case file that could not be loaded
     image: str | None  # None when not known (a crashed worker's item, an invalid file)
     outcome: str  # one of OUTCOMES
+    # A PDF case's page that engines read, rasterised at dpi, and the seconds rendering it
+    # took if this item rendered it (None: it was there, from another item, process or run);
+    # for an image all None, and left out of the record (an image's is as it always was).
+    page: int | None = None
+    dpi: int | None = None
+    rasterise_s: float | None = None
     tags: list[str] = field(default_factory=list)
     group: str | None = None
     reference: str | None = None
@@ -74,6 +81,8 @@ class CaseResult:
     # An item recognised several times (scoring/repeats.py): every output, each metric's
     # values and spread, how alike the outputs are; None for one recognition.
     repeats: dict[str, Any] | None = None
+    # The verdict of each of the case's checks (facts about the page); None: it has none.
+    facts: list[FactRecord] | None = None
 
     @property
     def measured(self) -> bool:
@@ -86,7 +95,7 @@ class CaseResult:
     def reasons(self) -> list[str]:
         """Why the item did not pass, one line each (the same lines everywhere)."""
         if self.outcome == "failed":
-            return reasons(self.checks, self.baseline) or ["failed"]
+            return reasons(self.checks, self.baseline, self.facts or ()) or ["failed"]
         if self.error:
             return [first_line(self.error)]
         return []
@@ -94,8 +103,11 @@ class CaseResult:
     def to_dict(self) -> dict[str, Any]:
         """The result as it travels on a test report (plain data; NaN stays a float)."""
         data = {name: getattr(self, name) for name in _FIELDS}
+        if self.page is None and self.dpi is None:
+            del data["page"], data["dpi"], data["rasterise_s"]
         data["checks"] = [c.to_dict() for c in self.checks]
         data["baseline"] = None if self.baseline is None else self.baseline.to_dict()
+        data["facts"] = None if self.facts is None else [f.to_dict() for f in self.facts]
         return data
 
     def to_record(self) -> dict[str, Any]:
@@ -113,6 +125,8 @@ class CaseResult:
         values = {k: v for k, v in data.items() if k in known}
         values["checks"] = [Check.from_dict(c) for c in data.get("checks") or ()]
         values["baseline"] = ItemComparison.from_dict(data["baseline"]) if data.get("baseline") else None
+        facts = data.get("facts")
+        values["facts"] = None if facts is None else [FactRecord.from_dict(f) for f in facts]
         if "fingerprint" not in data and fingerprints is not None and data.get("engine") in fingerprints:
             fingerprint = dict(fingerprints[data["engine"]])
             fingerprint.pop("fingerprint_id", None)

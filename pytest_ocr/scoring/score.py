@@ -10,9 +10,11 @@ from ..cases.inputs import Inputs
 from ..cases.model import Case
 from ..engines import Recognition
 from ..metrics import MetricResult, Structured, metrics_for, score
+from ..metrics.facts import FactVerdict
 from ..metrics.registry import NO_STRUCTURE
 from ..metrics.repetition import describe as describe_loop
 from ..metrics.repetition import find_repetition
+from . import facts
 from .extract import Extracted, fields_from_output, task_result
 from .thresholds import Check, judge
 
@@ -40,11 +42,12 @@ class Evaluation:
     details: dict[str, dict[str, Any]]
     checks: list[Check]
     warnings: list[str]
+    facts: tuple[FactVerdict, ...] = ()  # the verdict of each of the case's checks, in order
 
 
-def _structured(case: Case, inputs: Inputs, extracted: Extracted) -> Structured:
+def _structured(case: Case, inputs: Inputs, extracted: Extracted, verdicts: tuple[FactVerdict, ...]) -> Structured:
     given = (inputs.fields, inputs.schema, case.task, extracted.fields)
-    if not case.match and not case.tokens and all(value is None for value in given):
+    if not case.match and not case.tokens and not case.checks and all(value is None for value in given):
         return NO_STRUCTURE  # a text case (most of them), without building and checking one
     task = None
     if case.task is not None:
@@ -61,19 +64,21 @@ def _structured(case: Case, inputs: Inputs, extracted: Extracted) -> Structured:
         field_match=dict(case.match),
         schema=inputs.schema,  # type: ignore[arg-type]
         task=task,
+        facts=verdicts if case.checks else None,
         **case.tokens,
     )
 
 
 def evaluate(case: Case, inputs: Inputs, recognition: Recognition, extracted: Extracted) -> Evaluation:
     loop = find_repetition(recognition.text)
+    verdicts = facts.run(case, recognition.text) if case.checks else ()
     scores: dict[str, MetricResult] = score(
         inputs.reference or "",
         recognition.text,
         metric_names(case, loop is not None),
         case.normalization,
         case.cer_denominator,
-        structured=_structured(case, inputs, extracted),
+        structured=_structured(case, inputs, extracted, verdicts),
         empty_reference_value=case.empty_reference_value,
     )
     values = {name: s.value for name, s in scores.items()}
@@ -89,6 +94,7 @@ def evaluate(case: Case, inputs: Inputs, recognition: Recognition, extracted: Ex
         details={name: {**s.details, "counts": s.counts} for name, s in scores.items()},
         checks=judge(case.thresholds, values),
         warnings=warnings,
+        facts=verdicts,
     )
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..cases.rules import EXACT, Tolerance, format_number
 from ..metrics import METRICS
+from .facts import FactRecord
 
 # A float sum such as 0.1 + 0.005 must not turn an allowed change into a regression.
 SLACK = 1e-12
@@ -97,15 +98,37 @@ def deltas(
 
 
 @dataclass(frozen=True)
+class LostFact:
+    """A fact about the page that held in the baseline and no longer holds: a regression
+    of its own, whatever the share of facts that hold did."""
+
+    id: str
+    type: str
+    reason: str
+
+    def message(self) -> str:
+        return f"check {self.id} ({self.type}) held in the baseline and no longer holds: {self.reason}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "type": self.type, "reason": self.reason}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> LostFact:
+        return cls(data["id"], data["type"], data["reason"])
+
+
+@dataclass(frozen=True)
 class ItemComparison:
-    """An item against its baseline record: new (no record), or compared with deltas."""
+    """An item against its baseline record: new (no record), or compared with deltas and
+    the facts it lost."""
 
     status: str  # new | compared
     deltas: tuple[Delta, ...] = field(default=())
+    lost_facts: tuple[LostFact, ...] = field(default=())
 
     @property
     def regressed(self) -> bool:
-        return any(d.regressed for d in self.deltas)
+        return bool(self.lost_facts) or any(d.regressed for d in self.deltas)
 
     @property
     def worst(self) -> float:
@@ -113,17 +136,36 @@ class ItemComparison:
         return max((d.worse_by - d.tolerance.allowed(d.old) for d in self.deltas), default=0.0)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"status": self.status, "deltas": [d.to_dict() for d in self.deltas], "regressed": self.regressed}
+        return {
+            "status": self.status,
+            "deltas": [d.to_dict() for d in self.deltas],
+            "lost_facts": [f.to_dict() for f in self.lost_facts],
+            "regressed": self.regressed,
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ItemComparison:
-        return cls(data["status"], tuple(Delta.from_dict(d) for d in data.get("deltas") or ()))
+        return cls(
+            data["status"],
+            tuple(Delta.from_dict(d) for d in data.get("deltas") or ()),
+            tuple(LostFact.from_dict(f) for f in data.get("lost_facts") or ()),
+        )
+
+
+def lost_facts(old: Iterable[FactRecord] | None, new: Iterable[FactRecord] | None) -> tuple[LostFact, ...]:
+    """The facts (by id) that held before and do not now."""
+    held = {f.id for f in old or () if f.passed}
+    return tuple(LostFact(f.id, f.type, f.reason) for f in new or () if not f.passed and f.id in held)
 
 
 def compare_item(
-    old: Mapping[str, float | None] | None, new: Mapping[str, float | None], tolerances: Mapping[str, Tolerance]
+    old: Mapping[str, float | None] | None,
+    new: Mapping[str, float | None],
+    tolerances: Mapping[str, Tolerance],
+    old_facts: Iterable[FactRecord] | None = None,
+    new_facts: Iterable[FactRecord] | None = None,
 ) -> ItemComparison:
-    """An item's metrics against its baseline record's (None: the baseline has no record)."""
+    """An item's metrics and facts against its baseline record's (None: the baseline has no record)."""
     if old is None:
         return ItemComparison("new")
-    return ItemComparison("compared", tuple(deltas(old, new, tolerances)))
+    return ItemComparison("compared", tuple(deltas(old, new, tolerances)), lost_facts(old_facts, new_facts))

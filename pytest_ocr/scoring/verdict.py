@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .facts import FactRecord
 from .thresholds import Check
 from .tolerance import ItemComparison
 
@@ -41,11 +42,22 @@ def decide(checks: Sequence[Check], baseline: ItemComparison | None, regressions
     return Verdict(not failed and not regressed, failed, regressed)
 
 
-def reasons(checks: Sequence[Check], baseline: ItemComparison | None) -> list[str]:
-    """Why an item failed, one line each: its failed checks, then its regressions."""
+def reasons(checks: Sequence[Check], baseline: ItemComparison | None, facts: Sequence[FactRecord] = ()) -> list[str]:
+    """Why an item failed, one line each: its failed thresholds, its regressions, then its facts."""
     lines = [c.message() for c in checks if not c.passed]
     if baseline is not None:
         lines += [d.message() for d in baseline.deltas if d.regressed]
+    return lines + fact_reasons(checks, baseline, facts)
+
+
+def fact_reasons(checks: Sequence[Check], baseline: ItemComparison | None, facts: Sequence[FactRecord]) -> list[str]:
+    """Each fact that does not hold, when a threshold on checks_passed failed, and each
+    fact that held in the baseline and no longer does."""
+    lines = []
+    if any(c.threshold.metric == "checks_passed" and not c.passed for c in checks):
+        lines += [f.line() for f in facts if not f.passed]
+    if baseline is not None:
+        lines += [lost.message() for lost in baseline.lost_facts]
     return lines
 
 

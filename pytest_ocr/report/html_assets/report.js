@@ -512,7 +512,31 @@
         el("th", { class: "num" }, "baseline"), el("th", { class: "num" }, "now"), el("th", { class: "num" }, "change"),
         el("th", null, "tolerance"), el("th", null, "verdict"))), body));
     }
+    if (b.lost_facts && b.lost_facts.length) {
+      const lost = el("ul", { class: "lost-facts" });
+      for (const f of b.lost_facts) {
+        lost.appendChild(el("li", null, "check " + f.id + " (" + f.type + ") held in the baseline and no longer holds: " + f.reason));
+      }
+      box.appendChild(lost);
+    }
     return box;
+  }
+
+  // The case's checks (facts about the page): each one's verdict, those that do not hold first.
+  function checksView(c) {
+    if (!c.facts || !c.facts.length) return null;
+    const body = el("tbody");
+    const ordered = c.facts.filter((f) => !f.passed).concat(c.facts.filter((f) => f.passed));
+    for (const f of ordered) {
+      const held = f.runs > 1 ? "held in " + f.passes + " of " + f.runs + " outputs" + (f.reason ? "; " : "") : "";
+      body.appendChild(el("tr", { class: f.passed ? "passed" : "failed" }, el("td", null, f.id), el("td", null, f.type),
+        el("td", null, f.category || ""), el("td", null, f.passed ? "holds" : "does not hold"),
+        el("td", { class: "reason" }, held + (f.reason || ""))));
+    }
+    const held = c.facts.filter((f) => f.passed).length;
+    return el("div", { class: "checks" }, el("h4", null, "Checks: " + held + " of " + c.facts.length + " hold"),
+      el("table", { class: "checks" }, el("thead", null, el("tr", null, el("th", null, "check"), el("th", null, "type"),
+        el("th", null, "category"), el("th", null, "verdict"), el("th", null, "why"))), body));
   }
 
   function caseDetail(c) {
@@ -525,6 +549,7 @@
     add("file", c.file + ":" + c.line);
     if (c.source_file) add("entry", c.source_file + (c.source_line ? ":" + c.source_line : ""));
     add("image", c.image);
+    if (c.page) add("page", c.page + " of the PDF, rasterised at " + c.dpi + " dpi");
     add("tags", (c.tags || []).join(", "));
     add("group", c.group);
     add("confidence", c.confidence === null ? null : number(c.confidence));
@@ -545,6 +570,8 @@
     }
     detail.append(el("h4", null, "Text"), diffView(c));
     detail.append(el("h4", null, "Metrics and thresholds"), metricsView(c));
+    const checks = checksView(c);
+    if (checks) detail.appendChild(checks);
     const fields = fieldsView(c);
     if (fields) detail.appendChild(fields);
     const baseline = baselineView(c);

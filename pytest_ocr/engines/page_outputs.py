@@ -1,0 +1,92 @@
+"""Page outputs stored in olmOCR-Bench's layout, read back as an engine.
+
+``path`` is a folder of ``<document>_pg<page>_repeat<N>.md`` files, where ``<document>``
+is the PDF's path relative to ``documents`` (the benchmark's ``pdfs/`` folder) without
+``.pdf``: ``pdfs/tables/a.pdf`` page 2 is ``tables/a_pg2_repeat1.md``. Every repeat of
+a page is an output: the item gets them all at once (``outputs``) and judges them as
+repeats. A page without a stored output is the item's error, never an empty text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from pathlib import Path
+
+from ..cases.document import read_bytes
+from ..files import UnreadableFile, decode_text
+from . import _options
+from .base import EngineError, EngineSpec, Recognition
+
+SCHEMA = {"path": (str, _options.REQUIRED), "documents": (str, _options.REQUIRED)}
+
+_NAME = re.compile(r"(?P<document>.+)_pg(?P<page>\d+)_repeat(?P<repeat>\d+)\.md")
+
+
+class PageOutputsEngine:
+    # Looking a page up here is cheaper than the output cache, and these files, not copies
+    # of them, are what the results must reflect.
+    cacheable = False
+    # The executor asks for every stored output of a page at once, not for an image's.
+    stored = True
+
+    def __init__(self, spec: EngineSpec) -> None:
+        options = _options.check_options(spec, SCHEMA)
+        self.options = options
+        self.path = _options.resolve(spec, options["path"])
+        self.documents = _options.resolve(spec, options["documents"])
+        if not self.path.is_dir():
+            raise _options.error(spec, f"option 'path' must name a folder of page outputs, got {self.path}")
+        self._index: dict[tuple[str, int], list[Path]] | None = None
+        self._digest = ""
+
+    def _load(self) -> dict[tuple[str, int], list[Path]]:
+        if self._index is not None:
+            return self._index
+        found: dict[tuple[str, int], list[tuple[int, Path]]] = {}
+        listing = []
+        for folder, _, names in os.walk(self.path):
+            for name in names:
+                match = _NAME.fullmatch(name)
+                if match is None:
+                    continue
+                file = Path(folder, name)
+                relative = file.relative_to(self.path).parent / match["document"]
+                key = (relative.as_posix(), int(match["page"]))
+                found.setdefault(key, []).append((int(match["repeat"]), file))
+                stat = file.stat()
+                listing.append((file.relative_to(self.path).as_posix(), stat.st_size, stat.st_mtime_ns))
+        self._index = {key: [file for _, file in sorted(files)] for key, files in found.items()}
+        self._digest = hashlib.sha256(json.dumps(sorted(listing)).encode()).hexdigest()[:16]
+        return self._index
+
+    def outputs(self, document: Path, page: int) -> list[Recognition]:
+        """Every stored output of the document's page, in the order of their repeat numbers."""
+        try:
+            relative = Path(os.path.abspath(document)).relative_to(os.path.abspath(self.documents))
+        except ValueError:
+            raise EngineError(f"{document} is not in {self.documents}, where this engine's documents are") from None
+        stem = relative.with_suffix("").as_posix()
+        files = self._load().get((stem, page))
+        if not files:
+            raise EngineError(
+                f"no stored output for {relative} page {page} in {self.path} (expected {stem}_pg{page}_repeat*.md)"
+            )
+        texts = []
+        for file in files:
+            try:
+                texts.append(decode_text(read_bytes(file, "page output")))
+            except UnreadableFile as exc:
+                raise EngineError(f"{exc.message}: {exc.location}") from None
+            except (OSError, UnicodeDecodeError) as exc:
+                raise EngineError(f"cannot read the page output {file}: {exc}") from exc
+        return [Recognition(text=text) for text in texts]
+
+    def recognize(self, image: Path) -> Recognition:
+        return self.outputs(image, 1)[0]
+
+    def fingerprint(self) -> dict:
+        self._load()
+        return {"type": "page-outputs", "version": self._digest, "config": dict(self.options)}
