@@ -41,6 +41,7 @@ cases:
   - {id: min_confidence, image: i.png, expected: {text: x}, min_confidence: 0.5}
   - {id: repeat, image: i.png, expected: {text: x}, repeat: 3}
   - {id: repeat_judge, image: i.png, expected: {text: x}, repeat_judge: worst}
+  - {id: dpi, image: i.pdf, expected: {text: x}, dpi: 150}
 """
 
 

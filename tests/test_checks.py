@@ -126,7 +126,8 @@ def test_a_fact_lost_since_the_baseline_is_a_regression_of_its_own(suite):
         ("{type: present, text: x, cell: y}", "'cell' does not apply to a present fact"),
         (
             "{type: colour, text: x}",
-            'doc.ocr.yaml:5: cases[0].checks[0].type: expected one of present, absent, order, table, baseline, math; got "colour"',
+            "doc.ocr.yaml:5: cases[0].checks[0].type: expected one of present, absent, order, table, baseline, "
+            'math; got "colour"',
         ),
         ("{type: table}", "table: "),
     ],
@@ -183,7 +184,12 @@ def test_stored_repeats_are_judged_as_olmocr_bench_judges_them(suite):
 
 
 def test_a_page_without_output_holds_none_of_its_facts_and_bad_lines_are_skipped(suite):
-    _bench(suite.path, {}, FACTS, extra_lines='{"pdf": "missing.pdf", "page": 1, "id": "m", "type": "baseline"}\nnot json\n')
+    _bench(
+        suite.path,
+        {},
+        FACTS,
+        extra_lines='{"pdf": "missing.pdf", "page": 1, "id": "m", "type": "baseline"}\nnot json\n',
+    )
     (suite.path / "bench" / "other").mkdir()
     (suite.path / "bench" / "other" / "doc_pg1_repeat1.md").write_text("turnip crop", encoding="utf-8")
     result = run(suite, "--ocr-report", "report.json")

@@ -24,12 +24,12 @@ def test_example_suite_passes(tmp_path):
         timeout=600,
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
-    assert "27 passed" in result.stdout
+    assert "28 passed" in result.stdout
     assert "OCR summary" in result.stdout
 
     report = json.loads(report_path.read_text(encoding="utf-8"))
     jsonschema.validate(report, report_schema())
-    assert len(report["results"]) == 27
+    assert len(report["results"]) == 28
     for record in report["results"]:
         assert record["outcome"] == "passed"
         assert record["thresholds"], f"{record['id']} gates on nothing"
@@ -41,3 +41,15 @@ def test_example_suite_passes(tmp_path):
     assert len(gated) == 14 and {e for _, e in gated} == {"tesseract", "rapidocr"}
     assert all(r["fields_source"] == "extract" for r in report["results"] if "field_f1" in r["thresholds"])
     assert report["engines"]["tesseract"]["version"].startswith("tesseract 5")
+    # the document page: a PDF rasterised for Tesseract, checked by facts, each with its verdict
+    (page,) = [r for r in report["results"] if r["case"] == "multi-column-article"]
+    assert page["page"] == 1 and page["dpi"] == 300
+    verdicts = {f["id"]: f["passed"] for f in page["facts"]}
+    assert verdicts == {
+        "title": True,
+        "claim": True,
+        "columns": True,
+        "conclusion-after-advocacy": True,
+        "not-garbage": True,
+        "no-download-line": False,  # Tesseract reads the page furniture too
+    }

@@ -428,7 +428,7 @@ def test_needs_of_every_metric():
         "field_completeness": "fields|schema", "json_valid": "output", "schema_valid": "schema",
         "xml_valid": "output", "total_tokens": "output", "meaningful_tokens": "output", "token_density": "output",
         "compression_ratio": "output", "chars_per_token": "output", "estimated_cost_usd": "output",
-        "task_success": "task", "task_quality": "task", "repetition": "output",
+        "task_success": "task", "task_quality": "task", "repetition": "output", "checks_passed": "checks",
     }  # fmt: skip
     for name, info in METRICS.items():
         assert info.needs == new.get(name, "text"), name

@@ -66,9 +66,7 @@ def test_every_fact_and_the_score_agree_with_olmocr_bench(suite, oracle):
         "table": [17, 20],
     }
     facts = report["summary"]["olmocr_pipeline"]["facts"]
-    assert facts["categories"] == {
-        name.removesuffix(".jsonl"): counts for name, counts in oracle["categories"].items()
-    }
+    assert facts["categories"] == {name.removesuffix(".jsonl"): counts for name, counts in oracle["categories"].items()}
     assert facts["score"] == pytest.approx(oracle["score"], abs=1e-12)
     low, high = facts["ci95"]
     assert low < facts["score"] < high

@@ -666,7 +666,9 @@ def test_unknown_metric_in_metrics_list_is_located(suite):
     result.assert_outcomes(errors=1)
     out = result.stdout.str()
     assert "s.ocr.yaml:3: metrics[1]: unknown metric 'token_f'; did you mean 'token_f1'?" in out
-    assert 's.ocr.yaml:4: normalize: expected one of default, none, ocrd, tibetan, historic, markdown; got "ocrdd"' in out
+    assert (
+        's.ocr.yaml:4: normalize: expected one of default, none, ocrd, tibetan, historic, markdown; got "ocrdd"' in out
+    )
 
 
 def test_reports_serialise_on_the_controller_too(suite):

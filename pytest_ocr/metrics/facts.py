@@ -25,8 +25,10 @@ Only the explanations differ: one short line, quoting at most 40 characters of a
 
 The work is bounded where olmOCR-Bench's is not (its table parser is quadratic in places, fuzzysearch is
 exponential in ``max_diffs`` for short texts, rapidfuzz's ``partial_ratio`` is O(N·M/64) for long texts):
-each bound is a module constant below, at least ten times what the longest real page needs, and a check that
-would exceed one fails with a reason that starts with "not checked:" and names the bound.
+each bound is a module constant below and a check that would exceed one fails with a reason that starts with
+"not checked:" and names the bound. The bounds are 25 times or more what a real page needs (olmOCR writes at
+most 8,000 tokens, some 40,000 characters), except one no real fact meets: an 'order' text shorter than
+3 × (max_diffs + 1) characters with max_diffs of 8 or more, which olmOCR-Bench itself needs minutes a page for.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ __all__ = [
     "MathChecker",
     "check_fact",
     "check_facts",
+    "ngram_repeats",
     "normalize_text",
     "parse_fact",
 ]
@@ -64,7 +67,7 @@ FACT_TYPES = ("present", "absent", "order", "table", "baseline", "math")
 # formula: ignore_dollar_delimited is a setting of each fact, which a callable bound once could not know.
 MathChecker = Callable[["Fact", str], "tuple[bool, str]"]
 
-# --- Bounds (see the module docstring). A real olmOCR page is at most ~8,000 tokens: about 40,000 characters.
+# --- Bounds (see the module docstring). A page of olmOCR output is at most 8,000 tokens: ~40,000 characters.
 
 # present/absent: rapidfuzz's partial_ratio with a text longer than 64 characters aligns it against the whole
 # output bit-parallel: about len(output) × ceil(len(text) / 64) word operations (5 MB of text with a 1,000-
@@ -83,10 +86,11 @@ ORDER_LIBRARY_CONSOLIDATION = 2_000
 # order: the overlapping matches olmOCR groups one at a time (quadratic in their number) when the first
 # 'before' group and the last 'after' group overlap and their best matches decide the verdict.
 ORDER_MAX_GROUP = 20_000
-# table: BeautifulSoup parses at ~1 MB in 10 s; an output with an HTML table longer than this is not parsed.
+# table: BeautifulSoup's html.parser takes 1-10 s a megabyte; an output with an HTML table longer than this is
+# not parsed.
 HTML_MAX_CHARS = 1_000_000
 # table: element visits of olmOCR's HTML table walk (a nested table is walked once per enclosing table, its
-# cells once per enclosing row) and cells of its rowspan/colspan grid; a flat 1 MB table needs about 1,500,000.
+# cells once per enclosing row) and cells of its rowspan/colspan grid; a flat 1 MB table needs about 800,000.
 HTML_MAX_WORK = 10_000_000
 # table: an empty 'cell' matches every empty cell, padding included; the padding of a table (rows × widest row
 # minus its cells) is examined up to this size.
@@ -167,7 +171,8 @@ def _quote(text: str, limit: int = 40) -> str:
 @dataclass(frozen=True)
 class Fact:
     """One olmOCR-Bench fact. The fields are olmOCR-Bench's, with its defaults; a field that does not apply to
-    the fact's type keeps its default. Texts are kept as written: they are normalised when checked."""
+    the fact's type keeps its default. Texts are kept as written: they are normalised when checked. A Fact is
+    validated when made (FactError), as olmOCR-Bench validates its tests, and stricter about types."""
 
     id: str
     type: str
@@ -270,8 +275,9 @@ _REQUIRED: dict[str, tuple[str, ...]] = {
     "baseline": (),
     "math": ("math",),
 }
-_STRINGS = frozenset(("text", "before", "after", "cell", "up", "down", "left", "right", "top_heading", "left_heading"))
-_STRINGS_OR_MATH = _STRINGS | {"math"}
+_STRINGS = frozenset(
+    ("text", "before", "after", "cell", "up", "down", "left", "right", "top_heading", "left_heading", "math")
+)
 _BOOLEANS = frozenset(
     (
         "case_sensitive",
@@ -290,7 +296,7 @@ _BOOKKEEPING = frozenset(("pdf", "page", "checked", "url"))
 
 
 def _check_value(kind: str, name: str, value: Any) -> None:
-    if name in _STRINGS_OR_MATH:
+    if name in _STRINGS:
         if not isinstance(value, str):
             raise FactError(f"{kind}: '{name}' must be a string, not {type(value).__name__}")
     elif name in _BOOLEANS:
@@ -308,9 +314,11 @@ def _check_value(kind: str, name: str, value: Any) -> None:
 def parse_fact(data: Mapping[str, Any], *, default_id: str | None = None) -> Fact:
     """A fact from one olmOCR-Bench JSONL object or one ``checks:`` entry of a case file.
 
-    Accepts and ignores olmOCR-Bench's bookkeeping keys (pdf, page, checked, url, category). ``default_id`` names
-    a fact without an ``id`` (a case file's "check 3"). Raises FactError naming the key for an unknown key, a
-    key of another type, a missing or ill-typed value, an empty text or a ``max_diffs`` olmOCR-Bench refuses."""
+    Accepts and ignores olmOCR-Bench's bookkeeping keys (pdf, page, checked, url; a category is kept on the fact
+    for reports). ``default_id`` names a fact without an ``id`` (a case file's "check 3"). A null stands for the
+    default of an optional field (first_n, last_n, max_length, the table's neighbours and headings). Raises
+    FactError naming the key for an unknown key, a key of another type, a missing or ill-typed value, an empty
+    text or a ``max_diffs`` olmOCR-Bench refuses."""
     if not isinstance(data, Mapping):
         raise FactError(f"a fact must be a mapping of keys to values, not {type(data).__name__}")
     if "type" not in data:
@@ -494,7 +502,7 @@ def _check_order(fact: Fact, page: _Page) -> tuple[bool, str]:
 class _Group:
     """A maximal run of overlapping approximate matches, as fuzzysearch consolidates them."""
 
-    start: int
+    start: int  # the run's extent (or its best match's, when that is known): what decides unless they overlap
     end: int
     matches: list[Match] = field(default_factory=list)  # in the order fuzzysearch found them
     _best: Match | None = None
@@ -687,12 +695,13 @@ def _count(n: int, noun: str) -> str:
 def _matching_cells(table: _Table, target: str, threshold: float) -> Iterator[tuple[int, int]]:
     """(row, column) of the cells whose normalised text is ``threshold``-similar to ``target``, row by row as
     olmOCR visits its padded array."""
-    # rapidfuzz scores all cells in one call; a slightly lower cut-off keeps every cell olmOCR's own
-    # comparison (ratio / 100 >= threshold) keeps, and that comparison then decides.
+    # rapidfuzz scores all cells in one call. Its cut-off is not exact (a score equal to it can be dropped), so
+    # it only pre-filters, a point lower; olmOCR's own comparison (ratio / 100 >= threshold) then decides.
+    flat = table.flat
     candidates = process.extract(
-        target, table.flat, scorer=fuzz.ratio, processor=None, score_cutoff=threshold * 100 - 1e-6, limit=None
+        target, flat, scorer=fuzz.ratio, processor=None, score_cutoff=max(0.0, threshold * 100 - 1), limit=None
     )
-    hits = sorted(index for _, score, index in candidates if score / 100.0 >= threshold)
+    hits = sorted(index for _, _, index in candidates if _similarity(target, flat[index]) >= threshold)
     padding_matches = _similarity(target, "") >= threshold  # only an empty target matches a padding cell
     if padding_matches and len(table.rows) * table.width - len(table.flat) > TABLE_MAX_PADDING:
         raise _NotChecked(f"an empty 'cell' matches more padding cells than TABLE_MAX_PADDING ({TABLE_MAX_PADDING})")
@@ -945,22 +954,36 @@ def _walk_cost(soup: BeautifulSoup) -> int:
     return total
 
 
-def _rows_index(rows: list[Tag], keys: list[tuple[int, str]] | None, row: Tag) -> tuple[int, list[tuple[int, str]]]:
+class _RowIndex:
     """``rows.index(row)`` as olmOCR calls it: the first row that *equals* it (BeautifulSoup compares tags by
-    name, attributes and contents), not necessarily itself. Equal rows have equal keys (their size and
-    strings), so only rows with the key of ``row`` are compared."""
-    if keys is None:
-        keys = [_row_key(r) for r in rows]
-    key = _row_key(row)
-    for index, other in enumerate(rows):
-        if keys[index] == key and (other is row or other == row):
-            return index, keys
-    raise AssertionError("a row of the table is not among its rows")
+    name, attributes and contents), not necessarily itself. Equal rows have equal keys, so only the rows with
+    the key of ``row`` are compared (``rows.index`` compares each <thead> row with every row before it)."""
 
+    def __init__(self, rows: list[Tag]) -> None:
+        self.rows = rows
+        self.by_key: dict[tuple[object, ...], list[int]] = {}
+        for index, row in enumerate(rows):
+            self.by_key.setdefault(self.key(row), []).append(index)
 
-def _row_key(row: Tag) -> tuple[int, str]:
-    descendants = list(row.descendants)
-    return len(descendants), "".join(str(node) for node in descendants if isinstance(node, NavigableString))
+    @staticmethod
+    def key(row: Tag) -> tuple[object, ...]:
+        """The row's elements (names and attributes) and its text, in document order. A string is keyed by its
+        text alone: BeautifulSoup compares strings as str (a comment equals the same text)."""
+        parts: list[object] = []
+        for node in row.descendants:
+            if isinstance(node, Tag):
+                attributes = sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in node.attrs.items())
+                parts.append((node.name, tuple(attributes)))
+            elif isinstance(node, NavigableString):
+                parts.append(str.__str__(node))
+        return tuple(parts)
+
+    def index(self, row: Tag) -> int:
+        for index in self.by_key.get(self.key(row), ()):
+            other = self.rows[index]
+            if other is row or other == row:
+                return index
+        raise AssertionError("a row of the table is not among its rows")
 
 
 def _span(cell: Tag, name: str) -> int:
@@ -982,11 +1005,10 @@ def _html_table(table: Tag, budget: _Budget) -> _Table:
     # Rows of a <thead> are header rows.
     thead = table.find("thead")
     if isinstance(thead, Tag):
-        keys = None
+        index_of = _RowIndex(rows)
         for tr in thead.find_all("tr"):
             assert isinstance(tr, Tag)
-            index, keys = _rows_index(rows, keys, tr)
-            header_rows.add(index)
+            header_rows.add(index_of.index(tr))
     # (row, column) -> the text a rowspan/colspan from an earlier cell puts there: the cell's own text directly
     # below it, "" elsewhere. olmOCR's grid and a row's cells disagree (a colspan advances the grid column but
     # adds one cell to the row); this is reproduced, not fixed.
@@ -1009,9 +1031,10 @@ def _html_table(table: Tag, budget: _Budget) -> _Table:
             text = cell.get_text().strip()
             rowspan, colspan = _span(cell, "rowspan"), _span(cell, "colspan")
             row_data.append(text)
-            # Grid positions past the last row are never read: spans end at the table's end.
+            # Grid positions past the last row are never read: spans end at the table's end. (A negative colspan
+            # moves back: the walk above may then read up to that many positions again.)
             down_to = min(rowspan, len(rows) - row_index)
-            budget.spend(max(0, down_to) * max(0, colspan) + max(0, colspan))
+            budget.spend(max(0, down_to) * max(0, colspan) + abs(colspan))
             for i in range(down_to):
                 for j in range(colspan):
                     if i == 0 and j == 0:

@@ -11,7 +11,7 @@ def text_lines(text: str, normalization: Normalization) -> list[str]:
     """Lines of a text, each normalised on its own; lines empty after normalisation
     are dropped (engines differ in the blank lines they emit between paragraphs).
     Repeated lines are normalised once (10 million line breaks are 10 million lines)."""
-    normalize = lru_cache(maxsize=4096)(normalization)
+    normalize = lru_cache(maxsize=4096)(normalization.for_lines())
     lines = (normalize(line) for line in normalization.keeping_layout()(text).splitlines())
     return [line for line in lines if line]
 

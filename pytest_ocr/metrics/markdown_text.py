@@ -7,7 +7,8 @@ The rules, and why:
 
 - **Blocks** (paragraphs, headings, list items, table rows, code blocks, display math, HTML block elements)
   each start a new line; blank lines are not kept (engines differ in the blank lines between paragraphs).
-  A line break inside a paragraph (soft or hard) stays a line break.
+  A line break inside a paragraph (soft or hard) stays a line break. Spaces at a line's start or end
+  go, except in code.
 - **Markup goes, its text stays**: ``*emphasis*``, ``**strong**``, ``~~strikethrough~~`` (struck text is
   still printed on the page), ``#`` and setext heading markers, ``>`` blockquote markers, bullets
   (``-``, ``*``, ``+``: a bullet is a glyph that ground truths write as ``•``, ``-`` or nothing), code
@@ -32,17 +33,20 @@ The rules, and why:
   line, ``<td>``/``<th>`` are cells as above, runs of HTML whitespace are one space (as a browser shows
   them; ``<pre>`` keeps its own), ``<img>`` dropped as images are, the contents of ``<script>`` and
   ``<style>`` dropped (not shown; until their end tag or the end of the HTML block or paragraph),
-  comments and declarations dropped. Raw HTML is not Markdown: ``**`` inside an HTML block stays, as
-  CommonMark says. HTML ordered lists get no numbers (none is written).
+  comments and declarations dropped; a ``<td>`` or ``<tr>`` outside a table is ignored, as browsers
+  ignore it. Raw HTML is not Markdown: ``**`` inside an HTML block stays, as CommonMark says. HTML
+  ordered lists get no numbers (none is written). Tags are found by CommonMark's grammar of an HTML tag
+  (markdown-it's), each then read by html.parser.
 - **LaTeX** is kept verbatim, its delimiters dropped: ``$...$``, ``$$...$$``, ``\\(...\\)`` and
-  ``\\[...\\]`` give their content byte for byte (no escape, emphasis or entity processing inside, so
-  ``$a_1 * b_2 *$`` keeps every character). Delimiters are markup: engines differ in the ones they
-  choose for the same formula (olmOCR writes ``\\(``, others ``$``), and a plain ground truth has none.
-  Inline ``$`` follows Pandoc's rule so that prices are not math: the opening ``$`` has a non-space
-  character right after it, the closing one a non-space character right before it and no digit right
-  after it (``$5 and $6``, ``$5-$10`` stay text). ``$$`` or ``\\[`` starting a line opens display math
-  that ends on the first line ending with ``$$`` or ``\\]``, with no blank line between (LaTeX allows
-  none); anywhere else they are inline. Math is not rendered: ``\\frac{a}{b}`` stays ``\\frac{a}{b}``.
+  ``\\[...\\]`` give their content byte for byte, less the spaces just inside the delimiters (no
+  escape, emphasis or entity processing inside: ``$a_1 * b_2 *$`` keeps every character). Delimiters
+  are markup: engines choose different ones for the same formula (olmOCR writes ``\\(``, others ``$``),
+  and a plain ground truth has none. Inline ``$`` follows Pandoc's rule, so that prices are no math:
+  the first unescaped ``$`` after the opening one closes it, and it is math only if a non-space follows
+  the opening ``$``, a non-space precedes the closing one and no digit follows it (``$5 and $6`` and
+  ``$5-$10`` stay text). ``$$`` or ``\\[`` starting a line opens display math that ends on the first
+  line ending with ``$$`` or ``\\]``, with no blank line before it (LaTeX allows none); elsewhere they
+  are inline math. Math is not rendered: ``\\frac{a}{b}`` stays ``\\frac{a}{b}``.
 - **Bounds**: nesting deeper than ``MAX_NESTING`` containers (blockquotes, list items) keeps the rest of
   the deepest container as literal text instead of parsing it (markdown-it would drop it), so no text
   is lost and recursion stays bounded; every rule added here is linear in the input.
@@ -119,14 +123,22 @@ class _Text:
         self.cells: list[int] = []  # cells written so far in the current row, one count per open table
         self.hidden = 0  # open <script> or <style> elements
         self.pre = 0  # open <pre> elements
+        self.verbatim = False  # whether the last text written is code, to be kept as it is
 
     def result(self) -> str:
         if self.pending:
             self.parts.append(self.pending.rstrip())
+            self.line_start = self.verbatim = False
+        self.newline()
         return "".join(self.parts).strip("\n")
 
-    def write(self, text: str) -> None:
-        if not text or self.hidden:
+    def write(self, text: str, verbatim: bool = False) -> None:
+        """Text, on the current line; unless ``verbatim`` (code), without spaces at the line's start."""
+        if self.hidden:
+            return
+        if self.line_start and not verbatim:
+            text = text.lstrip(" ")
+        if not text:
             return
         if self.pending:
             self.parts.append(self.pending)
@@ -136,20 +148,26 @@ class _Text:
         self.space = False
         self.parts.append(text)
         self.line_start = text.endswith("\n")
+        self.verbatim = verbatim
 
     def newline(self) -> None:
+        """Ends the line, if it has text; without spaces at its end, unless they are code."""
         self.space = False
         if not self.line_start:
+            if not self.verbatim:
+                self.parts[-1] = self.parts[-1].rstrip(" ")
             self.parts.append("\n")
             self.line_start = True
 
     def cell(self) -> None:
-        if not self.cells:  # a cell outside any table
-            self.cells.append(0)
+        if not self.cells:  # a cell outside any table: browsers ignore the tag
+            return
         if self.cells[-1]:
             self.space = False
+            if not self.line_start and not self.verbatim:
+                self.parts[-1] = self.parts[-1].rstrip(" ")
             self.parts.append("\t")
-            self.line_start = False
+            self.line_start = self.verbatim = False
         self.cells[-1] += 1
 
     def row(self) -> None:
@@ -180,11 +198,11 @@ class _Text:
             if self.pending:  # an empty item still shows its number
                 self.parts.append(self.pending.rstrip())
                 self.pending = ""
-                self.line_start = False
+                self.line_start = self.verbatim = False
             self.newline()
         elif kind in ("code_block", "fence"):
             self.newline()
-            self.write(token.content.rstrip("\n"))
+            self.write(token.content.rstrip("\n"), verbatim=True)
             self.newline()
         elif kind == "math_block":
             self.newline()
@@ -229,7 +247,7 @@ class _Text:
 
     def html_data(self, data: str) -> None:
         if self.pre:
-            self.write(data)
+            self.write(data, verbatim=True)
             return
         words = [word for word in data.translate(_HTML_WHITESPACE).split(" ") if word]
         if not words:
@@ -242,7 +260,7 @@ class _Text:
             self.html_space()
 
     def html_space(self) -> None:
-        if not self.line_start:
+        if not self.line_start and self.parts[-1] != "\t":  # none at a line's or a cell's start
             self.space = True
 
     def tag(self, markup: str) -> None:
@@ -256,7 +274,7 @@ class _Text:
             return
         if name in ("td", "th"):
             self.cell()
-        elif name == "tr":
+        elif name == "tr" and self.cells:  # outside a table, browsers ignore it
             self.row()
         elif name == "table":
             self.table(True)
@@ -275,7 +293,7 @@ class _Text:
             return
         if name == "table":
             self.table(False)
-        elif name in ("tr", "br"):  # browsers read </br> as <br>
+        elif name == "br" or (name == "tr" and self.cells):  # browsers read </br> as <br>
             self.newline()
         elif name in _HIDDEN_TAGS:
             self.hidden = max(0, self.hidden - 1)
@@ -569,7 +587,7 @@ def _bracket_math(state: StateInline, silent: bool) -> bool:
         return False
     if not silent:
         token = state.push("math_inline", "math", 0)
-        token.content = source[position + 2 : closing]
+        token.content = source[position + 2 : closing].strip()
         token.markup = "\\" + opener
     state.pos = closing + 2
     return True
@@ -599,7 +617,7 @@ def _dollar_math(state: StateInline, silent: bool) -> bool:
         return False
     if not silent:
         token = state.push("math_inline", "math", 0)
-        token.content = source[start:closing]
+        token.content = source[start:closing].strip()
         token.markup = "$" * width
     state.pos = closing + width
     return True

@@ -110,7 +110,6 @@ class Summary:
         return cls(**known)
 
 
-
 def fact_summary(results: Iterable[CaseResult]) -> FactSummary | None:
     held: dict[str, list[float]] = defaultdict(list)  # category -> 1.0 / 0.0 per fact
     types: dict[str, list[float]] = defaultdict(list)
@@ -137,28 +136,29 @@ def _stratified_ci(strata: list[np.ndarray]) -> list[float] | None:
     if sum(len(s) for s in strata) < 2:
         return None
     rng = np.random.default_rng(BOOTSTRAP_SEED)
-    means = np.mean(
-        [s[rng.integers(0, len(s), size=(BOOTSTRAP_RESAMPLES, len(s)))].mean(axis=1) for s in strata], axis=0
-    )
+    means = np.mean([_resampled_means(s, rng) for s in strata], axis=0)
     low, high = np.percentile(means, [2.5, 97.5])
     return [float(low), float(high)]
+
+
+def _resampled_means(data: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """BOOTSTRAP_RESAMPLES means of ``data`` resampled with replacement, drawn in blocks of
+    rows (all at once, 200,000 values would take 1.6 GB of indices). The generator's
+    stream continues across blocks, so the means are those of one draw."""
+    rows = max(1, BOOTSTRAP_BLOCK // len(data))
+    return np.concatenate(
+        [
+            data[rng.integers(0, len(data), size=(min(rows, BOOTSTRAP_RESAMPLES - start), len(data)))].mean(axis=1)
+            for start in range(0, BOOTSTRAP_RESAMPLES, rows)
+        ]
+    )
 
 
 def bootstrap_ci(values: Sequence[float]) -> list[float] | None:
     """95% percentile bootstrap interval of the mean; None for fewer than two values."""
     if len(values) < 2:
         return None
-    data = np.asarray(values, dtype=float)
-    rng = np.random.default_rng(BOOTSTRAP_SEED)
-    # Resampled in blocks of rows: all at once, 200,000 items would take 3.2 GB of indices.
-    # The generator's stream continues across calls, so the means are those of one call.
-    rows = max(1, BOOTSTRAP_BLOCK // len(data))
-    means = np.concatenate(
-        [
-            data[rng.integers(0, len(data), size=(min(rows, BOOTSTRAP_RESAMPLES - start), len(data)))].mean(axis=1)
-            for start in range(0, BOOTSTRAP_RESAMPLES, rows)
-        ]
-    )
+    means = _resampled_means(np.asarray(values, dtype=float), np.random.default_rng(BOOTSTRAP_SEED))
     low, high = np.percentile(means, [2.5, 97.5])
     return [float(low), float(high)]
 

@@ -18,7 +18,6 @@ from .. import limits
 from ..cases.model import Case
 from ..metrics.facts import Fact, FactVerdict, check_facts
 
-
 UNCATEGORISED = "-"  # what summaries call the category of facts that name none
 
 
