@@ -247,6 +247,8 @@ def _comparison_text(c: Comparison) -> list[str]:
                 for d in worse
                 if d.old is not None and d.new is not None
             )
+            lost = "; ".join(f"check {f.id} ({f.type}) lost" for f in case.lost_facts)
+            shown = "; ".join(part for part in (shown, lost) if part)
             lines.append(f"  {case.key}: {shown or case.old_outcome + ' -> ' + case.new_outcome}")
         lines += _more(regressed)
     for note in c.notes:

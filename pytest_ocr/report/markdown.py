@@ -140,7 +140,9 @@ def paired_cells(p: Paired | None) -> list[str]:
 
 def _case_changes(case: CaseComparison) -> str:
     worse = [d for d in case.deltas if d.direction == "worse"]
-    return "; ".join(f"{d.metric} {number(d.old)} → {number(d.new)} ({delta_cell(d)})" for d in worse) or "-"
+    parts = [f"{d.metric} {number(d.old)} → {number(d.new)} ({delta_cell(d)})" for d in worse]
+    parts += [f"check {escape(f.id)} ({f.type}) lost" for f in case.lost_facts]
+    return "; ".join(parts) or "-"
 
 
 def _regressed_table(comparison: Comparison, limit: int) -> list[str]:

@@ -8,7 +8,8 @@ smallest worsening the suite can tell from noise. Items are matched by their key
 BASE (removed) are listed, never failures: a rule compares what both runs measured.
 An item is *regressed* exactly as in the run that made HEAD: a metric it compares
 (its thresholds, its ``regression:`` tolerances, recorded in HEAD as ``tolerances``)
-got worse by more than its tolerance (scoring/tolerance.py). When no item is in both
+got worse by more than its tolerance, or a fact (a check) that held in BASE no longer
+holds (scoring/tolerance.py). When no item is in both
 reports, a rule compared nothing: with rules given, that is a violation of its own.
 
 Rules (``--fail-on``):
@@ -32,7 +33,7 @@ from ..cases.rules import Tolerance, ToleranceError, item_tolerance
 from ..engines import fingerprint_changes
 from ..errors import OcrError, did_you_mean
 from ..metrics import METRICS
-from ..scoring.tolerance import SLACK, Delta
+from ..scoring.tolerance import SLACK, Delta, LostFact, lost_facts
 from ..storable import json_safe
 from .baseline import DEFAULT_MIN_MATCH
 from .paired import Paired, measured_pairs, paired_results
@@ -153,9 +154,10 @@ class CaseComparison:
     old_outcome: str
     new_outcome: str
     deltas: list[MetricDelta]
-    regressed: bool = False  # worse than a tolerance the item compares (as in the run)
+    regressed: bool = False  # worse than a tolerance the item compares, or a fact lost (as in the run)
     worst: float = 0.0  # how far beyond its tolerance the worst compared metric got
     violated: bool = False  # a per-item rule failed on it
+    lost_facts: list[LostFact] = field(default_factory=list)  # checks that held in BASE and not in HEAD
 
 
 @dataclass
@@ -265,6 +267,7 @@ def _case(old: CaseResult, new: CaseResult, named: list[str]) -> CaseComparison:
         else []
     )
     regressed = [d for d in found if d.regressed]
+    lost = list(lost_facts(old.facts, new.facts)) if old.measured else []
     return CaseComparison(
         new.key,
         new.engine,
@@ -277,8 +280,9 @@ def _case(old: CaseResult, new: CaseResult, named: list[str]) -> CaseComparison:
             for m in names
             if old.metrics.get(m) is not None and new.metrics.get(m) is not None
         ],
-        regressed=bool(regressed),
+        regressed=bool(regressed or lost),
         worst=max((d.worse_by - d.tolerance.allowed(d.old) for d in regressed), default=0.0),
+        lost_facts=lost,
     )
 
 
