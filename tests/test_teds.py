@@ -17,6 +17,7 @@ import html
 import json
 import math
 import time
+from pathlib import Path
 
 import pytest
 from apted import APTED
@@ -499,3 +500,22 @@ cases:
     summary = report["summary"]["fake"]["metrics"]["teds"]
     assert summary["micro"] == pytest.approx(1 - (0.4 + 3) / (2 * NODES))
     assert summary["macro"] == pytest.approx((1 - 0.4 / NODES + 1 - 3 / NODES) / 2)
+
+
+# -- PubTabNet's published values -------------------------------------------------------------
+
+PUBTABNET = Path(__file__).parent / "data" / "pubtabnet"
+
+
+def test_the_values_pubtabnet_published():
+    """The TEDS values PubTabNet's reference implementation printed in its demo notebook
+    (src/demo.ipynb: one pair, and the batch of src/sample_pred.json against
+    src/sample_gt.json), copied with the samples into tests/data/pubtabnet (SOURCES.md)."""
+    published = json.loads((PUBTABNET / "published_values.json").read_text(encoding="utf-8"))
+    demo = published["demo"]
+    assert teds(demo["true"], demo["pred"]) == pytest.approx(demo["teds"], abs=1e-12)
+    truth = json.loads((PUBTABNET / "sample_gt.json").read_text(encoding="utf-8"))
+    predictions = json.loads((PUBTABNET / "sample_pred.json").read_text(encoding="utf-8"))
+    assert len(published["batch"]) == 20
+    ours = {name: teds(truth[name]["html"], predictions[name]) for name in published["batch"]}
+    assert ours == pytest.approx(published["batch"], abs=1e-12)
