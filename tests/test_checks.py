@@ -231,3 +231,24 @@ def test_a_page_without_output_holds_none_of_its_facts_and_bad_lines_are_skipped
     assert (3, "the document missing.pdf is not in pdfs/") in skipped
     assert any(line == 4 and reason == "not valid JSON" for line, reason in skipped)
     assert "skipped" in result.stdout.str()
+
+
+def test_shards_merged_give_the_facts_and_score_of_one_run(suite):
+    suite.write("bench.ocr.yaml", f"dataset: {{type: olmocr-bench, path: {json.dumps(str(SAMPLE))}}}\n")
+    run(suite, "--ocr-report", "full.json")
+    for k in (1, 2, 3):
+        run(suite, "--ocr-shard", f"{k}/3", "--ocr-report", f"shard{k}.json")
+    merged = subprocess.run(
+        [sys.executable, "-m", "pytest_ocr.cli", "merge", "shard1.json", "shard2.json", "shard3.json", "-o", "m.json"],
+        cwd=suite.path,
+        capture_output=True,
+        text=True,
+    )
+    assert merged.returncode == 1, merged.stdout + merged.stderr  # pages whose facts do not all hold fail
+    full, joined = load_report(suite, "full.json"), load_report(suite, "m.json")
+    assert joined["summary"]["olmocr_pipeline"]["facts"] == full["summary"]["olmocr_pipeline"]["facts"]
+
+    def facts(report: dict) -> dict:
+        return {r["key"]: r["facts"] for r in report["results"]}
+
+    assert facts(joined) == facts(full) and len(facts(full)) == 23
