@@ -13,6 +13,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from hypothesis import HealthCheck, settings
 
 from pytest_ocr.run.stored import report_schema
 
@@ -44,6 +45,16 @@ defaults:
 
 # pythonpath (not sys.path tweaks) so that pytest-xdist workers find the engine too.
 INI = "[pytest]\npythonpath = .\nocr_config = ocr-config.yaml\n"
+
+# Property tests that must give the same examples every run (a failure is reproducible
+# without hypothesis's database) and may take their time on large texts.
+PROPERTY = settings(
+    max_examples=150,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 
 def levenshtein(a, b) -> int:

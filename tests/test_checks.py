@@ -69,9 +69,11 @@ def test_facts_that_hold_pass_the_item_with_every_verdict_recorded(suite):
     assert record["thresholds"] == {"checks_passed": ">= 1"}
 
 
-def test_a_fact_that_does_not_hold_fails_the_item_and_says_why_everywhere(suite):
+def test_a_fact_that_does_not_hold_fails_the_item_and_says_why_everywhere(suite, monkeypatch):
     wrong = PAGE.replace("| North  | 4.2 ", "| North  | 4.7 ").replace("Quarterly", "DRAFT Quarterly")
     _page_suite(suite, wrong)
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(suite.path / "step-summary.md"))
     result = run(suite, "--ocr-report", "report.json", "--ocr-html", "report.html", "--junitxml", "junit.xml")
     result.assert_outcomes(failed=1)
     record = _record(suite)
@@ -96,6 +98,10 @@ def test_a_fact_that_does_not_hold_fails_the_item_and_says_why_everywhere(suite)
     assert "4.2" in rows[0][4]
     junit = (suite.path / "junit.xml").read_text(encoding="utf-8")
     assert "check north (table) does not hold" in junit
+    # The GitHub step summary (Markdown) and the item's annotation.
+    assert "check north (table) does not hold" in (suite.path / "step-summary.md").read_text(encoding="utf-8")
+    annotation = next(line for line in text.splitlines() if line.startswith("::error file=doc.ocr.yaml"))
+    assert "check north (table) does not hold" in annotation
 
 
 def test_a_threshold_on_checks_passed_replaces_every_fact_must_hold(suite):
@@ -107,17 +113,25 @@ def test_a_threshold_on_checks_passed_replaces_every_fact_must_hold(suite):
     run(suite, "--ocr-report", "report.json").assert_outcomes(passed=1)
     record = _record(suite)
     assert record["thresholds"] == {} and record["metrics"]["checks_passed"] == pytest.approx(0.8)
+    # An aggregate gate on the share that holds, like any metric's.
+    result = run(suite, "--ocr-report", "report.json", "--ocr-gate", "checks_passed.micro >= 0.9")
+    (gate,) = load_report(suite)["gates"]
+    assert result.ret == 1 and not gate["passed"] and gate["value"] == pytest.approx(0.8)
 
 
 def test_a_fact_lost_since_the_baseline_is_a_regression_of_its_own(suite):
-    # The share that holds may stay above its threshold: the lost fact still fails the item.
-    _page_suite(suite, PAGE, '    thresholds: {checks_passed: ">= 0.5"}\n')
+    # BASE: the draft mark makes no-draft fail; HEAD: the mark is gone but a table cell is
+    # wrong. The share that holds is the same (4 of 5), above its threshold, and no metric
+    # got worse: the fact lost fails the item on its own.
+    threshold = '    thresholds: {checks_passed: ">= 0.5"}\n'
+    _page_suite(suite, PAGE.replace("Quarterly", "DRAFT Quarterly"), threshold)
     run(suite, "--ocr-report", "base.json").assert_outcomes(passed=1)
-    _page_suite(suite, PAGE.replace("4.2", "4.7"), '    thresholds: {checks_passed: ">= 0.5"}\n')
+    _page_suite(suite, PAGE.replace("4.2", "4.7"), threshold)
     result = run(suite, "--ocr-baseline", "base.json", "--ocr-report", "report.json")
     result.assert_outcomes(failed=1)
     record = _record(suite)
     assert record["baseline"]["regressed"] is True
+    assert [(d["metric"], d["verdict"]) for d in record["baseline"]["deltas"]] == [("checks_passed", "same")]
     (lost,) = record["baseline"]["lost_facts"]
     assert lost["id"] == "north" and lost["type"] == "table"
     assert "check north (table) held in the baseline and no longer holds" in result.stdout.str()

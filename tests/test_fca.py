@@ -27,6 +27,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from conftest import PROPERTY
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rapidfuzz.distance import Levenshtein
@@ -42,14 +43,6 @@ from pytest_ocr.metrics.fca import (
 )
 
 DATA = Path(__file__).resolve().parent.parent / "example_suite" / "data"
-
-PROPERTY = settings(
-    max_examples=150,
-    derandomize=True,
-    deadline=None,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
 
 # The reference's default Coefficients() (edit_dist=25, length_diff=20, offset=1,
 # length=4), used by its single-setting tests [DH]. 20 is not on the grid.

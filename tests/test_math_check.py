@@ -31,14 +31,16 @@ import pytest
 from pytest_ocr.metrics import katex
 from pytest_ocr.metrics.katex import (
     KATEX_VERSION,
+    Box,
     KatexRenderer,
     RendererError,
     RendererTimeout,
     RendererUnavailable,
     Rendering,
+    Span,
     find_browser,
 )
-from pytest_ocr.metrics.math_check import UnrenderableMath, math_check, math_spans, same_rendering, semantics_content
+from pytest_ocr.metrics.math_check import UnrenderableMath, math_check, math_spans, same_rendering
 
 SAMPLE = Path(__file__).resolve().parent / "data" / "olmocr-bench-sample"
 
@@ -348,20 +350,6 @@ def test_same_rendering_is_compare_rendered_equations(olmocr, renderer):
     assert len(verdicts) > 300 and 0.1 < sum(verdicts) / len(verdicts) < 0.9
 
 
-def _extract_inner(mathml: str) -> str:
-    """olmOCR's extract_inner (compare_rendered_equations' nested function), verbatim."""
-    from bs4 import BeautifulSoup
-
-    try:
-        soup = BeautifulSoup(mathml, "xml")
-        semantics = soup.find("semantics")
-        if semantics:
-            return "".join(str(child) for child in semantics.contents if getattr(child, "name", None) != "annotation")
-        return str(soup)
-    except Exception:
-        return mathml
-
-
 _HEAD = '<math xmlns="http://www.w3.org/1998/Math/MathML" display="block"><semantics>'
 _TAIL = '<annotation encoding="application/x-tex">q</annotation></semantics></math>'
 
@@ -390,14 +378,22 @@ _TAIL = '<annotation encoding="application/x-tex">q</annotation></semantics></ma
         "",
     ],
 )
-def test_semantics_content_is_olmocrs_extract_inner(mathml):
-    assert semantics_content(mathml) == _extract_inner(mathml)
+def test_mathml_is_read_as_olmocr_reads_it(mathml, olmocr):
+    """Renderings whose spans cannot match (one character each, different): the verdict is
+    the MathML test alone, ours against olmOCR's compare_rendered_equations, both ways."""
+    plain = _HEAD + "<mi>x</mi>" + _TAIL
+    render = olmocr.render
 
+    def theirs(mathml: str, text: str) -> Any:
+        box = render.BoundingBox(x=0, y=0, width=10, height=10)
+        return render.RenderedEquation(mathml=mathml, spans=[render.SpanInfo(text=text, bounding_box=box)])
 
-def test_semantics_content_of_every_rendering_is_olmocrs(renderer):
-    for equation in _all_equations():
-        mathml = renderer.render(equation).mathml
-        assert semantics_content(mathml) == _extract_inner(mathml), equation
+    def ours(mathml: str, text: str) -> Rendering:
+        return Rendering("", mathml, (Span(text, Box(0, 0, 10, 10)),))
+
+    for a, b in ((mathml, plain), (plain, mathml), (mathml, mathml)):
+        expected = render.compare_rendered_equations(theirs(a, "p"), theirs(b, "q"))
+        assert same_rendering(ours(a, "p"), ours(b, "q")) == expected, (a, b)
 
 
 # -- math_check's own behaviour --------------------------------------------------------------------

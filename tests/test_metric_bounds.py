@@ -35,8 +35,8 @@ import jiwer
 import pytest
 import regex
 import tiktoken
-from conftest import levenshtein
-from hypothesis import HealthCheck, given, settings
+from conftest import PROPERTY, levenshtein
+from hypothesis import given
 from hypothesis import strategies as st
 from rapidfuzz.distance import LCSseq, Levenshtein
 from tiktoken_ext import openai_public
@@ -46,14 +46,6 @@ from pytest_ocr.metrics import align as alignment
 from pytest_ocr.metrics import fields, layout, structured, tokens
 from pytest_ocr.metrics.fca import flexible_character_accuracy
 from pytest_ocr.metrics.repetition import find_repetition
-
-PROPERTY = settings(
-    max_examples=150,
-    derandomize=True,
-    deadline=None,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
 
 WORDS = (
     "the of and to in is was for on that with invoice total amount date number customer payment "

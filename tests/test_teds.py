@@ -21,7 +21,8 @@ from pathlib import Path
 
 import pytest
 from apted import APTED
-from hypothesis import HealthCheck, given, settings
+from conftest import PROPERTY
+from hypothesis import given
 from hypothesis import strategies as st
 from lxml import html as lxml_html
 from markdown_it import MarkdownIt
@@ -32,14 +33,6 @@ from test_plugin import load_report, run
 from pytest_ocr.metrics import DEFAULT_METRICS, METRICS, RAW, pooled, profile, score
 from pytest_ocr.metrics import teds as teds_module
 from pytest_ocr.metrics.teds import MAX_TABLE_NODES, find_tables, page_teds, teds
-
-PROPERTY = settings(
-    max_examples=150,
-    derandomize=True,
-    deadline=None,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
 
 
 def pubtabnet(reference: str, hypothesis: str, structure_only: bool = False) -> float:

@@ -3,7 +3,8 @@
 ``math_check`` gives the verdict of olmOCR-Bench's ``MathTest.run`` (olmocr 0.4.27,
 ``olmocr/bench/tests.py``) and ``same_rendering`` that of its
 ``compare_rendered_equations`` (``olmocr/bench/katex/render.py``), ported here (no
-BeautifulSoup, lxml or Playwright) so that pytest-ocr's verdicts are olmOCR's:
+Playwright; MathML read by BeautifulSoup, as olmOCR reads it) so that pytest-ocr's verdicts
+are olmOCR's:
 
 1. every LaTeX span of the output is taken out, delimiter kind by delimiter kind, each
    kind's spans removed before the next is looked for: ``\\(...\\)``, ``\\[...\\]``, then
@@ -32,6 +33,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from bs4 import BeautifulSoup
 from rapidfuzz import fuzz
 
 from .katex import KatexRenderer, Rendering, Span
@@ -220,189 +222,17 @@ def _characters_match(reference: Sequence[_Character], hypothesis: Sequence[_Cha
 
 # -- MathML as olmOCR reads it -----------------------------------------------------------------
 
-# olmOCR parses KaTeX's MathML (Chromium's outerHTML of the <math> element) with BeautifulSoup's
-# "xml" parser, lxml's libxml2 in recover mode, and joins the children of the first <semantics>
-# element but its <annotation>s as BeautifulSoup prints them; without a <semantics> element (an
-# error message is stored as the MathML), the whole document as printed. The substring test
-# compares those strings, so what follows makes the same ones from what Chromium's HTML
-# serializer writes: elements (an end tag for each), double-quoted attributes, and text with
-# &amp; &lt; &gt; &quot; and &nbsp; (no other references, no comments).
-#
-# libxml2 in recover mode, as lxml 6.1 (libxml2 2.14) runs it:
-# - an undefined entity (&nbsp;: Chromium writes U+00A0 so, and XML does not define it) is
-#   dropped, and makes the document not well-formed, as does a character XML forbids (dropped);
-# - once the document is not well-formed, the predefined entities (&amp; &lt; &gt; &quot; &apos;)
-#   in text are dropped too (xmlParseReference returns early); in attribute values they are kept;
-# - line ends become \n; in attribute values, tabs and line ends become spaces;
-# - a document that does not start with an element (after white space) is empty.
-# BeautifulSoup keeps a text of ASCII white space only as " " or "\n", prints an element without
-# content as <name/> and attributes sorted by name, escapes & < > in text and attribute values,
-# and quotes an attribute value with ' when it holds " but not '. Markup outside all that (a
-# reference to a character XML forbids, a bare &, a comment, tags that do not nest, more than 256
-# levels, where libxml2 stops) is compared as it is: Chromium does not write it for KaTeX, which
-# does not nest so deep.
-
-_XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>\n'
-_PREDEFINED = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
-_NAME = r"[^\s/>=\"'<&]+"
-_TAG = re.compile(rf"<(/?)({_NAME})((?:\s+{_NAME}\s*=\s*(?:\"[^\"]*\"|'[^']*'))*)\s*(/?)>")
-_ATTRIBUTE = re.compile(rf"({_NAME})\s*=\s*(?:\"([^\"]*)\"|'([^']*)')")
-_REFERENCE = re.compile(r"&(?:#([0-9]+)|#x([0-9a-fA-F]+)|([A-Za-z_:][\w.:-]*));")
-_MAX_DEPTH = 256  # libxml2's limit without XML_PARSE_HUGE (lxml's huge_tree)
-_ASCII_SPACES = " \n\t\x0c\r"
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-
-
-class _NotKatexMathml(Exception):
-    """Markup outside what Chromium writes for KaTeX's MathML."""
-
-
-@dataclass
-class _Element:
-    name: str
-    attributes: list[tuple[str, str]]
-    content: list[_Element | str]
-
-    def printed(self) -> str:
-        attributes = "".join(f" {name}={_quoted(value)}" for name, value in sorted(self.attributes))
-        if not self.content:
-            return f"<{self.name}{attributes}/>"
-        inner = "".join(_escaped(part) if isinstance(part, str) else part.printed() for part in self.content)
-        return f"<{self.name}{attributes}>{inner}</{self.name}>"
-
-    def find(self, name: str) -> _Element | None:
-        if self.name == name:
-            return self
-        for part in self.content:
-            if isinstance(part, _Element):
-                found = part.find(name)
-                if found is not None:
-                    return found
-        return None
-
-
-def _escaped(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def _quoted(value: str) -> str:
-    value = _escaped(value)
-    if '"' in value:
-        if "'" in value:
-            return '"' + value.replace('"', "&quot;") + '"'
-        return "'" + value + "'"
-    return '"' + value + '"'
-
-
-class _Reader:
-    """libxml2's recover mode over the markup Chromium writes (see above)."""
-
-    def __init__(self) -> None:
-        self.well_formed = True
-
-    def characters(self, raw: str, attribute: bool) -> str:
-        raw = raw.replace("\r\n", "\n").replace("\r", "\n")
-        if attribute:
-            raw = raw.replace("\t", " ").replace("\n", " ")
-        pieces = []
-        position = 0
-        for reference in _REFERENCE.finditer(raw):
-            pieces.append(self._plain(raw[position : reference.start()]))
-            position = reference.end()
-            decimal, hexadecimal, name = reference.groups()
-            if name is None:  # a character reference: kept, if it is one of XML's characters
-                code = int(decimal) if decimal is not None else int(hexadecimal, 16)
-                if code > 0x10FFFF or _FORBIDDEN.match(chr(code)):
-                    raise _NotKatexMathml("a reference to a character XML forbids")
-                pieces.append(chr(code))
-            elif name not in _PREDEFINED:
-                self.well_formed = False
-            elif attribute or self.well_formed:
-                pieces.append(_PREDEFINED[name])
-        pieces.append(self._plain(raw[position:]))
-        return "".join(pieces)
-
-    def _plain(self, text: str) -> str:
-        if "&" in text:
-            raise _NotKatexMathml("a bare &")
-        if _FORBIDDEN.search(text):
-            self.well_formed = False
-            text = _FORBIDDEN.sub("", text)
-        return text
-
-    def document(self, markup: str) -> _Element | None:
-        position = len(markup) - len(markup.lstrip(" \t\r\n"))
-        if not markup.startswith("<", position):
-            return None
-        stack: list[_Element] = []
-        root = None
-        while position < len(markup):
-            if markup.startswith("<", position):
-                tag = _TAG.match(markup, position)
-                if tag is None:
-                    raise _NotKatexMathml(f"markup at {position}")
-                closing, name, attributes, empty = tag.groups()
-                position = tag.end()
-                if closing:
-                    if not stack or stack[-1].name != name or attributes or empty:
-                        raise _NotKatexMathml(f"the end tag {name}")
-                    stack.pop()
-                    if not stack:
-                        break
-                    continue
-                element = _Element(
-                    name,
-                    [
-                        (attribute, self.characters(value if value is not None else other, attribute=True))
-                        for attribute, value, other in _ATTRIBUTE.findall(attributes)
-                    ],
-                    [],
-                )
-                if stack:
-                    stack[-1].content.append(element)
-                else:
-                    root = element
-                if not empty:
-                    stack.append(element)
-                    if len(stack) > _MAX_DEPTH:
-                        raise _NotKatexMathml("elements nested deeper than libxml2 reads")
-                elif not stack:
-                    break
-            else:
-                if not stack:
-                    raise _NotKatexMathml("text outside the root element")
-                end = markup.find("<", position)
-                end = len(markup) if end < 0 else end
-                text = self.characters(markup[position:end], attribute=False)
-                position = end
-                if text:
-                    # BeautifulSoup keeps a string of ASCII white space as one space, or one
-                    # line end if it has one.
-                    if not text.strip(_ASCII_SPACES):
-                        text = "\n" if "\n" in text else " "
-                    stack[-1].content.append(text)
-        if stack:
-            raise _NotKatexMathml("an element left open")
-        return root
-
 
 def semantics_content(mathml: str) -> str:
-    """olmOCR's extract_inner: the content of the first <semantics> element but its
-    <annotation>s, as BeautifulSoup prints it; without one, the whole document as printed
-    (after an XML declaration). Markup Chromium would not write for KaTeX is returned as it
-    is, as olmOCR returns a string BeautifulSoup could not parse."""
-    if _SURROGATE.search(mathml):
-        return mathml  # BeautifulSoup cannot encode it for lxml; olmOCR's extract_inner returns it as it is
+    """olmOCR's extract_inner: KaTeX's MathML read by BeautifulSoup's "xml" parser (lxml's
+    libxml2 in recover mode), the children of its first <semantics> element but the
+    <annotation>s as BeautifulSoup prints them; without one, the whole document as printed.
+    The substring test compares those strings, so they are made by the same parser."""
     try:
-        root = _Reader().document(mathml)
-    except _NotKatexMathml:
+        soup = BeautifulSoup(mathml, "xml")
+        semantics = soup.find("semantics")
+        if semantics is None:
+            return str(soup)
+        return "".join(str(child) for child in semantics.contents if getattr(child, "name", None) != "annotation")
+    except Exception:  # as olmOCR: MathML the parser refuses (a lone surrogate) is compared as it is
         return mathml
-    semantics = None if root is None else root.find("semantics")
-    if semantics is None:
-        return _XML_DECLARATION + ("" if root is None else root.printed())
-    return "".join(
-        _escaped(part) if isinstance(part, str) else part.printed()
-        for part in semantics.content
-        if isinstance(part, str) or part.name != "annotation"
-    )
