@@ -253,7 +253,12 @@ def noise_checks(view: BaselineView) -> list[GateResult]:
         if not e.repeated:
             continue
         items = [r for r in e.regressed if _with_noise(r)]
-        parts = [f"{len(items)} regressed beyond the noise of their repeats ({_listed([r.key for r in items])})"]
+        named = [
+            f"{r.key}: "
+            + "; ".join(f"{d.metric} {d.old:.4g} -> {d.new:.4g} ({d.how()})" for d in r.baseline.deltas if d.regressed)  # type: ignore[union-attr]
+            for r in items
+        ]
+        parts = [f"{len(items)} regressed beyond the noise of their repeats ({_listed(named)})"]
         parts = (parts if items else []) + [
             o.message() for f in view.families for o in f.overall if o.engine == e.engine and o.regressed
         ]
@@ -272,8 +277,8 @@ def noise_checks(view: BaselineView) -> list[GateResult]:
     return checks
 
 
-def _listed(keys: Sequence[str], limit: int = 5) -> str:
-    return ", ".join(keys[:limit]) + (f" and {len(keys) - limit} more" if len(keys) > limit else "")
+def _listed(items: Sequence[str], limit: int = 5) -> str:
+    return "; ".join(items[:limit]) + (f"; and {len(items) - limit} more" if len(items) > limit else "")
 
 
 def match_check(view: BaselineView) -> GateResult | None:

@@ -53,11 +53,11 @@ MAX_RESAMPLES = 1_000_000
 
 def sample(metrics: Mapping[str, float | None], repeats: Mapping[str, Any] | None, metric: str) -> list[float]:
     """An item's values of ``metric``: one per repeat (scoring/repeats.py records them), or
-    its one value."""
+    its one value; sorted, since repeats arrive in any order and sums of floats depend on it."""
     if repeats:
         found = [m.get(metric) for m in repeats.get("metrics") or ()]
         if found and all(isinstance(v, (int, float)) for v in found):
-            return [float(v) for v in found]
+            return sorted(float(v) for v in found)
     value = metrics.get(metric)
     return [] if value is None else [float(value)]
 

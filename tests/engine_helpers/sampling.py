@@ -78,20 +78,27 @@ class SamplingServer:
     readings and the seed of the next run."""
 
     def __init__(self) -> None:
-        self.readings: dict[bytes, tuple[str, str]] = {}
+        self.readings: dict[bytes, tuple[str, ...]] = {}
+        self.plan: dict[bytes, list[int]] = {}
         self.seed = 0
         self.counts: Counter[bytes] = Counter()
         self.lock = threading.Lock()
         self.draws: dict[bytes, np.ndarray] = {}
         self.server = FakeServer(reply=self.reply).start()
 
-    def use(self, readings: dict[bytes, tuple[str, str]], seed: int) -> None:
+    def use(
+        self, readings: dict[bytes, tuple[str, ...]], seed: int, plan: dict[bytes, list[int]] | None = None
+    ) -> None:
+        """The next run's readings and seed; ``plan``: for some images, which reading each
+        request gets (by index), instead of a draw between the first two."""
         with self.lock:
-            self.readings, self.seed = readings, seed
+            self.readings, self.seed, self.plan = readings, seed, plan or {}
             self.counts.clear()
             self.draws.clear()
 
     def _draw(self, image: bytes, k: int) -> int:
+        if image in self.plan:
+            return self.plan[image][k]
         if image not in self.draws:
             digest = int.from_bytes(hashlib.sha256(image).digest()[:8], "big")
             self.draws[image] = np.random.default_rng([self.seed, digest]).integers(0, 2, size=10_000)
