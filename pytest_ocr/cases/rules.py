@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import math
 import operator
-from decimal import Decimal
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 
 from ..errors import OcrError
 
