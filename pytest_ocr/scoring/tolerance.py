@@ -64,10 +64,7 @@ class Noise:
         if self.p_value == 0:
             return f"{runs}, every one alike in both runs: the change is certain"
         if worse_by <= self.spread + SLACK:
-            return (
-                f"within the spread of its repeats ({runs}, best to worst {format_number(self.spread)}): "
-                f"not a regression"
-            )
+            return f"within the spread of its repeats ({runs}, best to worst {self.spread:.4g}): not a regression"
         if self.adjusted is None:
             return f"{runs}, p = {self.p_value:.3g}; judged when the run is complete"
         test = f"{runs}, p = {self.p_value:.3g}, {self.adjusted:.3g} over the run's {self.family} tests (Holm)"
