@@ -47,7 +47,7 @@ from .metrics import (
     Normalization,
     score,
 )
-from .report.columns import terminal_columns
+from .report.columns import fit, terminal_columns
 from .report.visible import visible
 from .storable import json_safe
 
@@ -199,7 +199,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def _comparison_text(c: Comparison) -> list[str]:
     """A plain-text summary: per-engine deltas, fingerprints, outcome changes, regressed items,
     violations; numbers rounded for people (--json has them in full)."""
-    from .report.markdown import violation_text
+    from .report.markdown import unpaired, violation_text
     from .report.numbers import STABILITY_ROWS, number, signed, stability_cell
     from .report.reasons import delta_text, noise_lines
     from .run.compare import COUNTS
@@ -218,9 +218,14 @@ def _comparison_text(c: Comparison) -> list[str]:
             change = (
                 "-" if d.change is None else "same" if d.direction == "same" else f"{signed(d.change)} {d.direction}"
             )
-            lines.append(f"  {f'{d.metric} {d.kind}'.ljust(width)}  {number(d.old):>9} -> {number(d.new):>9}  {change}")
+            over = f"{d.items} items in both" if d.items else "no item in both: all items, unpaired"
+            lines.append(
+                f"  {f'{d.metric} {d.kind}'.ljust(width)}  {number(d.old):>9} -> {number(d.new):>9}  {change}  ({over})"
+            )
             if d.paired is not None:
                 lines.append(f"  {''.ljust(width)}  paired: {d.paired.describe()}; {d.paired.noise()}")
+            if d.items and d.unpaired_differs:
+                lines.append(f"  {''.ljust(width)}  all items (unpaired, new and removed ones included): {unpaired(d)}")
         for label, key in STABILITY_ROWS if e.base_stability or e.head_stability else ():
             old, new = (stability_cell(getattr(s, key, None)) for s in (e.base_stability, e.head_stability))
             lines.append(f"  {label}: {old} -> {new}")
@@ -304,8 +309,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     elif args.markdown:
         print(comparison_markdown(comparison), end="")
     else:
-        print(f"pytest-ocr compare: {args.base} -> {args.head}")
-        print("\n".join(_comparison_text(comparison)))
+        lines = [visible(f"pytest-ocr compare: {args.base} -> {args.head}"), *_comparison_text(comparison)]
+        print("\n".join(fit(lines, terminal_columns())))  # as wide as the terminal, like the run's summary
     return 1 if comparison.failed else 0
 
 

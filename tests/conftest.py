@@ -72,8 +72,11 @@ def levenshtein(a, b) -> int:
 @pytest.fixture(autouse=True)
 def _no_terminal_width(monkeypatch: pytest.MonkeyPatch) -> None:
     """Sessions run by tests have no terminal width unless a test gives one (pytest-xdist
-    workers have COLUMNS=80 in their environment)."""
+    workers have COLUMNS=80 in their environment, and GNU readline, once imported, puts
+    COLUMNS in the process's own environment, which os.environ does not show but
+    subprocesses inherit)."""
     monkeypatch.delenv("COLUMNS", raising=False)
+    os.unsetenv("COLUMNS")
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -68,7 +69,7 @@ BASE_OUTPUT = {
     "other": "xyz",
 }
 HEAD_OUTPUT = {
-    "worse": "abcdefghXY",
+    "worse": "abcdeVWXYZ",
     "better": "abcdefghij",
     "same": "hello world",
     "new": "klmnopqrsX",
@@ -81,17 +82,21 @@ HEAD_OUTPUT = {
 #   engine fake, BASE: worse 1/10, better 1/10 (fails its < 0.05), same 0/11, removed 1/10, crashes 0/10
 #     cer macro = (0.1 + 0.1 + 0 + 0.1 + 0) / 5 = 0.06      micro = 3 / 51
 #     cases 5: passed 4 (worse, same, removed, crashes), failed 1 (better), errors 0
-#   engine fake, HEAD: worse 2/10 (fails < 0.15), better 0/10, same 0/11, new 1/10; crashes and
+#   engine fake, HEAD: worse 5/10 (fails < 0.15), better 0/10, same 0/11, new 1/10; crashes and
 #     new-broken are errors (no side-car), so have no metrics
-#     cer macro = (0.2 + 0 + 0 + 0.1) / 4 = 0.075             micro = 3 / 41
+#     cer macro = (0.5 + 0 + 0 + 0.1) / 4 = 0.15              micro = 6 / 41
 #     cases 6: passed 3 (better, same, new), failed 1 (worse), errors 2
-#   cer deltas: macro 0.075 - 0.06 = 0.015, micro 3/41 - 3/51 = 30/2091 = 0.014347...
 #   char_accuracy (higher is better) = 1 - cer for substitutions only:
-#     BASE macro (0.9 + 0.9 + 1 + 0.9 + 1) / 5 = 0.94, micro 48/51; HEAD macro (0.8 + 1 + 1 + 0.9) / 4 = 0.925,
-#     micro 38/41; deltas -0.015 and 38/41 - 48/51 = -30/2091: worse
-#   exact_match: BASE (0 + 0 + 1 + 0 + 1) / 5 = 0.4, HEAD (0 + 1 + 1 + 0) / 4 = 0.5: better by 0.1
-CER_MACRO = (0.06, 0.075)
-CER_MICRO = (3 / 51, 3 / 41)
+#     BASE macro (0.9 + 0.9 + 1 + 0.9 + 1) / 5 = 0.94, micro 48/51; HEAD macro (0.5 + 1 + 1 + 0.9) / 4 = 0.85,
+#     micro 35/41
+#   exact_match: BASE (0 + 0 + 1 + 0 + 1) / 5 = 0.4, HEAD (0 + 1 + 1 + 0) / 4 = 0.5
+# Those are each run's own averages (unpaired: removed, new and crashed items in them). Over
+# the items both runs measured (worse, better, same), which comparisons lead with:
+#   cer macro (0.1 + 0.1 + 0) / 3 -> (0.5 + 0 + 0) / 3: +0.1; micro 2/31 -> 5/31: +3/31 = 0.0967...
+#   char_accuracy macro (0.9 + 0.9 + 1) / 3 -> (0.5 + 1 + 1) / 3: -0.1; micro 29/31 -> 26/31: -3/31
+#   exact_match (0 + 0 + 1) / 3 -> (0 + 1 + 1) / 3: better by 1/3
+CER_MACRO = (0.06, 0.15)
+CER_MICRO = (3 / 51, 6 / 41)
 ID = "s.ocr.yaml::{}[fake]".format
 
 
@@ -168,13 +173,14 @@ def head(runs):
     return read(runs / "head.json")
 
 
-def run_cli(*args, cwd=None):
+def run_cli(*args, cwd=None, columns=None):
     return subprocess.run(
         [sys.executable, "-m", "pytest_ocr.cli", "compare", *map(str, args)],
         capture_output=True,
         text=True,
         cwd=cwd,
         encoding="utf-8",
+        env=None if columns is None else {**os.environ, "COLUMNS": str(columns)},
     )
 
 
@@ -189,16 +195,23 @@ def test_engine_aggregates_counts_and_directions(base, head):
     assert fake.head == {"cases": 6, "passed": 3, "failed": 1, "errors": 2, "filtered": 0, "skipped": 0}
     rows = {(d.metric, d.kind): d for d in fake.metrics}
     cer_macro, cer_micro = rows["cer", "macro"], rows["cer", "micro"]
-    assert (cer_macro.old, cer_macro.new) == pytest.approx(CER_MACRO)
-    assert cer_macro.change == pytest.approx(0.015) and cer_macro.direction == "worse"
-    assert (cer_micro.old, cer_micro.new) == pytest.approx(CER_MICRO)
-    assert cer_micro.change == pytest.approx(30 / 2091) and cer_micro.direction == "worse"
+    # led by the items both runs measured
+    assert (cer_macro.items, cer_macro.old, cer_macro.new) == (3, pytest.approx(0.2 / 3), pytest.approx(0.5 / 3))
+    assert cer_macro.change == pytest.approx(0.1) and cer_macro.direction == "worse"
+    assert (cer_micro.old, cer_micro.new, cer_micro.change) == pytest.approx((2 / 31, 5 / 31, 3 / 31))
+    assert cer_micro.direction == "worse"
+    # each run's own averages, labelled unpaired, with the removed, new and crashed items in them
+    assert (cer_macro.all_old, cer_macro.all_new) == pytest.approx(CER_MACRO)
+    assert (cer_macro.all_old_n, cer_macro.all_new_n) == (5, 4) and cer_macro.unpaired_differs
+    assert (cer_micro.all_old, cer_micro.all_new) == pytest.approx(CER_MICRO)
     accuracy = rows["char_accuracy", "micro"]
-    assert (accuracy.old, accuracy.new, accuracy.change) == pytest.approx((48 / 51, 38 / 41, -30 / 2091))
+    assert (accuracy.old, accuracy.new, accuracy.change) == pytest.approx((29 / 31, 26 / 31, -3 / 31))
     assert accuracy.direction == "worse"  # it went down, and higher is better
-    assert rows["char_accuracy", "macro"].change == pytest.approx(-0.015)
+    assert (accuracy.all_old, accuracy.all_new) == pytest.approx((48 / 51, 35 / 41))
+    assert rows["char_accuracy", "macro"].change == pytest.approx(-0.1)
     exact = rows["exact_match", "macro"]
-    assert (exact.old, exact.new, exact.direction) == (pytest.approx(0.4), pytest.approx(0.5), "better")
+    assert (exact.old, exact.new, exact.direction) == (pytest.approx(1 / 3), pytest.approx(2 / 3), "better")
+    assert (exact.all_old, exact.all_new) == pytest.approx((0.4, 0.5))
     fake2 = {(d.metric, d.kind): d for d in c.engines[1].metrics}
     assert fake2["cer", "macro"].direction == "same" and fake2["cer", "macro"].change == 0
     assert c.new_engines == [] and c.removed_engines == []
@@ -227,9 +240,9 @@ def test_items_new_removed_outcome_changes_and_case_deltas(base, head):
     deltas = {d.metric: d for d in worse.deltas}
     # no rules: every metric both records have, the default ones and the requested char_accuracy
     assert set(deltas) == {"cer", "char_accuracy", "ned", "exact_match", "wer"}
-    assert (deltas["cer"].old, deltas["cer"].new, deltas["cer"].direction) == (0.1, 0.2, "worse")
-    assert deltas["cer"].change == pytest.approx(0.1)
-    assert deltas["char_accuracy"].change == pytest.approx(-0.1) and deltas["char_accuracy"].direction == "worse"
+    assert (deltas["cer"].old, deltas["cer"].new, deltas["cer"].direction) == (0.1, 0.5, "worse")
+    assert deltas["cer"].change == pytest.approx(0.4)
+    assert deltas["char_accuracy"].change == pytest.approx(-0.4) and deltas["char_accuracy"].direction == "worse"
     assert deltas["wer"].direction == "same"  # one wrong word of one, before and after
     crashes = next(case for case in c.cases if case.key == ID("crashes"))
     assert crashes.deltas == []  # an error has no metrics
@@ -247,24 +260,25 @@ def test_fingerprint_change_of_one_engine(base, head):
 @pytest.mark.parametrize(
     ("rule", "violated"),
     [
-        # per item, absolute: worse's cer 0.1 -> 0.2 is 0.1 worse
+        # per item, absolute: worse's cer 0.1 -> 0.5 is 0.4 worse
         ("cer:+0.05", [ID("worse")]),
-        ("cer:+0.15", []),
-        # per item, relative to the old value: allowed 50% of 0.1 = 0.05 < 0.1; 150% of 0.1 = 0.15 >= 0.1
+        ("cer:+0.45", []),
+        # per item, relative to the old value: allowed 50% of 0.1 = 0.05 < 0.4; 450% of 0.1 = 0.45 >= 0.4
         ("cer:+50%", [ID("worse")]),
-        ("cer:150%", []),
-        # higher is better: char_accuracy 0.9 -> 0.8 is 0.1 worse
+        ("cer:450%", []),
+        # higher is better: char_accuracy 0.9 -> 0.5 is 0.4 worse
         ("char_accuracy:+0.05", [ID("worse")]),
-        ("char_accuracy:+0.2", []),
-        # aggregates: cer macro +0.015, micro +0.014347..., char_accuracy micro 0.014347... lower
-        ("cer.macro:+0.01", ["fake"]),
-        ("cer.macro:+0.02", []),
-        ("cer.micro:+0.014", ["fake"]),
-        ("cer.micro:+0.015", []),
-        ("cer.macro:+20%", ["fake"]),  # allowed 0.2 * 0.06 = 0.012 < 0.015
-        ("cer.macro:+30%", []),  # allowed 0.3 * 0.06 = 0.018
-        ("char_accuracy.micro:+0.014", ["fake"]),
-        ("char_accuracy.micro:+0.015", []),
+        ("char_accuracy:+0.45", []),
+        # aggregates, over the items both runs measured: cer macro +0.1, micro +3/31 = 0.0967...,
+        # char_accuracy micro 3/31 lower
+        ("cer.macro:+0.09", ["fake"]),
+        ("cer.macro:+0.11", []),
+        ("cer.micro:+0.096", ["fake"]),
+        ("cer.micro:+0.097", []),
+        ("cer.macro:+100%", ["fake"]),  # allowed 1.0 * 0.0667 < 0.1
+        ("cer.macro:+200%", []),  # allowed 2.0 * 0.0667 = 0.1333
+        ("char_accuracy.micro:+0.096", ["fake"]),
+        ("char_accuracy.micro:+0.097", []),
         ("exact_match.macro:+0", []),  # it got better
         # errors: crashes was passed and is now an error; new-broken is new, never a failure
         ("errors", [ID("crashes")]),
@@ -280,14 +294,13 @@ def test_each_rule_kind(base, head, rule, violated):
 def test_violation_messages_say_values_direction_and_tolerance(base, head):
     c = compare(base, head, parse_rules(["cer:+0.05", "char_accuracy.macro:+0.01", "errors"]))
     messages = [v.message for v in c.violations]
-    # the values exactly as the reports hold them (0.94 is a float mean: 0.9400000000000001)
-    old, new = (r.summaries["fake"].metrics["char_accuracy"].macro for r in (base, head))
-    assert (old, new) == pytest.approx((0.94, 0.925))
+    # the means over the items both runs measured, exactly as computed from the reports' values
+    old, new = math.fsum([0.9, 0.9, 1.0]) / 3, math.fsum([0.5, 1.0, 1.0]) / 3
     assert messages[0] == (
         f"fake (macro): char_accuracy: {old!r} -> {new!r} ({new - old!r}; higher is better; tolerance 0.01): REGRESSED"
     )
     # then per item, by id: crashes before worse
-    assert messages[2] == f"{ID('worse')}: cer: 0.1 -> 0.2 (+0.1; lower is better; tolerance 0.05): REGRESSED"
+    assert messages[2] == f"{ID('worse')}: cer: 0.1 -> 0.5 (+0.4; lower is better; tolerance 0.05): REGRESSED"
     assert messages[1].startswith(
         f"{ID('crashes')}: passed -> error: sidecar_engine:read raised RuntimeError: engine crashed on crashes.tif"
     )
@@ -321,7 +334,7 @@ def test_to_dict_is_standard_json(base, head):
     [violation] = document["violations"]
     assert violation == {
         "rule": "cer:+0.05",
-        "message": f"{ID('worse')}: cer: 0.1 -> 0.2 (+0.1; lower is better; tolerance 0.05): REGRESSED",
+        "message": f"{ID('worse')}: cer: 0.1 -> 0.5 (+0.4; lower is better; tolerance 0.05): REGRESSED",
         "key": ID("worse"),
         "engine": "fake",
     }
@@ -470,11 +483,11 @@ def test_load_report_errors_name_the_file_and_the_problem(runs, tmp_path):
 def test_cli_exit_codes_per_rule_kind(runs):
     for rules, expected in [
         ([], 0),
-        (["cer:+0.15"], 0),
+        (["cer:+0.45"], 0),
         (["cer:+0.05"], 1),
-        (["cer:+150%"], 0),
+        (["cer:+450%"], 0),
         (["cer:+50%"], 1),
-        (["cer.macro:+0.02", "cer.micro:+0.015"], 0),
+        (["cer.macro:+0.11", "cer.micro:+0.097"], 0),
         (["cer.macro:+0.01"], 1),
         (["cer.micro:+0.014"], 1),
         (["errors"], 1),
@@ -507,23 +520,27 @@ def test_cli_text_output(runs):
     assert "fake: cases 5 -> 6, passed 4 -> 3, failed 1, errors 0 -> 2, filtered 0, skipped 0" in lines
     # numbers rounded for people, as numbers.py has it (--json keeps them in full)
     cer_macro = next(line for line in lines if line.strip().startswith("cer macro"))
-    assert cer_macro.split() == ["cer", "macro", "0.0600", "->", "0.0750", "+0.0150", "worse"]
+    assert cer_macro.split() == "cer macro 0.0667 -> 0.1667 +0.1000 worse (3 items in both)".split()
+    # the runs' own averages, labelled: the removed, new and crashed items move them
+    assert lines[lines.index(cer_macro) + 2].split() == (
+        "all items (unpaired, new and removed ones included): 0.0600 (5) → 0.1500 (4)".split()
+    )
     exact = next(line for line in lines if line.strip().startswith("exact_match macro"))
-    assert exact.split()[-2:] == ["+0.1000", "better"]
+    assert exact.split()[-6:] == ["+0.3333", "better", "(3", "items", "in", "both)"]
     assert "engine configuration changed: fake2" in lines and "  config.kwargs.variant: a -> b" in lines
     assert "items: 5 in both, 2 new, 1 removed (new and removed items are not compared)" in lines
-    assert f"  {ID('worse')}: cer 0.1000 -> 0.2000" in lines
+    assert f"  {ID('worse')}: cer 0.1000 -> 0.5000" in lines
     assert "rule violations (2):" in lines
     assert (
-        f"  [cer:+0.05] {ID('worse')}: cer: 0.1000 -> 0.2000 (+0.1000; lower is better; tolerance 0.05): REGRESSED"
+        f"  [cer:+0.05] {ID('worse')}: cer: 0.1000 -> 0.5000 (+0.4000; lower is better; tolerance 0.05): REGRESSED"
     ) in lines
     assert lines[-1] == "result: FAILED: 2 rule violation(s) of cer:+0.05, errors"
 
-    # an aggregate rule: 0.94 -> 0.925, which the report holds as 0.9400000000000001 and 0.925
+    # an aggregate rule, on the three items both runs measured: 0.9333 -> 0.8333
     result = run_cli("base.json", "head.json", "--fail-on", "char_accuracy.macro:+0.01", cwd=runs)
     assert result.returncode == 1
     assert (
-        "  [char_accuracy.macro:+0.01] fake (macro): char_accuracy: 0.9400 -> 0.9250 (-0.0150; higher is better; "
+        "  [char_accuracy.macro:+0.01] fake (macro): char_accuracy: 0.9333 -> 0.8333 (-0.1000; higher is better; "
         "tolerance 0.01): REGRESSED"
     ) in result.stdout.splitlines()
     # the item that regressed beyond its own tolerance without breaking this rule is still counted
@@ -533,12 +550,24 @@ def test_cli_text_output(runs):
     )
 
 
+def test_cli_text_fits_the_terminal_and_cuts_nothing(runs):
+    """COLUMNS, as the run's summary: every line fits, long ones wrap, no id or value is lost."""
+    wide = run_cli("base.json", "head.json", "--fail-on", "cer:+0.05", "--fail-on", "errors", cwd=runs)
+    for columns in (80, 120):
+        result = run_cli(
+            "base.json", "head.json", "--fail-on", "cer:+0.05", "--fail-on", "errors", cwd=runs, columns=columns
+        )
+        lines = result.stdout.splitlines()
+        assert max(len(line) for line in lines) <= columns
+        assert " ".join(result.stdout.split()) == " ".join(wide.stdout.split())  # wrapped at spaces, nothing cut
+
+
 def test_cli_text_without_rules_still_counts_what_regressed(runs):
-    # HEAD's "worse" item: CER 0.1 -> 0.2 against its threshold (< 0.15), which compares it with no tolerance.
+    # HEAD's "worse" item: CER 0.1 -> 0.5 against its threshold (< 0.15), which compares it with no tolerance.
     result = run_cli("base.json", "head.json", cwd=runs)
     assert result.returncode == 0  # no rule, no failure: the run that made HEAD failed the item
     lines = result.stdout.splitlines()
-    assert f"  {ID('worse')}: cer 0.1000 -> 0.2000; char_accuracy 0.9000 -> 0.8000; ned 0.1000 -> 0.2000" in lines
+    assert f"  {ID('worse')}: cer 0.1000 -> 0.5000; char_accuracy 0.9000 -> 0.5000; ned 0.1000 -> 0.5000" in lines
     assert lines[-1] == (
         "result: 1 item(s) regressed beyond their own tolerances; no rules given (--fail-on), so compare fails "
         "on nothing"
@@ -556,7 +585,8 @@ def test_cli_json_and_markdown_are_the_library_s(runs, base, head):
     result = run_cli("base.json", "head.json", "--markdown", cwd=runs)
     assert result.returncode == 0
     assert result.stdout.startswith("### OCR comparison: base → head\n")
-    assert "| cer macro | 0.0600 | 0.0750 | ▲ +0.0150 worse |" in result.stdout
+    assert "| cer macro | 0.0667 | 0.1667 | ▲ +0.1000 worse |" in result.stdout
+    assert "| 0.0600 (5) → 0.1500 (4) |" in result.stdout  # the runs' own averages, labelled unpaired
     result = run_cli("base.json", "head.json", "--markdown", "--json", cwd=runs)
     assert result.returncode == 2 and "not allowed with argument" in result.stderr
 

@@ -348,7 +348,7 @@ def test_compare_shows_instability_and_judges_as_the_run_did(pytester, service):
 
     text = compare()
     assert "unstable items: " in text and "repeated items: 40 -> 40" in text
-    assert "items with repeats are compared as samples: 40 item tests and 1 overall changes, 41 tests at 95%" in text
+    assert "items with repeats are compared as samples: 40 item tests and 1 overall change, 41 tests at 95%" in text
     assert "overall: vlm: cer over 40 items with repeats" in text and "REGRESSED" in text
     markdown = compare("--markdown")
     assert "| unstable items |" in markdown and "items with repeats are compared as samples" in markdown

@@ -140,8 +140,8 @@ def test_every_output_of_one_run_tells_the_same_story(pytester, monkeypatch):
     fake = report["summary"]["fake"]
     assert table == {k: str(fake[k]) for k in ("cases", "passed", "failed", "errors", "filtered", "skipped")}
     assert "  fake: 5 compared, 0 new, 2 regressed" in out  # every item that found its record
-    # "      cer +0.1000  s.ocr.yaml::slipped[fake]" under "regressed, worst first"
-    terminal_regressed = [line.split()[2] for line in out if re.match(r"      cer \+\d\.\d{4}  ", line)]
+    # "      cer worse by 0.1000 beyond 0  s.ocr.yaml::slipped[fake]" under "regressed, worst first"
+    terminal_regressed = [line.split()[-1] for line in out if re.match(r"      cer worse by \d\.\d{4} beyond ", line)]
     assert terminal_regressed == ["s.ocr.yaml::slipped-more[fake]", "s.ocr.yaml::slipped[fake]"]  # worst first
 
     # JSON: the baseline view counts the same items

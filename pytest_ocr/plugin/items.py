@@ -19,7 +19,6 @@ from ..cases.model import Case, DatasetInfo
 from ..engines import EngineRegistry, EngineSpec
 from ..errors import OcrError
 from ..metrics import Normalization
-from ..report.columns import width
 from ..report.failure import STYLES, failure_line, failure_text
 from ..report.visible import visible
 from ..run.identity import item_key, relative
@@ -197,8 +196,7 @@ class OcrItem(pytest.Item):
                 tb = "long"
             columns = self.runner.settings.columns
             text = "" if tb == "line" else error.text(tb, columns)
-            room = None if columns is None else columns - width(f"{where[0]}:{where[1]}: ")
-            return _shown(where, failure_line(error.result, room), text)
+            return _shown(where, failure_line(error.result), text)
         if isinstance(error, OcrError):
             text = visible(str(error), multiline=True)
             return _shown(where, text.partition("\n")[0], text)

@@ -73,20 +73,28 @@ def middle(text: str, columns: int | None) -> str:
     return _take(text, (room + 1) // 2) + ELLIPSIS + _take(text, room // 2, from_end=True)
 
 
-def end(text: str, columns: int | None) -> str:
-    """The text, or its start and ``…`` when it is wider than ``columns``."""
-    if columns is None or width(text) <= columns:
-        return text
-    return _take(text, max(1, columns - 1)) + ELLIPSIS
-
-
-def item_line(indent: str, name: str, rest: str, columns: int | None, first: str = "") -> str:
-    """One line of a list: ``indent first name rest``, the name (made visible) shortened
-    in the middle so that the line fits, down to 24 columns; then cut at its end."""
+def item_line(indent: str, name: str, rest: str, columns: int | None, first: str = "") -> list[str]:
+    """One entry of a list, ``indent first name rest``, on as many lines as it needs: the
+    name (made visible) shortened so that the entry fits, down to 24 columns, an item's
+    file path first and never its case id or engine (``…eipts.ocr.yaml::sroie-359[tesseract]``);
+    then the entry wraps, so the message in ``rest`` is never cut."""
     name = visible(name)
     if columns is not None:
-        name = middle(name, max(24, columns - width(indent + first + rest)))
-    return end(indent + first + name + rest, columns)
+        name = short_id(name, max(24, columns - width(indent + first + rest)))
+    return wrap(indent + first + name + rest, columns)
+
+
+def short_id(name: str, columns: int) -> str:
+    """An item's id or key (``PATH::CASE[ENGINE]``) in ``columns``: the path's end kept
+    after ``…``, the case and engine whole even when they alone are wider; anything else
+    shortened in the middle."""
+    if width(name) <= columns:
+        return name
+    path, sep, tail = name.rpartition("::")
+    if not sep:
+        return middle(name, columns)
+    room = columns - width(sep + tail) - 1
+    return (ELLIPSIS + _take(path, room, from_end=True) if room > 0 else ELLIPSIS) + sep + tail
 
 
 def wrap(line: str, columns: int | None) -> list[str]:

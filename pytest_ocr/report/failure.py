@@ -14,7 +14,7 @@ from typing import Any
 from ..metrics import FIELD_METRICS, Normalization
 from ..run.result import CaseResult
 from ..scoring.facts import FactRecord
-from .columns import fit, middle, width
+from .columns import fit
 from .diff import MAX_WINDOWS, aligned_diff
 from .reasons import brief, check_text, delta_text, worsening
 from .visible import visible
@@ -73,13 +73,11 @@ def _facts(facts: list[FactRecord] | None) -> list[str]:
     return lines
 
 
-def failure_line(result: CaseResult, columns: int | None = None) -> str:
+def failure_line(result: CaseResult) -> str:
     """The failure on one line (``--tb=line``, the short test summary, JUnit's message):
-    ``a.png on tesseract: cer = 0.1859 (expected < 0.05)``. A case id too long for
-    ``columns`` is shortened in the middle; the checks are never cut, they are the point."""
-    rest = visible(f" on {result.engine or ''}: {brief(result)}")
-    name = visible(result.case)
-    return (name if columns is None else middle(name, max(24, columns - width(rest)))) + rest
+    ``a.png on tesseract: cer = 0.1859 (expected < 0.05)``. Neither the case id nor the
+    checks are ever cut: they are what a reader looks for."""
+    return visible(f"{result.case} on {result.engine or ''}: {brief(result)}")
 
 
 def failure_text(

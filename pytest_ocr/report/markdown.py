@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..run.baseline import BaselineView
-from ..run.compare import CaseComparison, Comparison, EngineComparison, MetricDelta, Violation
+from ..run.compare import AggregateDelta, CaseComparison, Comparison, EngineComparison, MetricDelta, Violation
 from ..run.identity import relative
 from ..run.noise import Family
 from ..run.paired import Paired
@@ -27,6 +27,7 @@ from .visible import visible
 
 LIST_LIMIT = 20  # items shown per list
 CELL_CHARS = 200  # characters of untrusted text per cell or list item
+GATE_CHARS = 4000  # a gate's explanation, whose untrusted parts (engine names, item keys) are bounded each
 MAX_BYTES = 512 * 1024  # GitHub refuses step summaries over 1 MiB; leave room for other steps
 
 # Backslash escapes stop Markdown syntax (emphasis, links, code, tables, strikethrough,
@@ -117,15 +118,30 @@ def _engine_delta_table(e: EngineComparison) -> list[str]:
         old, new = e.base.get(name, 0), e.head.get(name, 0)
         rows.append([name, str(old), str(new), f"{new - old:+d}" if new != old else "same"])
     for d in e.metrics:
-        rows.append([f"{d.metric} {d.kind}", number(d.old), number(d.new), delta_cell(d), *paired_cells(d.paired)])
+        rows.append(
+            [
+                f"{d.metric} {d.kind}",
+                number(d.old),
+                number(d.new),
+                delta_cell(d),
+                *paired_cells(d.paired),
+                unpaired(d) if d.unpaired_differs else "the same",
+            ]
+        )
     if e.base_stability or e.head_stability:
         rows += [
             [label, *(stability_cell(getattr(s, key, None)) for s in (e.base_stability, e.head_stability))]
             for label, key in STABILITY_ROWS
         ]
     for row in rows:
-        row += [""] * (7 - len(row))
-    return _table(["metric", "base", "head", "delta", "paired change [interval]", "p", "told from noise above"], rows)
+        row += [""] * (8 - len(row))
+    header = ["metric", "base", "head", "delta", "paired change [interval]", "p", "told from noise above"]
+    return _table([*header, "all items (unpaired)"], rows)
+
+
+def unpaired(d: AggregateDelta) -> str:
+    """An engine's averages over all of each run's items, new and removed ones included."""
+    return f"{number(d.all_old)} ({d.all_old_n}) → {number(d.all_new)} ({d.all_new_n})"
 
 
 def _move_cell(direction: str, change: float) -> str:
@@ -388,7 +404,11 @@ def _gates_table(record: RunRecord, limit: int, path: Callable[[str], str]) -> l
     failed = len(record.failed_gates)
     lines = [f"#### Aggregate gates ({len(gates) - failed} passed, {failed} failed)", ""]
     shown, more = _capped(sorted(gates, key=lambda g: g.passed), limit)  # failures first
-    rows = [[escape(g.name), "✅ passed" if g.passed else "❌ failed", escape(gate_text(g, path))] for g in shown]
+    # a gate's explanation is pytest-ocr's own sentence: whole, never cut mid-sentence
+    rows = [
+        [escape(g.name), "✅ passed" if g.passed else "❌ failed", escape(gate_text(g, path), GATE_CHARS)]
+        for g in shown
+    ]
     return lines + _table(["gate", "result", "detail"], rows) + ([more] if more else []) + [""]
 
 
@@ -406,6 +426,7 @@ class Gating:
     comparing: int  # of those, items with a metric to compare (a threshold or a tolerance)
     new: int  # items the baseline did not have
     regressed: int  # items that failed for being worse than their baseline
+    failed_items: int  # items over their thresholds or regressed (each counted once)
     accepted: int  # items worse than their baseline, accepted as its new records (update)
     gates: int  # aggregate gates judged (per engine)
     gates_failed: int
@@ -436,6 +457,7 @@ class Gating:
             comparing=sum(bool(r.tolerances) for r in compared),
             new=len(with_baseline) - len(compared),
             regressed=len(regressed),
+            failed_items=len(counted),
             accepted=sum(r.regressed and r.outcome == "passed" for r in items),
             gates=sum(g.gate is not None for g in record.gates),
             gates_failed=sum(g.gate is not None and not g.passed for g in record.gates),
@@ -447,16 +469,23 @@ class Gating:
 
     @property
     def failures(self) -> list[str]:
-        """What failed the run, one phrase per kind; empty when nothing did."""
+        """What failed the run, one phrase per kind; empty when nothing did. An item both
+        over its thresholds and regressed is counted in both, and the phrase says so, so
+        that the counts do not read as a sum."""
+        both = self.over_thresholds + self.regressed - self.failed_items
+        items = [
+            f"{_plural(self.over_thresholds, 'item')} over {'its' if self.over_thresholds == 1 else 'their'} thresholds"
+            if self.over_thresholds
+            else "",
+            f"{_plural(self.regressed, 'item')} regressed against the baseline" if self.regressed else "",
+        ]
+        if both > 0:
+            items = [f"{_plural(self.failed_items, 'failed item')} ({', '.join(items)}; {both} both)", ""]
         return [
             phrase
             for n, phrase in (
-                (
-                    self.over_thresholds,
-                    f"{_plural(self.over_thresholds, 'item')} over {'its' if self.over_thresholds == 1 else 'their'} "
-                    f"thresholds",
-                ),
-                (self.regressed, f"{_plural(self.regressed, 'item')} regressed against the baseline"),
+                (items[0], items[0]),
+                (items[1], items[1]),
                 (self.other_failed, f"{_plural(self.other_failed, 'other failed item')}"),
                 (self.gates_failed, f"{_plural(self.gates_failed, 'aggregate gate')} failed"),
                 (

@@ -143,7 +143,8 @@ def noise_lines(families: list[Family]) -> list[str]:
         level = f"{format_number(round(f.confidence * 100, 6))}%"
         lines.append(
             f"items with repeats are compared as samples: {f.item_tests} item tests and {len(f.overall)} overall "
-            f"changes, {f.tests} tests at {level} with Holm's method (a run where nothing changed fails with a "
+            f"change{'' if len(f.overall) == 1 else 's'}, {f.tests} tests at {level} with Holm's method (a run where "
+            f"nothing changed fails with a "
             f"chance of at most {format_number(round((1 - f.confidence) * 100, 6))}%)"
         )
         lines += [f"overall: {o.message()}" for o in f.overall]

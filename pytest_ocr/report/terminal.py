@@ -171,19 +171,19 @@ def engine_lines(record: RunRecord, verbosity: int, columns: int | None = None) 
         if bad:
             lines.append(f"worst cases by cer ({visible(engine)}):")
             for r in worst(bad, "cer", WORST_CASES):
-                lines.append(item_line("  ", r.id, f"  [{r.outcome}]", columns, first=f"{number(r.metrics['cer'])}  "))
+                lines += item_line("  ", r.id, f"  [{r.outcome}]", columns, first=f"{number(r.metrics['cer'])}  ")
             lines += _more(len(bad), WORST_CASES, "with cer above 0")
     warned = [r for r in results if r.warnings]
     if warned:
         lines.append(f"warnings ({len(warned)} items):")
         for r in warned[:WORST_CASES]:
-            lines += [item_line("  ", r.id, f": {visible(w)}", columns) for w in r.warnings]
+            lines += [part for w in r.warnings for part in item_line("  ", r.id, f": {visible(w)}", columns)]
         lines += _more(len(warned), WORST_CASES, "items with warnings (in the JSON report)")
     errors = record.with_outcome("error")
     if errors:
         lines.append(f"errors ({len(errors)}):")
         for r in errors[:WORST_CASES]:
-            lines.append(item_line("  ", r.id, f": {visible('; '.join(r.reasons()))}", columns))
+            lines += item_line("  ", r.id, f": {visible('; '.join(r.reasons()))}", columns)
         lines += _more(len(errors), WORST_CASES, "errors")
     return lines
 
@@ -193,7 +193,7 @@ def invalid_lines(record: RunRecord, columns: int | None = None) -> list[str]:
     if not invalid:
         return []
     return [f"case files that could not be loaded ({len(invalid)}):"] + [
-        item_line("  ", r.file, "", columns) for r in invalid
+        part for r in invalid for part in item_line("  ", r.file, "", columns)
     ]
 
 
@@ -201,11 +201,9 @@ def baseline_lines(view: BaselineView, verbosity: int, columns: int | None = Non
     """Per engine: how the compared metrics moved against the baseline (means over the
     items compared on them), what is new, what regressed (worst first), and a changed
     engine configuration; and how many items found their record at all."""
-    lines = [
-        item_line(
-            "", view.path, f": {view.matched} of {view.current} items found their record", columns, "vs baseline "
-        )
-    ]
+    lines = item_line(
+        "", view.path, f": {view.matched} of {view.current} items found their record", columns, "vs baseline "
+    )
     lines += [f"  warning: {visible(w)}" for w in view.warnings()]
     lines += [f"  {visible(line)}" for line in noise_lines(view.families)]
     for e in view.engines:
@@ -227,10 +225,11 @@ def baseline_lines(view: BaselineView, verbosity: int, columns: int | None = Non
                 + "; ".join(visible(c) for c in e.config_changes)
             )
         if verbosity >= 0 and e.regressed:
-            lines.append("    regressed, worst first (the change beyond its tolerance that is largest):")
+            lines.append("    regressed, worst first (by how much worse than its tolerance allows):")
             for r in e.regressed[:WORST_CASES]:  # worst first (run/baseline.py)
                 d = worst_delta(r)
-                lines.append(item_line("      ", r.id, "", columns, f"{d.metric} {signed(d.change)}  " if d else ""))
+                worse = f"{d.metric} worse by {number(d.beyond)} beyond {d.tolerance}  " if d else "facts lost  "
+                lines += item_line("      ", r.id, "", columns, worse)
             lines += _more(len(e.regressed), WORST_CASES, "regressed items", "      ")
     return lines
 
@@ -284,7 +283,7 @@ def dataset_lines(summaries: list[DatasetSummary], columns: int | None = None) -
     files: dict[str, list[dict[str, Any]]] = {d.file: d.skipped_entries for d in summaries}
     for file, entries in files.items():
         for e in entries[:WORST_CASES]:
-            lines.append(item_line("  ", f"{e['file']}:{e['line']}", f": {visible(e['reason'])}", columns, "skipped: "))
+            lines += item_line("  ", f"{e['file']}:{e['line']}", f": {visible(e['reason'])}", columns, "skipped: ")
         if len(entries) > WORST_CASES:
             lines.append(
                 f"  … and {len(entries) - WORST_CASES} more skipped entries of {visible(file)} "

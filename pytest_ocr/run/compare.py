@@ -39,7 +39,7 @@ from ..metrics import METRICS
 from ..scoring.tolerance import SLACK, Delta, LostFact, lost_facts
 from ..storable import json_safe
 from . import noise
-from .aggregate import Stability
+from .aggregate import Stability, aggregate_metric
 from .baseline import DEFAULT_MIN_MATCH
 from .paired import Paired, measured_pairs, paired_results
 from .record import RunRecord
@@ -132,10 +132,25 @@ class MetricDelta:
 
 @dataclass
 class AggregateDelta(MetricDelta):
+    """An engine's macro or micro average of a metric in both runs: over the items both
+    measured it (``items``; 0: none, and old and new are over all items), so that the
+    change is the items' own and not new or removed items'; and over all of each run's
+    items (``all_*``, unpaired: what each run's summary shows)."""
+
     kind: str = "macro"  # macro | micro
     # over the items both runs measured: the change with its interval, p-value and the
     # smallest worsening the suite can tell from noise (run/paired.py); None for fewer than two
     paired: Paired | None = None
+    items: int = 0
+    all_old: float | None = None
+    all_new: float | None = None
+    all_old_n: int = 0
+    all_new_n: int = 0
+
+    @property
+    def unpaired_differs(self) -> bool:
+        """Whether the runs' own averages tell another story than the items in both."""
+        return self.items == 0 or (self.all_old, self.all_new) != (self.old, self.new)
 
 
 @dataclass
@@ -264,9 +279,24 @@ def _engine_comparison(
     for metric in METRICS:  # metrics unknown to this version have no known direction
         if metric in old.metrics and metric in new.metrics:
             stats = paired_results(metric, pairs)
+            both = [(o, n) for o, n in pairs if o.metrics.get(metric) is not None and n.metrics.get(metric) is not None]
+            before = aggregate_metric([o for o, _ in both], metric)
+            after = aggregate_metric([n for _, n in both], metric)
             for kind in KINDS:
-                o, n = getattr(old.metrics[metric], kind), getattr(new.metrics[metric], kind)
-                rows.append(AggregateDelta(**asdict(MetricDelta.of(metric, o, n)), kind=kind, paired=stats.get(kind)))
+                all_old, all_new = getattr(old.metrics[metric], kind), getattr(new.metrics[metric], kind)
+                o, n = (getattr(before, kind), getattr(after, kind)) if both else (all_old, all_new)
+                rows.append(
+                    AggregateDelta(
+                        **asdict(MetricDelta.of(metric, o, n)),
+                        kind=kind,
+                        paired=stats.get(kind),
+                        items=len(both),
+                        all_old=all_old,
+                        all_new=all_new,
+                        all_old_n=old.metrics[metric].n,
+                        all_new_n=new.metrics[metric].n,
+                    )
+                )
     return EngineComparison(engine, _counts(old), _counts(new), rows, old.stability, new.stability)
 
 
@@ -332,14 +362,11 @@ def compare(
             if rule.tolerance.confidence is not None:  # judged on the items both runs measured
                 _decide(comparison, compared, rule, engine, engine_comparison, mine)
                 continue
-            old_aggregate = old_summary[engine].metrics.get(rule.metric)
-            new_aggregate = new_summary[engine].metrics.get(rule.metric)
-            old = getattr(old_aggregate, rule.scope, None)
-            new = getattr(new_aggregate, rule.scope, None)
-            if old is None or new is None:
-                continue
+            row = next((d for d in engine_comparison.metrics if (d.metric, d.kind) == (rule.metric, rule.scope)), None)
+            if row is None or not row.items or row.old is None or row.new is None:
+                continue  # judged on the items both runs measured, as the run's gates against a baseline are
             compared[str(rule)] += 1
-            delta = Delta(rule.metric, old, new, rule.tolerance)
+            delta = Delta(rule.metric, row.old, row.new, rule.tolerance)
             if delta.regressed:
                 subject = f"{engine} ({rule.scope})"
                 comparison.violations.append(

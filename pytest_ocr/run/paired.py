@@ -272,8 +272,8 @@ def paired(
             metric,
             "macro",
             n,
-            float(before.mean()),
-            float(after.mean()),
+            math.fsum(old) / n,  # exactly the means any other view of these items computes
+            math.fsum(new) / n,
             observed,
             sums[:, 0] / n,
             null,
@@ -282,7 +282,8 @@ def paired(
         )
     )
     if k:
-        total_before, total_after = counts_before.sum(axis=0), counts_after.sum(axis=0)
+        total_before = np.array([math.fsum(column) for column in counts_before.T])
+        total_after = np.array([math.fsum(column) for column in counts_after.T])
         value_before = float(_pooled(metric, keys, total_before[None, :])[0])
         value_after = float(_pooled(metric, keys, total_after[None, :])[0])
         changes = _pooled(metric, keys, sums[:, 1 + k :]) - _pooled(metric, keys, sums[:, 1 : 1 + k])
