@@ -200,7 +200,8 @@ def _comparison_text(c: Comparison) -> list[str]:
     """A plain-text summary: per-engine deltas, fingerprints, outcome changes, regressed items,
     violations; numbers rounded for people (--json has them in full)."""
     from .report.markdown import violation_text
-    from .report.numbers import number, signed
+    from .report.numbers import STABILITY_ROWS, number, signed, stability_cell
+    from .report.reasons import delta_text, noise_lines
     from .run.compare import COUNTS
 
     lines = []
@@ -220,6 +221,10 @@ def _comparison_text(c: Comparison) -> list[str]:
             lines.append(f"  {f'{d.metric} {d.kind}'.ljust(width)}  {number(d.old):>9} -> {number(d.new):>9}  {change}")
             if d.paired is not None:
                 lines.append(f"  {''.ljust(width)}  paired: {d.paired.describe()}; {d.paired.noise()}")
+        for label, key in STABILITY_ROWS if e.base_stability or e.head_stability else ():
+            old, new = (stability_cell(getattr(s, key, None)) for s in (e.base_stability, e.head_stability))
+            lines.append(f"  {label}: {old} -> {new}")
+    lines += noise_lines(c.families)
     for label, names in (("new engines", c.new_engines), ("engines no longer run", c.removed_engines)):
         if names:
             lines.append(f"{label}: {', '.join(names)}")
@@ -241,14 +246,14 @@ def _comparison_text(c: Comparison) -> list[str]:
             f"regressed items ({len(regressed)}; worse than a tolerance the item compares, or breaking a rule):"
         )
         for case in regressed[:TEXT_LIST_LIMIT]:
+            tested = [d for d in case.compared if d.noise is not None and d.regressed]
             worse = [d for d in case.deltas if d.direction == "worse"]
             shown = "; ".join(
-                f"{d.metric} {number(d.old)} -> {number(d.new)}"
-                for d in worse
-                if d.old is not None and d.new is not None
+                [delta_text(d) for d in tested]
+                or [f"{d.metric} {number(d.old)} -> {number(d.new)}" for d in worse if d.old is not None]
             )
             lost = "; ".join(f"check {f.id} ({f.type}) lost" for f in case.lost_facts)
-            shown = "; ".join(part for part in (shown, lost) if part)
+            shown = "; ".join(part for part in (shown, lost, "unstable" if case.unstable else "") if part)
             lines.append(f"  {case.key}: {shown or case.old_outcome + ' -> ' + case.new_outcome}")
         lines += _more(regressed)
     for note in c.notes:
@@ -332,7 +337,9 @@ def cmd_merge(args: argparse.Namespace) -> int:
         baseline = None
         if args.baseline:  # named as the plugin names --ocr-baseline: from the invocation directory
             stored = run_baseline.Baseline.load(Path.cwd() / args.baseline, missing_ok=bool(args.baseline_write))
-            baseline = run_baseline.view(stored, merged.results, args.baseline_write, args.baseline_min_match)
+            merged.results, baseline = run_baseline.against(
+                stored, merged.results, args.baseline_write, args.baseline_min_match
+            )
     except (CliError, OutputPathError, ReportError, MergeError) as exc:
         print(f"pytest-ocr merge: {exc}", file=sys.stderr)
         return MERGE_USAGE_ERROR

@@ -94,16 +94,17 @@ def test_gates_against_the_baseline_from_the_command_line_and_from_defaults(suit
     assert "REGRESSED (the interval of the worsening" in result.stdout.str()
 
 
-def test_a_gate_against_a_baseline_needs_one_and_a_confidence_needs_an_aggregate(suite):
+def test_a_gate_against_a_baseline_needs_one_and_an_aggregate_tolerance_needs_a_suite(suite):
     _write_run(suite, "base.json", seed=1)
     result = run(suite, "--ocr-gate", "cer.macro:+0.002@95%")
     assert result.ret == 4
     assert "compares with a baseline: give --ocr-baseline PATH" in result.stderr.str()
+    # an item's confidence is read from its repeats (tests/test_noise.py); an aggregate's belongs to a suite
     suite.write(
         "s.ocr.yaml",
         'cases:\n  - {id: p0, image: p0.tif, expected: {text: abc}, regression: {cer: "0.01@95%", cer.macro: 0.01}}\n',
     )
     result = run(suite)
     out = result.stdout.str()
-    assert "s.ocr.yaml:2" in out and "a confidence applies to an aggregate (cer.macro or cer.micro" in out
-    assert "'cer.macro' is an aggregate's tolerance: it belongs in the regression: of a suite's defaults:" in out
+    assert "s.ocr.yaml:2: cases[0].regression.cer.macro: 'cer.macro' is an aggregate's tolerance" in out
+    assert "1 problem" in out and "cer: " not in out.split("1 problem")[1].split("\n")[1]

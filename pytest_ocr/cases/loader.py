@@ -22,7 +22,7 @@ from .document import Document, DocumentError, KeyPath, Problem
 from .gates import Gate, parse_block, regression_gates
 from .model import INHERITED, SHOWN_SKIPPED, Case, DatasetInfo, Defaults, Scope
 from .pages import is_pdf
-from .rules import EXPRESSION, Threshold, ThresholdError, Tolerance, ToleranceError, item_tolerance, parse
+from .rules import EXPRESSION, Threshold, ThresholdError, Tolerance, ToleranceError, parse
 from .schema import fits, schema, validate
 
 CASE_SUFFIXES = (".ocr.yaml", ".ocr.yml", ".ocr.json")
@@ -245,7 +245,7 @@ def _check_regression(block: object, keypath: tuple, document: Document) -> list
             )
         elif tolerance is not None:
             try:
-                item_tolerance(metric, tolerance)
+                Tolerance.parse(tolerance)  # a confidence is read from the item's repeats (run/noise.py)
             except ToleranceError as exc:
                 problems.append(Problem(document.line_of(where), where, str(exc)))
     return problems
@@ -526,8 +526,8 @@ def _settings(merged: Defaults) -> tuple[dict[str, Any], dict[str, Any]]:
         "match": {key: parse_matcher(spec) for key, spec in (merged.match or {}).items()},  # checked above
         "extract": merged.extract or {},
         "tokens": merged.tokens or {},
-        "regression": {
-            m: Tolerance.parse(t) for m, t in (merged.regression or {}).items() if t is not None and "." not in m
+        "regression": {  # None: not compared (a threshold's metric included)
+            m: None if t is None else Tolerance.parse(t) for m, t in (merged.regression or {}).items() if "." not in m
         },
         "min_confidence": merged.min_confidence,
         "repeat": merged.repeat,

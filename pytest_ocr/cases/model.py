@@ -39,7 +39,7 @@ class Case:
     extract: dict = field(default_factory=dict)  # {"fields": {name: regex}, "function": "module:function"}
     task: dict | None = None
     tokens: dict = field(default_factory=dict)  # {"encoding", "price_per_1k"}
-    regression: dict[str, Tolerance] = field(default_factory=dict)  # metric -> tolerance (with --ocr-baseline)
+    regression: dict[str, Tolerance | None] = field(default_factory=dict)  # metric -> tolerance; None: not compared
     # An output whose engine confidence is below this is filtered: not evaluated, counted
     # apart (a dataset's conf_threshold). None: never filtered.
     min_confidence: float | None = None

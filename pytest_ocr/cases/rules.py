@@ -12,6 +12,7 @@ import math
 import operator
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 
 from ..errors import OcrError
 
@@ -117,12 +118,12 @@ class Tolerance:
 
 def _confidence(value: str, level: str) -> float:
     match = _RELATIVE.match(level)
-    percent = float(match.group(1)) if match and "+" not in level else None
+    percent = Decimal(match.group(1)) if match and "+" not in level else None
     if percent is None or not 50 <= percent < 100:
         raise ToleranceError(
             f"a confidence is a percentage from 50% to below 100% such as @95%, not @{level.strip()} in {value!r}"
         )
-    return percent / 100
+    return float(percent / 100)  # the float nearest the share written (99.9% is 0.999, not 0.9990000000000001)
 
 
 def item_tolerance(metric: str, value: object) -> Tolerance:

@@ -161,12 +161,20 @@ class Collector:
         return outcome
 
     def _baseline_view(self) -> run_baseline.BaselineView | None:
+        """The run against its baseline; items with repeats are decided here, over the run
+        (a shard's by the merge)."""
         settings = self.settings
         if settings.baseline is None:
             return None
-        return run_baseline.view(
-            settings.baseline, list(self.results.values()), settings.baseline_verb, settings.min_match
+        results, view = run_baseline.against(
+            settings.baseline,
+            list(self.results.values()),
+            settings.baseline_verb,
+            settings.min_match,
+            complete=settings.shard is None,
         )
+        self.results.update((r.key, r) for r in results)
+        return view
 
     # -- the end: one record, every output -------------------------------------------
 

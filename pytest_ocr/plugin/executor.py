@@ -244,7 +244,9 @@ class Executor:
         tolerances = tolerances_for(case.regression, [t.metric for t in case.thresholds])
         baseline = self.settings.baseline
         comparison = (
-            baseline.compare(item.key, evaluation.metrics, tolerances, fact_records) if baseline is not None else None
+            baseline.compare(item.key, evaluation.metrics, tolerances, fact_records, repeats)
+            if baseline is not None
+            else None
         )
         verdict = decide(evaluation.checks, comparison, regressions_fail=self.settings.baseline_verb != "update")
         state.result = self.result(

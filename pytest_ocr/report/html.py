@@ -49,6 +49,7 @@ from ..run.result import CaseResult
 from ..scoring.tolerance import Delta
 from . import json_report
 from .numbers import STABILITY_ROWS, fact_rows, number, signed, stability_cell
+from .reasons import noise_lines
 
 THUMBNAIL_BOX = (1000, 1000)  # at most this wide and tall: enough to see the layout, never the original
 JPEG_QUALITY = 75
@@ -675,9 +676,10 @@ def _filter_link(text: str, **query: str) -> str:
 
 
 def _delta_text(delta: Delta) -> str:
+    how = delta.how()
     return (
         f"{esc(delta.metric)} {number(delta.old)} → {number(delta.new)} ({signed(delta.change)}; "
-        f"tolerance {esc(delta.tolerance)})"
+        f"tolerance {esc(delta.tolerance)}{'; ' + esc(how) if how else ''})"
     )
 
 
@@ -729,6 +731,7 @@ def _baseline_section(view: BaselineView | None, results: list[CaseResult]) -> s
         f'<p class="baseline-match">Compared with <code>{esc(view.path)}</code> ({_plural(view.records, "record")}): '
         f"{view.matched} of {view.current} measured items found their record.</p>",
         *(f'<p class="warning">{esc(w)}</p>' for w in view.warnings()),
+        *(f'<p class="note noise">{esc(line)}</p>' for line in noise_lines(view.families)),
     ]
     per_engine: dict[str, dict[str, list[CaseResult]]] = {}
     rows = []

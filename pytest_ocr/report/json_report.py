@@ -43,9 +43,12 @@ def _baseline(view: BaselineView) -> dict[str, Any]:
                     for m in e.moves
                 ],
                 "config_changes": e.config_changes,
+                "repeated": e.repeated,
+                "unstable": e.unstable,
             }
             for e in view.engines
         ],
+        "families": [f.to_dict() for f in view.families],
     }
 
 

@@ -17,11 +17,12 @@ from pathlib import Path
 from ..run.baseline import BaselineView
 from ..run.compare import CaseComparison, Comparison, EngineComparison, MetricDelta, Violation
 from ..run.identity import relative
+from ..run.noise import Family
 from ..run.paired import Paired
 from ..run.record import RunRecord
 from ..run.result import CaseResult
 from .numbers import STABILITY_ROWS, fact_rows, number, signed, stability_cell
-from .reasons import delta_text, gate_text, item_reasons
+from .reasons import delta_text, gate_text, item_reasons, noise_lines
 from .visible import visible
 
 LIST_LIMIT = 20  # items shown per list
@@ -117,6 +118,11 @@ def _engine_delta_table(e: EngineComparison) -> list[str]:
         rows.append([name, str(old), str(new), f"{new - old:+d}" if new != old else "same"])
     for d in e.metrics:
         rows.append([f"{d.metric} {d.kind}", number(d.old), number(d.new), delta_cell(d), *paired_cells(d.paired)])
+    if e.base_stability or e.head_stability:
+        rows += [
+            [label, *(stability_cell(getattr(s, key, None)) for s in (e.base_stability, e.head_stability))]
+            for label, key in STABILITY_ROWS
+        ]
     for row in rows:
         row += [""] * (7 - len(row))
     return _table(["metric", "base", "head", "delta", "paired change [interval]", "p", "told from noise above"], rows)
@@ -139,9 +145,14 @@ def paired_cells(p: Paired | None) -> list[str]:
 
 
 def _case_changes(case: CaseComparison) -> str:
-    worse = [d for d in case.deltas if d.direction == "worse"]
-    parts = [f"{d.metric} {number(d.old)} → {number(d.new)} ({delta_cell(d)})" for d in worse]
+    tested = [d for d in case.compared if d.noise is not None and d.beyond > 0]
+    if tested:  # with repeats: how the noise entered each verdict
+        parts = [escape(delta_text(d), 2 * CELL_CHARS) for d in tested]
+    else:
+        worse = [d for d in case.deltas if d.direction == "worse"]
+        parts = [f"{d.metric} {number(d.old)} → {number(d.new)} ({delta_cell(d)})" for d in worse]
     parts += [f"check {escape(f.id)} ({f.type}) lost" for f in case.lost_facts]
+    parts += ["unstable: its repeats differ"] if case.unstable else []
     return "; ".join(parts) or "-"
 
 
@@ -176,6 +187,7 @@ def _comparison_sections(comparison: Comparison, limit: int, heading: str) -> li
         shown, more = _capped(comparison.violations, limit)
         lines += [f"- ❌ {escape(v.rule)}: {escape(violation_text(v), 2 * CELL_CHARS)}" for v in shown]
         lines += ([more] if more else []) + [""]
+    lines += _noise_list(comparison.families)
     if comparison.decisions:
         lines += ["**Aggregate rules with a confidence** (judged on the items both runs measured)", ""]
         for d in comparison.decisions:
@@ -316,8 +328,15 @@ def _baseline_sections(view: BaselineView, limit: int) -> list[str]:
         "",
     ]
     lines += [f"**Warning:** {escape(w, 2 * CELL_CHARS)}" for w in view.warnings()]
-    rows = [[escape(e.engine), str(e.compared), str(e.new), str(len(e.regressed))] for e in view.engines]
-    lines += _table(["engine", "compared", "new", "regressed"], rows) + [""]
+    repeats = any(e.repeated for e in view.engines)
+    rows = [
+        [escape(e.engine), str(e.compared), str(e.new), str(len(e.regressed))]
+        + ([str(e.repeated), str(e.unstable)] if repeats else [])
+        for e in view.engines
+    ]
+    header = ["engine", "compared", "new", "regressed"] + (["with repeats", "unstable"] if repeats else [])
+    lines += _table(header, rows) + [""]
+    lines += _noise_list(view.families)
     moves = [(e.engine, m) for e in view.engines for m in e.moves]
     if moves:
         lines += _table(
@@ -355,6 +374,11 @@ def _baseline_sections(view: BaselineView, limit: int) -> list[str]:
                 + [""]
             )
     return lines
+
+
+def _noise_list(families: list[Family]) -> list[str]:
+    found = noise_lines(families)
+    return [f"- {escape(line, 4 * CELL_CHARS)}" for line in found] + [""] if found else []
 
 
 def _gates_table(record: RunRecord, limit: int, path: Callable[[str], str]) -> list[str]:

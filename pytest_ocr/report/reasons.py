@@ -15,6 +15,7 @@ from collections.abc import Callable
 from ..cases.rules import format_number
 from ..metrics import METRICS
 from ..run.gates import GateResult
+from ..run.noise import Family
 from ..run.result import CaseResult
 from ..scoring.thresholds import Check
 from ..scoring.tolerance import Delta
@@ -41,15 +42,17 @@ def check_text(check: Check) -> str:
 
 
 def delta_text(delta: Delta) -> str:
-    """``cer: 0.1000 -> 0.2000 (+0.1000; lower is better; tolerance 0.005): REGRESSED``."""
+    """``cer: 0.1000 -> 0.2000 (+0.1000; lower is better; tolerance 0.005): REGRESSED``, and
+    for an item with repeats how their noise entered the verdict."""
     change = delta.change
     sign = "+" if change > 0 else "-" if change < 0 else ""
     magnitude = shown(abs(change), delta.tolerance.allowed(delta.old))
     verdict = delta.verdict.upper() if delta.regressed else delta.verdict
+    how = delta.how()
     return (
         f"{delta.metric}: {number(delta.old)} -> {number(delta.new)} ({sign}{magnitude}; "
         f"{METRICS[delta.metric].better} is better; tolerance {delta.tolerance}): {verdict}"
-    )
+    ) + (f" ({how})" if how else "")
 
 
 def worsening(result: CaseResult) -> str:
@@ -66,7 +69,7 @@ def worst_delta(result: CaseResult) -> Delta | None:
     """The regressed metric that got worse by most beyond its tolerance (what
     ``ItemComparison.worst`` sorts by)."""
     deltas = [d for d in (result.baseline.deltas if result.baseline else []) if d.regressed]
-    return max(deltas, key=lambda d: d.worse_by - d.tolerance.allowed(d.old), default=None)
+    return max(deltas, key=lambda d: d.beyond, default=None)
 
 
 def brief(result: CaseResult) -> str:
@@ -130,3 +133,21 @@ def gate_text(gate: GateResult, path: Callable[[str], str]) -> str:
     if gate.gate is not None and file:
         message = message.replace(f"(declared at {gate.gate.source})", f"(declared at {path(file)}:{line})")
     return message
+
+
+def noise_lines(families: list[Family]) -> list[str]:
+    """How items with repeats were judged over the run, one sentence a line: each family
+    of tests, each engine's overall change in it, and what the repeats cannot show."""
+    lines = []
+    for f in families:
+        level = f"{format_number(round(f.confidence * 100, 6))}%"
+        lines.append(
+            f"items with repeats are compared as samples: {f.item_tests} item tests and {len(f.overall)} overall "
+            f"changes, {f.tests} tests at {level} with Holm's method (a run where nothing changed fails with a "
+            f"chance of at most {format_number(round((1 - f.confidence) * 100, 6))}%)"
+        )
+        lines += [f"overall: {o.message()}" for o in f.overall]
+        note = f.note()
+        if note:
+            lines.append(f"note: {note}")
+    return lines

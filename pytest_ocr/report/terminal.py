@@ -14,7 +14,7 @@ from ..run.record import RunRecord
 from ..storable import json_safe
 from .columns import fit, item_line, ljust, middle, rjust, width
 from .numbers import STABILITY_ROWS, fact_rows, number, signed, stability_cell
-from .reasons import gate_text, worst_delta
+from .reasons import gate_text, noise_lines, worst_delta
 from .visible import visible, visible_json
 
 WORST_CASES = 5
@@ -207,8 +207,12 @@ def baseline_lines(view: BaselineView, verbosity: int, columns: int | None = Non
         )
     ]
     lines += [f"  warning: {visible(w)}" for w in view.warnings()]
+    lines += [f"  {visible(line)}" for line in noise_lines(view.families)]
     for e in view.engines:
-        lines.append(f"  {visible(e.engine)}: {e.compared} compared, {e.new} new, {len(e.regressed)} regressed")
+        repeated = f", {e.repeated} with repeats ({e.unstable} unstable)" if e.repeated else ""
+        lines.append(
+            f"  {visible(e.engine)}: {e.compared} compared, {e.new} new, {len(e.regressed)} regressed{repeated}"
+        )
         for m in e.moves:
             if not m.paired:
                 lines.append(

@@ -164,18 +164,22 @@ def bootstrap_ci(values: Sequence[float]) -> list[float] | None:
 
 
 def aggregate_metric(results: Iterable[CaseResult], name: str) -> MetricAggregate:
+    """The metric's macro and micro averages and the macro's interval, the same whatever
+    order the results came in (a pytest-xdist run's arrival order): taken in key order,
+    counts summed exactly (repeats' mean counts are fractions)."""
     values: list[float] = []
-    counts: dict[str, float] = defaultdict(float)
-    for r in results:
+    counts: dict[str, list[float]] = defaultdict(list)
+    for r in sorted(results, key=lambda r: r.key):
         value = r.metrics.get(name)
         if value is None:
             continue
         values.append(value)
         for key, count in r.details.get(name, {}).get("counts", {}).items():
-            counts[key] += count
+            counts[key].append(count)
+    totals = {key: math.fsum(c) for key, c in counts.items()}
     return MetricAggregate(
         macro=math.fsum(values) / len(values) if values else None,
-        micro=pooled(name, counts) if values and name in METRICS and counts else None,
+        micro=pooled(name, totals) if values and name in METRICS and totals else None,
         n=len(values),
         ci95=bootstrap_ci(values),
     )

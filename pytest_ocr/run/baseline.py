@@ -9,21 +9,28 @@ moved, and whether the engine's configuration changed; and it says how many item
 found their record at all: when none did, gating against the baseline fails (the
 identities do not line up, so nothing was checked); when fewer than ``min_match``
 did, a warning names the share. Writing the file is an output: report/baseline_file.py.
+
+Items recognised several times are compared as samples (run/noise.py): as an item
+ends its test is not yet decided, and ``against`` decides them all over the complete
+run, failing those that regressed and, per engine, a check of its own that counts in
+the exit status.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ..cases.rules import Tolerance
+from ..cases.rules import Tolerance, format_number
 from ..engines import fingerprint_changes, fingerprint_id
 from ..metrics import METRICS
 from ..scoring.facts import FactRecord
-from ..scoring.tolerance import ItemComparison, compare_item
+from ..scoring.tolerance import Delta, ItemComparison, compare_item, lost_facts
+from . import noise
 from .aggregate import HEADLINE_METRICS, metric_order
 from .gates import GateResult
 from .paired import Paired, paired_results
@@ -33,6 +40,7 @@ from .stored import load_report, results_of
 VERBS = ("create", "update", "ratchet")
 DEFAULT_MIN_MATCH = 0.5
 MATCH_CHECK = "baseline matches this run"  # the name of the check that fails when no item matched
+NOISE_CHECK = "baseline, beyond the noise of repeats"  # an engine's check of its items with repeats
 
 
 @dataclass
@@ -57,11 +65,22 @@ class Baseline:
         metrics: Mapping[str, float | None],
         tolerances: Mapping[str, Tolerance],
         facts: Sequence[FactRecord] | None = None,
+        repeats: Mapping[str, Any] | None = None,
     ) -> ItemComparison:
+        """An item as it ends against its record; with repeats in either run, its tests are
+        not yet decided (``against`` decides them over the run)."""
         old = self.results.get(key)
         if old is None or not old.measured:
             return compare_item(None, metrics, tolerances)
+        if noise.repeated(old.repeats) or noise.repeated(repeats):
+            engine_unstable = old.engine in self.unstable_engines
+            deltas = noise.item_deltas(old, metrics, repeats, tolerances, engine_unstable)
+            return ItemComparison("compared", deltas, lost_facts(old.facts, facts))
         return compare_item(old.metrics, metrics, tolerances, old.facts, facts)
+
+    @cached_property
+    def unstable_engines(self) -> set[str]:
+        return noise.unstable_engines(self.results.values())
 
     def changed_engine(self, engine: str, fingerprint: dict[str, Any] | None) -> list[str]:
         """What differs between the baseline's fingerprint of ``engine`` and this one;
@@ -97,6 +116,8 @@ class EngineComparison:
     regressed: list[CaseResult]  # worst first
     moves: list[MetricMove]
     config_changes: list[str]
+    repeated: int = 0  # compared items with repeats in either run (judged over the run: run/noise.py)
+    unstable: int = 0  # of those, items whose repeats differed in either run
 
 
 @dataclass
@@ -111,6 +132,7 @@ class BaselineView:
     min_match: float
     engines: list[EngineComparison]
     old: dict[str, CaseResult] = field(default_factory=dict, repr=False)  # the records, by key (for gates)
+    families: list[noise.Family] = field(default_factory=list)  # the tests of items with repeats, per confidence
 
     @property
     def regressed(self) -> list[CaseResult]:
@@ -138,7 +160,31 @@ def regressed_first(results: Sequence[CaseResult]) -> list[CaseResult]:
     return sorted(found, key=lambda r: (-(r.baseline.worst if r.baseline else 0.0), r.key))
 
 
-def view(baseline: Baseline, results: Sequence[CaseResult], verb: str | None, min_match: float) -> BaselineView:
+def against(
+    baseline: Baseline, results: Sequence[CaseResult], verb: str | None, min_match: float, complete: bool = True
+) -> tuple[list[CaseResult], BaselineView]:
+    """The run against its baseline: the results with every item that has repeats decided
+    over the whole run (a shard's wait for the merge: ``complete=False``), failed when it
+    regressed (unless the run accepts its results: ``update``), and the view of them."""
+    judged = noise.judge(results, baseline.results) if complete else noise.Judged()
+    decided = [_decided(r, judged.deltas[r.key], verb != "update") if r.key in judged.deltas else r for r in results]
+    return decided, view(baseline, decided, verb, min_match, judged.families)
+
+
+def _decided(result: CaseResult, deltas: tuple[Delta, ...], regressions_fail: bool) -> CaseResult:
+    assert result.baseline is not None
+    comparison = replace(result.baseline, deltas=deltas)
+    failed = result.outcome == "failed" or (regressions_fail and comparison.regressed)
+    return replace(result, baseline=comparison, outcome="failed" if failed else result.outcome)
+
+
+def view(
+    baseline: Baseline,
+    results: Sequence[CaseResult],
+    verb: str | None,
+    min_match: float,
+    families: Sequence[noise.Family] = (),
+) -> BaselineView:
     measured = [r for r in results if r.measured and r.engine is not None]
     engines = []
     for engine in sorted({r.engine for r in measured if r.engine is not None}):
@@ -154,6 +200,7 @@ def view(baseline: Baseline, results: Sequence[CaseResult], verb: str | None, mi
                     by_metric.setdefault(m, []).append((old, r))
         moves = [_move(m, by_metric[m]) for m in sorted(by_metric, key=metric_order)]
         fingerprint = next((r.fingerprint for r in mine if r.fingerprint), None)
+        repeated = [r for r in compared if _with_noise(r)]
         engines.append(
             EngineComparison(
                 engine,
@@ -162,12 +209,27 @@ def view(baseline: Baseline, results: Sequence[CaseResult], verb: str | None, mi
                 regressed_first(compared),
                 moves,
                 baseline.changed_engine(engine, fingerprint),
+                len(repeated),
+                sum(noise.unstable(r.repeats) or noise.unstable(baseline.results[r.key].repeats) for r in repeated),
             )
         )
     matched = sum(e.compared for e in engines)
     return BaselineView(
-        str(baseline.path), verb, len(baseline.results), len(measured), matched, min_match, engines, baseline.results
+        str(baseline.path),
+        verb,
+        len(baseline.results),
+        len(measured),
+        matched,
+        min_match,
+        engines,
+        baseline.results,
+        list(families),
     )
+
+
+def _with_noise(result: CaseResult) -> bool:
+    """Whether the item was compared as samples (repeats in either run)."""
+    return result.baseline is not None and any(d.noise is not None for d in result.baseline.deltas)
 
 
 def _move(metric: str, pairs: list[tuple[CaseResult, CaseResult]]) -> MetricMove:
@@ -179,6 +241,44 @@ def _move(metric: str, pairs: list[tuple[CaseResult, CaseResult]]) -> MetricMove
         math.fsum(n.metrics[metric] for _, n in pairs) / len(pairs),  # type: ignore[misc]
         tuple(stats[kind] for kind in ("macro", "micro") if kind in stats),
     )
+
+
+def noise_checks(view: BaselineView) -> list[GateResult]:
+    """Per engine with items compared as samples (repeats), a check of its own: it fails
+    when one of them regressed beyond the noise of its repeats, or the engine's overall
+    change of a metric did (unless the run accepts its results as the baseline)."""
+    checks = []
+    tests = ", ".join(f"{f.tests} tests at {format_number(round(f.confidence * 100, 6))}%" for f in view.families)
+    for e in view.engines:
+        if not e.repeated:
+            continue
+        items = [r for r in e.regressed if _with_noise(r)]
+        named = [
+            f"{r.key}: "
+            + "; ".join(f"{d.metric} {d.old:.4g} -> {d.new:.4g} ({d.how()})" for d in r.baseline.deltas if d.regressed)  # type: ignore[union-attr]
+            for r in items
+        ]
+        parts = [f"{len(items)} regressed beyond the noise of their repeats ({_listed(named)})"]
+        parts = (parts if items else []) + [
+            o.message() for f in view.families for o in f.overall if o.engine == e.engine and o.regressed
+        ]
+        subject = (
+            f"{e.engine}: {e.repeated} items with repeats against the baseline ({e.unstable} unstable; "
+            f"{tests or 'not yet judged'}, Holm's method)"
+        )
+        accepted = view.verb == "update"
+        if not parts:
+            message = f"{subject}: ok, none shown to have got worse"
+        elif accepted:
+            message = f"{subject}: accepted as the new baseline (update): " + "; ".join(parts)
+        else:
+            message = f"{subject}: FAILED: " + "; ".join(parts)
+        checks.append(GateResult(f"{e.engine}: {NOISE_CHECK}", not parts or accepted, message, None, e.repeated))
+    return checks
+
+
+def _listed(items: Sequence[str], limit: int = 5) -> str:
+    return "; ".join(items[:limit]) + (f"; and {len(items) - limit} more" if len(items) > limit else "")
 
 
 def match_check(view: BaselineView) -> GateResult | None:

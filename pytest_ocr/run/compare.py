@@ -9,7 +9,10 @@ BASE (removed) are listed, never failures: a rule compares what both runs measur
 An item is *regressed* exactly as in the run that made HEAD: a metric it compares
 (its thresholds, its ``regression:`` tolerances, recorded in HEAD as ``tolerances``)
 got worse by more than its tolerance, or a fact (a check) that held in BASE no longer
-holds (scoring/tolerance.py). When no item is in both
+holds (scoring/tolerance.py); an item with repeats in either report is judged over the
+two runs as the run judged it (run/noise.py), and so is each engine's overall change of
+its items with repeats. Each engine's stability under repeats, in both reports, and
+each item whose repeats differed are shown. When no item is in both
 reports, a rule compared nothing: with rules given, that is a violation of its own.
 
 Rules (``--fail-on``):
@@ -35,6 +38,8 @@ from ..errors import OcrError, did_you_mean
 from ..metrics import METRICS
 from ..scoring.tolerance import SLACK, Delta, LostFact, lost_facts
 from ..storable import json_safe
+from . import noise
+from .aggregate import Stability
 from .baseline import DEFAULT_MIN_MATCH
 from .paired import Paired, measured_pairs, paired_results
 from .record import RunRecord
@@ -139,6 +144,9 @@ class EngineComparison:
     base: dict[str, int]  # COUNTS
     head: dict[str, int]
     metrics: list[AggregateDelta]  # macro then micro of each metric both summaries have
+    # with repeats: how alike each run's repeats were (run/aggregate.py); None: no repeats
+    base_stability: Stability | None = None
+    head_stability: Stability | None = None
 
     @property
     def unchanged(self) -> bool:
@@ -158,6 +166,10 @@ class CaseComparison:
     worst: float = 0.0  # how far beyond its tolerance the worst compared metric got
     violated: bool = False  # a per-item rule failed on it
     lost_facts: list[LostFact] = field(default_factory=list)  # checks that held in BASE and not in HEAD
+    unstable: bool = False  # its repeats gave differing outputs in either report
+    # what the item compares (its tolerances), as the run judged it: with repeats, each
+    # delta's test over the two runs and how the noise entered its verdict
+    compared: list[Delta] = field(default_factory=list)
 
 
 @dataclass
@@ -212,6 +224,7 @@ class Comparison:
     fingerprints: list[FingerprintChange] = field(default_factory=list)
     violations: list[Violation] = field(default_factory=list)
     decisions: list[Decision] = field(default_factory=list)  # each aggregate rule per engine
+    families: list[noise.Family] = field(default_factory=list)  # items with repeats, judged over the runs
     notes: list[str] = field(default_factory=list)  # e.g. a rule that found nothing to compare
     warnings: list[str] = field(default_factory=list)  # e.g. few items in both
 
@@ -228,6 +241,9 @@ class Comparison:
         document = asdict(self)
         for violation in document["violations"]:
             del violation["subject"], violation["delta"]
+        for row, case in zip(document["cases"], self.cases, strict=True):
+            row["compared"] = [d.to_dict() for d in case.compared]
+        document["families"] = [f.to_dict() for f in self.families]
         for engine, comparison in zip(document["engines"], self.engines, strict=True):
             for row, delta in zip(engine["metrics"], comparison.metrics, strict=True):
                 row["paired"] = delta.paired.to_dict() if delta.paired else None
@@ -251,21 +267,23 @@ def _engine_comparison(
             for kind in KINDS:
                 o, n = getattr(old.metrics[metric], kind), getattr(new.metrics[metric], kind)
                 rows.append(AggregateDelta(**asdict(MetricDelta.of(metric, o, n)), kind=kind, paired=stats.get(kind)))
-    return EngineComparison(engine, _counts(old), _counts(new), rows)
+    return EngineComparison(engine, _counts(old), _counts(new), rows, old.stability, new.stability)
 
 
-def _case(old: CaseResult, new: CaseResult, named: list[str]) -> CaseComparison:
+def _case(old: CaseResult, new: CaseResult, named: list[str], judged: tuple[Delta, ...] | None) -> CaseComparison:
+    """One item in both reports; ``judged``: its deltas as the runs' family of tests
+    decided them, when it has repeats."""
     names = named or [m for m in METRICS if old.metrics.get(m) is not None and new.metrics.get(m) is not None]
-    tolerances = {m: Tolerance.parse(t) for m, t in new.tolerances.items() if m in METRICS}
-    found = (
-        [
+    if judged is not None:
+        found = list(judged)
+    elif old.measured:
+        found = [
             Delta(m, before, after, t)
-            for m, t in tolerances.items()
+            for m, t in noise.tolerances_of(new).items()
             if (before := old.metrics.get(m)) is not None and (after := new.metrics.get(m)) is not None
         ]
-        if old.measured
-        else []
-    )
+    else:
+        found = []
     regressed = [d for d in found if d.regressed]
     lost = list(lost_facts(old.facts, new.facts)) if old.measured else []
     return CaseComparison(
@@ -281,8 +299,10 @@ def _case(old: CaseResult, new: CaseResult, named: list[str]) -> CaseComparison:
             if old.metrics.get(m) is not None and new.metrics.get(m) is not None
         ],
         regressed=bool(regressed or lost),
-        worst=max((d.worse_by - d.tolerance.allowed(d.old) for d in regressed), default=0.0),
+        worst=max((d.beyond for d in regressed), default=0.0),
         lost_facts=lost,
+        unstable=noise.unstable(old.repeats) or noise.unstable(new.repeats),
+        compared=found,
     )
 
 
@@ -337,9 +357,11 @@ def compare(
     named = list(dict.fromkeys(r.metric for r in rules if r.metric))
     case_rules = [r for r in rules if r.scope == "case"]
     error_rules = [r for r in rules if r.scope == "errors"]
+    judged = noise.judge(head.results, old_results)
+    comparison.families = judged.families
     for key in sorted(old_results.keys() & new_results.keys()):
         old, new = old_results[key], new_results[key]
-        case = _case(old, new, named)
+        case = _case(old, new, named, judged.deltas.get(key))
         for rule in case_rules:
             before = old.metrics.get(rule.metric or "")
             after = new.metrics.get(rule.metric or "")
@@ -349,7 +371,7 @@ def compare(
             delta = Delta(rule.metric, before, after, rule.tolerance)
             if delta.regressed:
                 case.violated = True
-                case.worst = max(case.worst, delta.worse_by - delta.tolerance.allowed(delta.old))
+                case.worst = max(case.worst, delta.beyond)
                 comparison.violations.append(
                     Violation(str(rule), f"{key}: {delta.message()}", key, case.engine, subject=key, delta=delta)
                 )

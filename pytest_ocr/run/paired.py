@@ -152,8 +152,12 @@ def paired_results(
 ) -> dict[str, Paired]:
     """The statistics of a metric's macro and micro averages (by kind) over pairs of
     results (before, after), those that both have its value; each item's counts are its
-    details' ``counts``."""
-    both = [(o, n) for o, n in pairs if o.metrics.get(metric) is not None and n.metrics.get(metric) is not None]
+    details' ``counts``. The pairs are taken in key order, so the numbers depend on the
+    set of items alone, never on the order results arrived in."""
+    both = sorted(
+        ((o, n) for o, n in pairs if o.metrics.get(metric) is not None and n.metrics.get(metric) is not None),
+        key=lambda pair: pair[1].key,
+    )
     counts = [[(r.details.get(metric) or {}).get("counts") or {} for r in side] for side in zip(*both, strict=True)]
     found = paired(
         metric,

@@ -19,7 +19,7 @@ from ..cases.model import DatasetInfo
 from ..engines import fingerprint_id
 from ..metrics import DEFAULT_METRICS, METRICS
 from .aggregate import HEADLINE_METRICS, DatasetSummary, Summary, dataset_summaries, summarize
-from .baseline import BaselineView, match_check
+from .baseline import BaselineView, match_check, noise_checks
 from .gates import GateResult, dataset_checks
 from .gates import evaluate as evaluate_gates
 from .result import CaseResult
@@ -144,8 +144,10 @@ def judge(
     and the baseline's match check."""
     judged = evaluate_gates(ordered_gates(gates), results, baseline.old if baseline is not None else None)
     judged += dataset_checks(dataset_summaries(datasets, results))
-    check = match_check(baseline) if baseline is not None else None
-    return judged + ([check] if check is not None else [])
+    if baseline is None:
+        return judged
+    check = match_check(baseline)
+    return judged + noise_checks(baseline) + ([check] if check is not None else [])
 
 
 def build(

@@ -7,14 +7,21 @@ by up to 10 % of the old value). "Worse" follows each metric's direction (the me
 ``worse_by``): up for CER, down for field F1.
 
 An item's comparison covers the metrics it has a threshold on (no worsening at all)
-and those given a tolerance under ``regression:``; an item is *regressed* when one of
-them got worse by more than its tolerance. That is the one definition of "regressed".
+and those given a tolerance under ``regression:`` (``null`` there: not compared); an item
+is *regressed* when one of them got worse by more than its tolerance. That is the one
+definition of "regressed".
+
+An item recognised several times (repeats) in either run is one draw no longer: its
+delta carries the ``Noise`` it was judged with (run/noise.py), and it regressed only
+when the worsening beyond the tolerance holds at the run's confidence and exceeds the
+spread its repeats showed. Until the run is complete (a shard's items, an item as it
+ends) that is not decided, and the delta does not count as regressed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..cases.rules import EXACT, Tolerance, format_number
@@ -26,6 +33,52 @@ SLACK = 1e-12
 
 
 @dataclass(frozen=True)
+class Noise:
+    """How the change of an item recognised several times was told from the noise of its
+    repeats (run/noise.py): every repeat's value in each run compared as two samples, one
+    test in the run's family of tests."""
+
+    old_n: int  # recognitions in the baseline and in this run
+    new_n: int
+    spread: float  # the widest range (worst minus best repeat) of the metric in either run
+    # One-sided permutation test that the mean got worse by more than the tolerance; 0 when
+    # the change is certain (no repeat of the item, nor of any item of its engine, differed).
+    p_value: float
+    confidence: float
+    adjusted: float | None = None  # Holm's adjusted p-value over the family; None: not yet judged
+    family: int = 0  # tests in the family (items' metrics and engines' overall changes)
+
+    @property
+    def judged(self) -> bool:
+        return self.adjusted is not None
+
+    @property
+    def shown(self) -> bool:
+        """The worsening holds at the confidence, false alarms controlled over the run."""
+        return self.adjusted is not None and self.adjusted <= 1 - self.confidence + SLACK
+
+    def describe(self, worse_by: float) -> str:
+        """How the noise entered the verdict, for a delta that got worse beyond its tolerance."""
+        level = f"{format_number(round(self.confidence * 100, 6))}%"
+        runs = f"{self.old_n} and {self.new_n} recognitions"
+        if self.p_value == 0:
+            return f"{runs}, every one alike in both runs: the change is certain"
+        if worse_by <= self.spread + SLACK:
+            return f"within the spread of its repeats ({runs}, best to worst {self.spread:.4g}): not a regression"
+        if self.adjusted is None:
+            return f"{runs}, p = {self.p_value:.3g}; judged when the run is complete"
+        test = f"{runs}, p = {self.p_value:.3g}, {self.adjusted:.3g} over the run's {self.family} tests (Holm)"
+        return f"{test}: shown at {level}" if self.shown else f"{test}: not shown at {level}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Noise:
+        return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
+
+
+@dataclass(frozen=True)
 class Delta:
     """One metric of one item (or aggregate), before and after."""
 
@@ -33,6 +86,7 @@ class Delta:
     old: float
     new: float
     tolerance: Tolerance = EXACT
+    noise: Noise | None = None  # an item with repeats: how its change was told from noise
 
     @property
     def change(self) -> float:
@@ -44,28 +98,42 @@ class Delta:
         return METRICS[self.metric].worse_by(self.old, self.new)
 
     @property
+    def beyond(self) -> float:
+        """How much worse than its tolerance allows (negative: within it)."""
+        return self.worse_by - self.tolerance.allowed(self.old)
+
+    @property
     def regressed(self) -> bool:
-        return self.worse_by > self.tolerance.allowed(self.old) + SLACK
+        if self.beyond <= SLACK:
+            return False
+        noise = self.noise
+        return noise is None or (noise.shown and self.worse_by > noise.spread + SLACK)
 
     @property
     def verdict(self) -> str:
-        """regressed (worse beyond the tolerance), worse (within it), better or same."""
+        """regressed (worse beyond the tolerance), worse (within it, or not told from noise), better or same."""
         if self.regressed:
             return "regressed"
         if abs(self.worse_by) <= SLACK:
             return "same"
         return "better" if self.worse_by < 0 else "worse"
 
+    def how(self) -> str:
+        """How the noise of its repeats entered the verdict ("" for an item recognised once)."""
+        return self.noise.describe(self.worse_by) if self.noise is not None and self.beyond > SLACK else ""
+
     def message(self) -> str:
         direction = METRICS[self.metric].better
+        how = self.how()
         return (
             f"{self.metric}: {format_number(self.old)} -> {format_number(self.new)} "
             f"({'+' if self.change >= 0 else ''}{format_number(self.change)}; {direction} is better; "
             f"tolerance {self.tolerance}): {self.verdict.upper() if self.regressed else self.verdict}"
+            + (f" ({how})" if how else "")
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data = {
             "metric": self.metric,
             "old": self.old,
             "new": self.new,
@@ -73,16 +141,23 @@ class Delta:
             "verdict": self.verdict,
             "message": self.message(),
         }
+        if self.noise is not None:
+            data["noise"] = self.noise.to_dict()
+            data["how"] = self.how()
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Delta:
-        return cls(data["metric"], data["old"], data["new"], Tolerance.parse(data["tolerance"]))
+        noise = Noise.from_dict(data["noise"]) if data.get("noise") else None
+        return cls(data["metric"], data["old"], data["new"], Tolerance.parse(data["tolerance"]), noise)
 
 
-def tolerances_for(regression: Mapping[str, Tolerance], thresholded: Iterable[str]) -> dict[str, Tolerance]:
+def tolerances_for(regression: Mapping[str, Tolerance | None], thresholded: Iterable[str]) -> dict[str, Tolerance]:
     """What an item compares with its baseline: every metric it has a threshold on (no
-    worse at all) and every metric given a tolerance (``regression:``), which wins."""
-    return {**{m: EXACT for m in thresholded}, **regression}
+    worse at all) and every metric given a tolerance (``regression:``), which wins; a
+    metric whose tolerance is ``None`` (``regression: {cer: null}``) is not compared."""
+    merged: dict[str, Tolerance | None] = {**{m: EXACT for m in thresholded}, **regression}
+    return {m: t for m, t in merged.items() if t is not None}
 
 
 def deltas(
@@ -132,8 +207,8 @@ class ItemComparison:
 
     @property
     def worst(self) -> float:
-        """How much worse the worst compared metric got beyond its tolerance (for sorting)."""
-        return max((d.worse_by - d.tolerance.allowed(d.old) for d in self.deltas), default=0.0)
+        """How much worse the worst regressed metric got beyond its tolerance (for sorting)."""
+        return max((d.beyond for d in self.deltas if d.regressed), default=0.0)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -506,7 +506,7 @@
         body.appendChild(el("tr", { class: d.verdict === "regressed" ? "failed" : d.verdict }, el("td", null, d.metric),
           el("td", { class: "num" }, number(d.old)), el("td", { class: "num" }, number(d.new)),
           el("td", { class: "num" }, signed(d.new - d.old)), el("td", null, d.tolerance),
-          el("td", null, d.verdict)));
+          el("td", null, d.how ? d.verdict + " (" + d.how + ")" : d.verdict)));
       }
       box.appendChild(el("table", { class: "deltas" }, el("thead", null, el("tr", null, el("th", null, "metric"),
         el("th", { class: "num" }, "baseline"), el("th", { class: "num" }, "now"), el("th", { class: "num" }, "change"),
