@@ -16,7 +16,7 @@ serves an engine as an HTTP OCR worker (see pytest_ocr/serve.py).
 
 compares two JSON reports and exits 1 when a rule is violated (see pytest_ocr/run/compare.py).
 
-    pytest-ocr merge SHARD.json... [-o RUN.json] [--html PATH] [--results-dir DIR]
+    pytest-ocr merge SHARD.json... [-o RUN.json] [--html PATH] [--results-dir DIR] [--project DIR]
                      [--baseline PATH [--baseline-write VERB] [--baseline-min-match SHARE]]
                      [--summary table|json|none]
 
@@ -322,7 +322,6 @@ def cmd_merge(args: argparse.Namespace) -> int:
     from .report import github, terminal
     from .report.outputs import Outputs, write_all
     from .run import baseline as run_baseline
-    from .run.identity import project_dir
     from .run.merge import MergeError, merge
     from .run.record import build, judge
     from .run.stored import ReportError, load_report
@@ -332,6 +331,8 @@ def cmd_merge(args: argparse.Namespace) -> int:
             raise CliError("--baseline-write needs --baseline PATH: the file to write")
         if not 0 <= args.baseline_min_match <= 1:
             raise CliError(f"--baseline-min-match: expected a share from 0 to 1, not {args.baseline_min_match}")
+        if args.project and not Path(args.project).is_dir():
+            raise CliError(f"--project: not a directory: {args.project}")
         for path, option in ((args.output, "--output"), (args.html, "--html")):
             if path:
                 check_output_file(Path(path), option)
@@ -349,7 +350,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
         return MERGE_USAGE_ERROR
     gates = judge(merged.gates, merged.results, merged.datasets, baseline)
     record = build(merged.results, merged.run, gates, baseline, merged.datasets)
-    project = project_dir(None, Path.cwd())
+    project, note = _merge_project(args.project, merged.project)
     outputs = Outputs(
         Path(args.output) if args.output else None,
         Path(args.html) if args.html else None,
@@ -369,6 +370,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     ]
     if args.summary != "none":
         lines += terminal.summary(record, 0, args.summary, terminal_columns())
+    lines += [note] if note else []
     lines += notes
     print("\n".join(visible(line) for line in lines))
     counts = record.counts()
@@ -376,6 +378,27 @@ def cmd_merge(args: argparse.Namespace) -> int:
     if record.run.status != "complete":
         return 2  # pytest's "interrupted": not every item of the suite ran
     return 1 if failed else 0
+
+
+def _merge_project(given: str | None, recorded: str | None) -> tuple[Path, str | None]:
+    """The project directory the merged run's paths are relative to (images for the HTML
+    report's thumbnails, files in annotations): --project, else the one the shards ran in
+    when it is a directory here (a CI job that checks the repository out where the shards
+    did), else the project around the current directory; and a note when the shards' is
+    not here."""
+    from .run.identity import project_dir
+
+    if given:
+        return Path(given).resolve(), None
+    if recorded and Path(recorded).is_dir():
+        return Path(recorded), None
+    project = project_dir(None, Path.cwd())
+    if recorded is None:
+        return project, None
+    return project, (
+        f"note: the shards ran in {recorded}, which is not a directory here: paths are relative to "
+        f"{project} (--project DIR names the checkout the images are in)"
+    )
 
 
 def _baseline_verbs() -> tuple[str, ...]:
@@ -506,6 +529,13 @@ def parser() -> argparse.ArgumentParser:
     m.add_argument("-o", "--output", metavar="PATH", help="write the merged run's JSON report to PATH")
     m.add_argument("--html", metavar="PATH", help="write the merged run's HTML report to PATH")
     m.add_argument("--results-dir", metavar="DIR", help="write the merged run as DIR/{run_id}/...")
+    m.add_argument(
+        "--project",
+        metavar="DIR",
+        help="the checkout the shards ran in: the HTML report's images are found there and paths in the outputs "
+        "are relative to it (default: the directory the shards recorded, when it is one here; else the project "
+        "around the current directory)",
+    )
     m.add_argument(
         "--baseline",
         metavar="PATH",

@@ -338,3 +338,92 @@ def test_shards_and_merge_against_a_baseline_equal_the_run_unsharded(sharded: Pa
     together = json.loads((sharded / "merged-b.json").read_text(encoding="utf-8"))
     assert together["baseline"]["matched"] == 12 and together["baseline"]["path"] == str(sharded / "main.json")
     assert _timeless(together) == _timeless(one)
+
+
+# -- the merge in a CI job of its own ---------------------------------------------------
+
+
+def _thumbnails(html: str) -> int:
+    return html.count('<script type="text/plain" id="ocr-thumb-')
+
+
+@requires_tesseract
+def test_a_merge_outside_the_checkout_finds_the_images_where_the_shards_ran(sharded: Path, tmp_path: Path) -> None:
+    """The shards record their project directory; a merge run elsewhere (a CI job's
+    artifact directory) finds the images there, or in --project DIR, and says when it cannot."""
+    shards = [str(sharded / f"shard-{k}.json") for k in (1, 2, 3)]
+    assert all(json.loads(Path(s).read_text(encoding="utf-8"))["shard"]["project"] == str(sharded) for s in shards)
+    images = len({r["image"] for r in json.loads((sharded / "whole.json").read_text(encoding="utf-8"))["results"]})
+
+    found = _merge(tmp_path, *shards, "--html", "found.html", "--summary", "none")
+    assert found.returncode == 1 and "note:" not in found.stdout, found.stdout + found.stderr
+    html = (tmp_path / "found.html").read_text(encoding="utf-8")
+    assert _thumbnails(html) == images == 7 and str(tmp_path) not in html and str(sharded) not in html
+
+    # the shards as runners elsewhere wrote them: their checkout is not on this machine
+    moved = []
+    for k, shard in enumerate(shards, 1):
+        report = json.loads(Path(shard).read_text(encoding="utf-8"))
+        report["shard"]["project"] = "/home/runner/work/suite/suite"
+        moved.append(tmp_path / f"moved-{k}.json")
+        moved[-1].write_text(json.dumps(report), encoding="utf-8")
+    lost = _merge(tmp_path, *map(str, moved), "--html", "lost.html", "--summary", "none")
+    assert (
+        "note: the shards ran in /home/runner/work/suite/suite, which is not a directory here: paths are "
+        f"relative to {tmp_path} (--project DIR names the checkout the images are in)\n"
+    ) in lost.stdout
+    html = (tmp_path / "lost.html").read_text(encoding="utf-8")
+    assert _thumbnails(html) == 0 and f"image not found: {tmp_path}/img/" in html  # as before --project
+    given = _merge(tmp_path, *map(str, moved), "--html", "given.html", "--project", str(sharded), "--summary", "none")
+    assert given.returncode == 1 and "note:" not in given.stdout, given.stdout + given.stderr
+    html = (tmp_path / "given.html").read_text(encoding="utf-8")
+    assert _thumbnails(html) == 7 and str(tmp_path) not in html and str(sharded) not in html
+
+    wrong = _merge(tmp_path, *shards, "--project", "no-such-dir")
+    assert wrong.returncode == 4 and wrong.stderr == "pytest-ocr merge: --project: not a directory: no-such-dir\n"
+
+
+@requires_tesseract
+def test_shards_of_a_merged_run_leave_github_output_to_the_merge(sharded: Path, tmp_path: Path) -> None:
+    """Under GitHub Actions each failure shows once: shards with --ocr-github=off write no
+    annotation and no step summary; the merge, run outside the checkout, writes both, with
+    paths relative to the project."""
+    # the baseline: the whole run with every CER 0, so each item that reads a character wrong regressed
+    base = json.loads((sharded / "whole.json").read_text(encoding="utf-8"))
+    for r in base["results"]:
+        if r["metrics"].get("cer") is not None:
+            r["metrics"]["cer"] = 0.0
+    (sharded / "perfect.json").write_text(json.dumps(base), encoding="utf-8")
+    github = {"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(tmp_path / "shard-summary.md")}
+
+    default = _pytest(sharded, "--ocr-shard=1/3", "--ocr-baseline=perfect.json", env=github)
+    assert default.returncode == 1 and "\n::error file=" in default.stdout  # a shard alone annotates, as any run
+    assert (tmp_path / "shard-summary.md").exists()
+    (tmp_path / "shard-summary.md").unlink()
+
+    failed = 0
+    for k in (1, 2, 3):
+        options = (f"--ocr-shard={k}/3", "--ocr-baseline=perfect.json", f"--ocr-report=gh-{k}.json")
+        shard = _pytest(sharded, *options, "--ocr-github=off", env=github)
+        assert shard.returncode in (0, 1), shard.stdout + shard.stderr
+        assert not [line for line in shard.stdout.splitlines() if line.startswith("::")], shard.stdout
+        failed += sum(r["outcome"] == "failed" for r in json.loads((sharded / f"gh-{k}.json").read_text())["results"])
+    assert not (tmp_path / "shard-summary.md").exists()
+    assert failed >= 3  # the Fraktur lines
+
+    merged = subprocess.run(
+        [sys.executable, "-m", "pytest_ocr.cli", "merge", *(str(sharded / f"gh-{k}.json") for k in (1, 2, 3))],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(tmp_path / "merge-summary.md")},
+    )
+    assert merged.returncode == 1, merged.stdout + merged.stderr
+    errors = [line for line in merged.stdout.splitlines() if line.startswith("::error ")]
+    gate = [line for line in errors if "title=OCR gate" in line]
+    assert len(gate) == 1 and len(errors) == min(10, failed + 1), errors  # the failed gate, each failed item
+    assert all(line.startswith(("::error file=lines.ocr.yaml,", "::error file=labels.txt,")) for line in errors)
+    summary = (tmp_path / "merge-summary.md").read_text(encoding="utf-8")
+    assert summary.count("### OCR results") == 1 and f"12 items: {12 - failed} passed, {failed} failed" in summary
+    assert str(sharded) not in summary and str(tmp_path) not in summary

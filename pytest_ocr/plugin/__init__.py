@@ -14,7 +14,7 @@ from .. import limits
 from ..errors import OcrError
 from ..report.visible import visible
 from ..run.result import CaseResult
-from . import hookspecs
+from . import argv, hookspecs
 from .collector import CARRIED, Collector
 from .executor import EXECUTOR, PAGES_DIR, Executor
 from .items import CaseFile, OcrItem, is_case_file
@@ -31,6 +31,12 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser) -> None:
+    """The earliest hook that knows pytest-ocr's options: before conftests, ocr_config or any OCR."""
+    argv.check_setup(early_config, parser)
 
 
 def pytest_configure(config: pytest.Config) -> None:

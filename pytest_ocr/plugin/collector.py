@@ -207,6 +207,7 @@ class Collector:
             settings.results_dir,
             settings.baseline.path if settings.baseline is not None else None,
             settings.baseline_verb,
+            settings.github,
         )
         self.notes += write_all(record, outputs, settings.project_dir)
 
@@ -220,13 +221,14 @@ class Collector:
         if shard is None:  # nothing collected, or no result came back: the merge refuses an unknown suite
             shard = ShardInfo(self.settings.shard.index, self.settings.shard.total, "unknown", "unknown", 0, 0)
         gates = ordered_gates(self.gates.values())
-        return replace(shard, gates=gates, datasets=sorted(self.datasets.values(), key=lambda d: d.file))
+        datasets = sorted(self.datasets.values(), key=lambda d: d.file)
+        return replace(shard, gates=gates, datasets=datasets, project=str(self.settings.project_dir))
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         record = self.record
         if record is None:
             return
-        if os.environ.get("GITHUB_ACTIONS") == "true":
+        if self.settings.github and os.environ.get("GITHUB_ACTIONS") == "true":
             # Workflow commands are read from the job's output, whatever the verbosity.
             # The only lines printed as they are: their untrusted values are escaped (github.py).
             for line in github.annotations(record, self.settings.project_dir, os.environ.get("GITHUB_WORKSPACE")):

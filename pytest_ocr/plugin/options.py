@@ -103,6 +103,13 @@ def add_options(parser: pytest.Parser) -> None:
         metavar="REPORT",
         help="with --ocr-shard: balance the shards by the items' durations in this JSON report",
     )
+    group.addoption(
+        "--ocr-github",
+        choices=("auto", "off"),
+        default="auto",
+        help="GitHub Actions annotations and step summary: auto (default: when GITHUB_ACTIONS=true), or off "
+        "(for the shards of a run whose pytest-ocr merge reports it, so each failure shows once)",
+    )
     for name, kind, what in (  # the bounds on hostile input (limits.py)
         ("max_file_mb", float, "largest case, data, ground-truth, label or predictions file, in MB"),
         ("max_nesting", int, "deepest nesting of mappings and lists in a YAML or JSON file"),
@@ -152,6 +159,7 @@ class Settings:
     shard_weights: dict[str, float] | None = None  # item key -> seconds, from that report
     repeat: int | None = None  # --ocr-repeat: recognitions per item, over what files say
     chromium: str | None = None  # --ocr-chromium: the browser math checks render equations in
+    github: bool = True  # annotations and step summary under GitHub Actions (--ocr-github off: none)
 
     @classmethod
     def from_config(cls, config: pytest.Config, project: Path | None = None, columns: int | None = None) -> Settings:
@@ -161,6 +169,7 @@ class Settings:
         here = config.invocation_params.dir
         option = config.getoption
         settings = cls(project or project_dir(config.inipath, here), summary=option("ocr_summary"))
+        settings.github = option("ocr_github") != "off"
         settings.columns = columns if project is not None else terminal_columns()
         values = {name: option(f"ocr_{name}") for name in NAMES}
         bad = [OPTIONS[name] for name, value in values.items() if not value > 0]

@@ -23,6 +23,7 @@ class Outputs:
     results_dir: Path | None = None
     baseline: Path | None = None  # written when baseline_verb is set
     baseline_verb: str | None = None
+    github: bool = True  # the step summary, under GitHub Actions (a shard whose merge reports: not)
 
 
 def write_all(record: RunRecord, outputs: Outputs, project: Path, environ: Mapping[str, str] = os.environ) -> list[str]:
@@ -51,6 +52,6 @@ def write_all(record: RunRecord, outputs: Outputs, project: Path, environ: Mappi
         verb = outputs.baseline_verb
         attempt(f"OCR baseline {verb}", outputs.baseline, lambda p: write_baseline(p, record, verb))
     summary = environ.get("GITHUB_STEP_SUMMARY")
-    if environ.get("GITHUB_ACTIONS") == "true" and summary and (record.results or record.gates):
+    if outputs.github and environ.get("GITHUB_ACTIONS") == "true" and summary and (record.results or record.gates):
         attempt("GitHub step summary", Path(summary), lambda p: github.append_step_summary(p, record, project))
     return notes

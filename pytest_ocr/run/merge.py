@@ -41,6 +41,7 @@ class Merged:
     run: RunInfo
     shards: list[ShardInfo]
     missing: list[int]  # indices of the shards not given
+    project: str | None  # the project directory the shards ran in, when they all recorded the same
 
 
 def _listed(keys: Sequence[str]) -> str:
@@ -119,6 +120,7 @@ def merge(reports: Sequence[tuple[str, dict[str, Any]]]) -> Merged:
         shown = ", ".join(f"{k}/{total}" for k in missing)
         reasons.insert(0, f"shard(s) {shown} missing: {missing_items} OCR item(s) not in the merged run")
     not_run = missing_items + sum(run.get("not_run", 0) for run in runs)
+    projects = {s.project for _, s in shards}
     return Merged(
         sorted(results.values(), key=lambda r: r.key),
         _gates(shards),
@@ -126,6 +128,7 @@ def merge(reports: Sequence[tuple[str, dict[str, Any]]]) -> Merged:
         _run(runs, not_run, "; ".join(reasons) or None, len(reports)),
         [s for _, s in sorted(shards, key=lambda ps: ps[1].index)],
         missing,
+        projects.pop() if len(projects) == 1 else None,
     )
 
 

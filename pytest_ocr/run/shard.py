@@ -103,8 +103,9 @@ def fingerprint(lines: Iterable[str]) -> str:
 class ShardInfo:
     """What a shard's report records of the whole: which suite (the keys of every OCR item
     the command selected) split how (which key went to which shard), how many items are
-    this shard's, and the suite's declarations the merged run judges (its gates, and its
-    datasets' accounting), as this shard saw them."""
+    this shard's, the suite's declarations the merged run judges (its gates, and its
+    datasets' accounting), as this shard saw them, and the project directory it ran in
+    (where the merge finds the images its report's paths are relative to)."""
 
     index: int
     total: int
@@ -115,6 +116,7 @@ class ShardInfo:
     weights: str | None = None  # the report whose durations weighted the split
     gates: list[Gate] = field(default_factory=list)
     datasets: list[DatasetInfo] = field(default_factory=list)
+    project: str | None = None  # absolute, on the shard's machine
 
     @classmethod
     def of(cls, shard: Shard, keys: Sequence[str], assigned: Mapping[str, int], weights: str | None) -> ShardInfo:
@@ -139,6 +141,7 @@ class ShardInfo:
             "weights": self.weights,
             "gates": [g.to_dict() for g in self.gates],
             "datasets": [d.to_dict() for d in self.datasets],
+            "project": self.project,
         }
 
     @classmethod
