@@ -223,9 +223,11 @@ def _comparison_text(c: Comparison) -> list[str]:
                 f"  {f'{d.metric} {d.kind}'.ljust(width)}  {number(d.old):>9} -> {number(d.new):>9}  {change}  ({over})"
             )
             if d.paired is not None:
-                lines.append(f"  {''.ljust(width)}  paired: {d.paired.describe()}; {d.paired.noise()}")
+                lines.append(f"  {''.ljust(width)}  {d.paired.spread()}; {d.paired.noise()}")
             if d.items and d.unpaired_differs:
-                lines.append(f"  {''.ljust(width)}  all items (unpaired, new and removed ones included): {unpaired(d)}")
+                lines.append(
+                    f"  {''.ljust(width)}  all items (unpaired, new and removed ones included): {unpaired(d, '->')}"
+                )
         for label, key in STABILITY_ROWS if e.base_stability or e.head_stability else ():
             old, new = (stability_cell(getattr(s, key, None)) for s in (e.base_stability, e.head_stability))
             lines.append(f"  {label}: {old} -> {new}")
@@ -503,8 +505,9 @@ def parser() -> argparse.ArgumentParser:
         default=[],
         metavar="RULE",
         help="exit 1 when HEAD breaks this rule (repeatable): METRIC:TOLERANCE per item (cer:+0.005, "
-        "cer:+10%%), METRIC.macro:TOLERANCE or METRIC.micro:TOLERANCE per engine, or errors "
-        "(an item measured in BASE is an error in HEAD)",
+        "cer:+10%%); METRIC.macro:TOLERANCE or METRIC.micro:TOLERANCE per engine, over the items both runs "
+        "measured, optionally with a confidence (cer.macro:+0.002@95%%: only when the whole 95%% interval of "
+        "the worsening lies above the tolerance); or errors (an item measured in BASE is an error in HEAD)",
     )
     c.add_argument(
         "--min-match",

@@ -523,7 +523,7 @@ def test_cli_text_output(runs):
     assert cer_macro.split() == "cer macro 0.0667 -> 0.1667 +0.1000 worse (3 items in both)".split()
     # the runs' own averages, labelled: the removed, new and crashed items move them
     assert lines[lines.index(cer_macro) + 2].split() == (
-        "all items (unpaired, new and removed ones included): 0.0600 (5) → 0.1500 (4)".split()
+        "all items (unpaired, new and removed ones included): 0.0600 (5) -> 0.1500 (4)".split()
     )
     exact = next(line for line in lines if line.strip().startswith("exact_match macro"))
     assert exact.split()[-6:] == ["+0.3333", "better", "(3", "items", "in", "both)"]
@@ -548,6 +548,11 @@ def test_cli_text_output(runs):
         "result: FAILED: 1 rule violation(s) of char_accuracy.macro:+0.01; besides, 1 item(s) regressed beyond "
         "their own tolerances"
     )
+
+
+def test_cli_help_documents_rules_with_a_confidence():
+    result = run_cli("--help")
+    assert result.returncode == 0 and "cer.macro:+0.002@95%" in " ".join(result.stdout.split())
 
 
 def test_cli_text_fits_the_terminal_and_cuts_nothing(runs):

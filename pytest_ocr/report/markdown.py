@@ -139,9 +139,9 @@ def _engine_delta_table(e: EngineComparison) -> list[str]:
     return _table([*header, "all items (unpaired)"], rows)
 
 
-def unpaired(d: AggregateDelta) -> str:
+def unpaired(d: AggregateDelta, arrow: str = "→") -> str:
     """An engine's averages over all of each run's items, new and removed ones included."""
-    return f"{number(d.all_old)} ({d.all_old_n}) → {number(d.all_new)} ({d.all_new_n})"
+    return f"{number(d.all_old)} ({d.all_old_n}) {arrow} {number(d.all_new)} ({d.all_new_n})"
 
 
 def _move_cell(direction: str, change: float) -> str:

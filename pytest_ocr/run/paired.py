@@ -100,10 +100,11 @@ class Paired:
 
     def describe(self) -> str:
         """``0.0412 -> 0.0450 (+0.0038; 95% interval +0.0010 to +0.0066, p = 0.004, n = 38)``"""
-        return (
-            f"{number(self.old)} -> {number(self.new)} ({signed(self.change)}; "
-            f"{self.level} interval {signed(self.low)} to {signed(self.high)}, p = {self.p_value:.3g}, n = {self.n})"
-        )
+        return f"{number(self.old)} -> {number(self.new)} ({signed(self.change)}; {self.spread()})"
+
+    def spread(self) -> str:
+        """``95% interval +0.0010 to +0.0066, p = 0.004, n = 38``"""
+        return f"{self.level} interval {signed(self.low)} to {signed(self.high)}, p = {self.p_value:.3g}, n = {self.n}"
 
     def noise(self) -> str:
         """What the suite can tell from noise, in words."""
