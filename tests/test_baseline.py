@@ -60,7 +60,7 @@ def test_items_worse_than_the_baseline_fail_new_ones_do_not(suite):
     for kind in ("macro", "micro"):
         assert f"    cer.{kind}: 0.1250 -> 0.1500 (+0.0250; 95% interval " in out
     assert out.count("p = 1, n = 4); a worsening below ") == 2
-    assert "      cer +0.1000  s.ocr.yaml::worse[fake]" in out.splitlines()
+    assert "      cer worse by 0.1000 beyond 0  s.ocr.yaml::worse[fake]" in out.splitlines()
     load_report(suite, "head.json")  # valid against the report schema
 
 

@@ -20,10 +20,10 @@ from test_compare import make_runs
 
 from pytest_ocr.cases.gates import Gate
 from pytest_ocr.cases.rules import Tolerance, parse
-from pytest_ocr.report.markdown import MAX_BYTES, comparison_markdown, escape, run_markdown
+from pytest_ocr.report.markdown import MAX_BYTES, Gating, comparison_markdown, escape, run_markdown
 from pytest_ocr.report.reasons import check_text, delta_text
 from pytest_ocr.run.compare import compare, parse_rules
-from pytest_ocr.run.gates import judge
+from pytest_ocr.run.gates import GateResult, judge
 from pytest_ocr.run.record import RunRecord
 from pytest_ocr.run.stored import load_report
 from pytest_ocr.scoring.thresholds import Check
@@ -200,27 +200,29 @@ def test_comparison_rows_from_hand_computed_values(runs):
     assert lines[0] == "### OCR comparison: base → head"
     assert "**FAILED**: 1 rule violation (rules: cer:+0.05)." in lines
     assert (
-        "- ❌ cer:+0.05: s.ocr.yaml::worse\\[fake\\]: cer: 0.1000 -&gt; 0.2000 (+0.1000; lower is better; tolerance "
+        "- ❌ cer:+0.05: s.ocr.yaml::worse\\[fake\\]: cer: 0.1000 -&gt; 0.5000 (+0.4000; lower is better; tolerance "
         "0.05): REGRESSED"
     ) in lines
-    # the values of test_compare's worked example, to 4 decimals: 3/51 = 0.0588, 3/41 = 0.0732, 30/2091 = 0.0143
-    # The paired columns cover the 3 items both runs measured, whose CER changed by 0, +0.1
-    # and -0.1 (one character in ten): the mean change is 0; of 27 equally likely bootstrap
-    # samples, all three -0.1 (1/27 = 3.7% > 2.5%) bounds the interval at -0.1, all three
-    # +0.1 at +0.1; every one of the 8 sign flips is at least as extreme as 0: p = 1; the
-    # interval reaches 0.1 below the estimate.
+    # the values of test_compare's worked example, to 4 decimals, over the 3 items both runs
+    # measured (worse, better, same), whose CER changed by +0.4, -0.1 and 0: cer macro 0.2/3 ->
+    # 0.5/3, micro 2/31 -> 5/31 (+3/31 = 0.0968). Of 27 equally likely bootstrap samples, all three
+    # "better" (1/27 = 3.7% > 2.5%) bound the interval at -0.1, all three "worse" at +0.4; every one
+    # of the 8 sign flips is at least as far from 0 as +0.1: p = 1; the interval reaches 0.2 below
+    # the estimate. Each run's own average follows, unpaired: 0.06 of 5 items, 0.15 of 4.
     for row in [
-        "| cases | 5 | 6 | +1 |  |  |  |",
-        "| passed | 4 | 3 | -1 |  |  |  |",
-        "| failed | 1 | 1 | same |  |  |  |",
-        "| errors | 0 | 2 | +2 |  |  |  |",
-        "| cer macro | 0.0600 | 0.0750 | ▲ +0.0150 worse | 0.0000 [-0.1000, +0.1000] (95%, 3 items) | 1 | 0.1000 |",
-        "| cer micro | 0.0588 | 0.0732 | ▲ +0.0143 worse | 0.0000 [-0.1000, +0.1000] (95%, 3 items) | 1 | 0.1000 |",
-        "| char_accuracy macro | 0.9400 | 0.9250 | ▼ -0.0150 worse | 0.0000 [-0.1000, +0.1000] (95%, 3 items) | 1 "
-        "| 0.1000 |",
-        "| exact_match macro | 0.4000 | 0.5000 | ▲ +0.1000 better | +0.3333 [0.0000, +1.0000] (95%, 3 items) | 1 "
-        "| 0.6667 |",
-        "| s.ocr.yaml::worse\\[fake\\] | s.ocr.yaml:2 | cer 0.1000 → 0.2000 (▲ +0.1000 worse) | passed → failed "
+        "| cases | 5 | 6 | +1 |  |  |  |  |",
+        "| passed | 4 | 3 | -1 |  |  |  |  |",
+        "| failed | 1 | 1 | same |  |  |  |  |",
+        "| errors | 0 | 2 | +2 |  |  |  |  |",
+        "| cer macro | 0.0667 | 0.1667 | ▲ +0.1000 worse | +0.1000 [-0.1000, +0.4000] (95%, 3 items) | 1 | 0.2000 "
+        "| 0.0600 (5) → 0.1500 (4) |",
+        "| cer micro | 0.0645 | 0.1613 | ▲ +0.0968 worse | +0.0968 [-0.1000, +0.4000] (95%, 3 items) | 1 | 0.1968 "
+        "| 0.0588 (5) → 0.1463 (4) |",
+        "| char_accuracy macro | 0.9333 | 0.8333 | ▼ -0.1000 worse | -0.1000 [-0.4000, +0.1000] (95%, 3 items) | 1 "
+        "| 0.2000 | 0.9400 (5) → 0.8500 (4) |",
+        "| exact_match macro | 0.3333 | 0.6667 | ▲ +0.3333 better | +0.3333 [0.0000, +1.0000] (95%, 3 items) | 1 "
+        "| 0.6667 | 0.4000 (5) → 0.5000 (4) |",
+        "| s.ocr.yaml::worse\\[fake\\] | s.ocr.yaml:2 | cer 0.1000 → 0.5000 (▲ +0.4000 worse) | passed → failed "
         "| yes |",
         "No change: 1 item, the same counts and aggregates.",  # fake2
         "- s.ocr.yaml::crashes\\[fake\\]: passed → error: sidecar\\_engine:read raised RuntimeError: engine crashed "
@@ -278,7 +280,7 @@ def test_run_summary_tables_gates_failures_and_errors(runs):
     fake = [r for r in head.results if r.engine == "fake"]
     declared = {"source": f"{runs}/s.ocr.yaml:3", "file": "s.ocr.yaml"}  # as the loader declares a suite's gates
     head.gates = [
-        judge(Gate("cer", "macro", "<", 0.1, **declared), "fake", fake),
+        judge(Gate("cer", "macro", "<", 0.2, **declared), "fake", fake),
         judge(Gate("cer", "micro", "<", 0.03, **declared), "fake", fake),
     ]
     markdown = run_markdown(head, project=runs)
@@ -290,28 +292,28 @@ def test_run_summary_tables_gates_failures_and_errors(runs):
         "| engine | fake | fake2 |",
         "| cases | 6 | 1 |",
         "| errors | 2 | 0 |",
-        "| cer macro | 0.0750 | 0.0000 |",
-        "| cer micro | 0.0732 | 0.0000 |",
+        "| cer macro | 0.1500 | 0.0000 |",
+        "| cer micro | 0.1463 | 0.0000 |",
         "| wer macro | 0.5000 | 0.0000 |",
         "| wer micro | 0.4000 | 0.0000 |",
-        "| char_accuracy macro | 0.9250 | 1.0000 |",  # asked for by name: shown as in the terminal
+        "| char_accuracy macro | 0.8500 | 1.0000 |",  # asked for by name: shown as in the terminal
         "**What gated this run**",
         "- **Thresholds** on 7 of 7 items.",
         "- **Aggregate gates**: 2 (per engine).",
         "**Failed**: 1 item over its thresholds, 1 aggregate gate failed, 2 errors.",
         "#### Aggregate gates (1 passed, 1 failed)",
         # rounded, and where it was declared relative to the project, as every other path
-        "| fake: cer.micro &lt; 0.03 | ❌ failed | fake: cer.micro = 0.0732 over 4 case(s), expected &lt; 0.03: FAILED "
+        "| fake: cer.micro &lt; 0.03 | ❌ failed | fake: cer.micro = 0.1463 over 4 case(s), expected &lt; 0.03: FAILED "
         "(declared at s.ocr.yaml:3) |",
-        "| fake: cer.macro &lt; 0.1 | ✅ passed | fake: cer.macro = 0.0750 over 4 case(s), expected &lt; 0.1: ok "
+        "| fake: cer.macro &lt; 0.2 | ✅ passed | fake: cer.macro = 0.1500 over 4 case(s), expected &lt; 0.2: ok "
         "(declared at s.ocr.yaml:3) |",
         "#### Failed (1)",
-        "| s.ocr.yaml::worse\\[fake\\] | s.ocr.yaml:2 | cer = 0.2000, expected &lt; 0.15: FAILED |",
+        "| s.ocr.yaml::worse\\[fake\\] | s.ocr.yaml:2 | cer = 0.5000, expected &lt; 0.15: FAILED |",
         "#### Errors (2)",
     ]:
         assert row in lines, row
     failed_gate = next(i for i, line in enumerate(lines) if line.startswith("| fake: cer.micro &lt; 0.03 |"))
-    passed_gate = next(i for i, line in enumerate(lines) if line.startswith("| fake: cer.macro &lt; 0.1 |"))
+    passed_gate = next(i for i, line in enumerate(lines) if line.startswith("| fake: cer.macro &lt; 0.2 |"))
     assert failed_gate < passed_gate  # failures first
     # the default metrics that nothing asked for are left out, as in the terminal
     assert not any(line.startswith("| ned macro") for line in lines)
@@ -458,3 +460,42 @@ def test_numbers_for_people_are_rounded_but_never_flip_a_verdict():
     assert delta_text(Delta("cer", 0.1, 0.1, Tolerance(0.005))) == (
         "cer: 0.1000 -> 0.1000 (0.0000; lower is better; tolerance 0.005): same"
     )
+
+
+def test_items_counted_twice_do_not_read_as_a_sum():
+    """36 failed items, 4 of them over their thresholds as well as regressed: not "4 ... , 36 ..."."""
+    gating = Gating(
+        items=40,
+        thresholded=40,
+        over_thresholds=4,
+        baseline="main.json",
+        compared=40,
+        comparing=40,
+        new=0,
+        regressed=36,
+        failed_items=36,
+        accepted=0,
+        gates=0,
+        gates_failed=0,
+        checks_failed=(),
+        errors=0,
+        invalid=0,
+        other_failed=0,
+    )
+    assert gating.failures == [
+        "36 failed items (4 items over their thresholds, 36 items regressed against the baseline; 4 both)"
+    ]
+    apart = dataclasses.replace(gating, over_thresholds=4, regressed=32, failed_items=36)
+    assert apart.failures == ["4 items over their thresholds", "32 items regressed against the baseline"]
+
+
+def test_a_gates_explanation_is_never_cut(runs):
+    head = load(runs / "head.json")
+    explanation = "vlm: 40 items with repeats against the baseline: FAILED: " + "; ".join(
+        f"s.ocr.yaml::p{i:02d}[vlm]: cer 0.02 -> 0.5 (10 and 10 recognitions, p = 0.0001: shown at 95%)"
+        for i in range(5)
+    )
+    head.gates = [GateResult("vlm: baseline, beyond the noise of repeats", False, explanation, None, 40)]
+    lines = run_markdown(head, project=runs).splitlines()
+    row = next(line for line in lines if line.startswith("| vlm: baseline, beyond the noise of repeats |"))
+    assert len(explanation) > 400 and escape(explanation, len(explanation)) in row and "…" not in row
