@@ -359,3 +359,16 @@ def test_compare_shows_instability_and_judges_as_the_run_did(pytester, service):
         r["key"]: r["repeats"]["unstable"] or b["repeats"]["unstable"]
         for r, b in zip(head["results"], report(pytester, "base.json")["results"], strict=True)
     }
+
+
+def test_an_overall_change_is_resolved_within_a_bounded_work_and_says_when_it_cannot_be_shown():
+    # 41 tests at 95%: 10,000 flips resolve 1e-4 < 0.05/41; 401 ask for more (0.05/401 = 1.2e-4)
+    assert noise._resamples(0.05 / 41, 40) == 10_000
+    assert noise._resamples(0.05 / 401, 400) == 32_080
+    # 20,000 items: the flips are bounded by their work, and the family says what that leaves
+    assert noise._resamples(0.05 / 20_001, 20_000) == 10_000
+    family = noise.Family(0.95, 20_001, 20_000, None, 0.05 / 20_001, (), 1 / 10_001)
+    assert family.note() == (
+        "an engine's overall change is resolved down to p = 0.0001 over its many items, above the 2.5e-06 "
+        "Holm's method asks for at 95%: it cannot be shown"
+    )

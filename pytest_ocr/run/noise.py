@@ -47,8 +47,10 @@ from .paired import BLOCK, CONFIDENCE, RESAMPLES, SEED
 from .result import CaseResult
 
 # The sign-flip test of an engine's overall change resamples more when Holm's first
-# step asks for a smaller p-value than RESAMPLES can give, up to this many.
+# step asks for a smaller p-value than RESAMPLES can give, up to this many, and up to
+# WORK sign flips of single items in all (2e8: about a second).
 MAX_RESAMPLES = 1_000_000
+WORK = 200_000_000
 
 
 def sample(metrics: Mapping[str, float | None], repeats: Mapping[str, Any] | None, metric: str) -> list[float]:
@@ -244,17 +246,27 @@ class Family:
     floor: float | None
     needed: float
     overall: tuple[Overall, ...] = ()
+    # The smallest p-value the sign flips of the largest overall change can give (None: every
+    # pattern counted, or no overall change): its resampling is bounded by WORK.
+    overall_floor: float | None = None
 
     def note(self) -> str | None:
-        """What the repeats cannot show, when that limits the run's verdicts."""
-        if self.floor is None or self.floor <= self.needed:
-            return None
+        """What the tests cannot show, when that limits the run's verdicts."""
         level = f"{format_number(round(self.confidence * 100, 6))}%"
-        return (
-            f"with these repeats no single unstable item can be shown to have regressed at {level}: the smallest "
-            f"p-value their samples give is {self.floor:.3g}, and Holm's method over the run's {self.tests} tests "
-            f"asks for {self.needed:.3g}; only engines' overall changes can be shown (more repeats lower the first)"
-        )
+        notes = []
+        if self.floor is not None and self.floor > self.needed:
+            notes.append(
+                f"with these repeats no single unstable item can be shown to have regressed at {level}: the "
+                f"smallest p-value their samples give is {self.floor:.3g}, and Holm's method over the run's "
+                f"{self.tests} tests asks for {self.needed:.3g}; only engines' overall changes can be shown "
+                f"(more repeats lower the first)"
+            )
+        if self.overall_floor is not None and self.overall_floor > self.needed:
+            notes.append(
+                f"an engine's overall change is resolved down to p = {self.overall_floor:.3g} over its many items, "
+                f"above the {self.needed:.3g} Holm's method asks for at {level}: it cannot be shown"
+            )
+        return "; ".join(notes) or None
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "overall": [o.to_dict() for o in self.overall], "note": self.note()}
@@ -276,6 +288,11 @@ class Judged:
     @property
     def overall(self) -> list[Overall]:
         return [o for f in self.families for o in f.overall]
+
+
+def _resamples(needed: float, n: int) -> int:
+    """Sign flips enough to resolve p-values down to a quarter of ``needed``, within the bounds."""
+    return max(RESAMPLES, min(MAX_RESAMPLES, math.ceil(4 / needed), WORK // max(1, n)))
 
 
 def _floor(old_n: int, new_n: int) -> float:
@@ -323,8 +340,8 @@ def judge(results: Iterable[CaseResult], old: Mapping[str, CaseResult]) -> Judge
         groups = sorted((k, ds) for k, ds in by_engine_metric.items() if len(ds) >= 2)
         size = len(tests) + len(groups)
         needed = (1 - confidence) / size
-        resamples = max(RESAMPLES, min(MAX_RESAMPLES, math.ceil(4 / needed)))
-        overall_p = [sign_flip_p([d.beyond for d in ds], resamples) for _, ds in groups]
+        draws = [(len(ds), _resamples(needed, len(ds))) for _, ds in groups]
+        overall_p = [sign_flip_p([d.beyond for d in ds], r) for (_, ds), (_, r) in zip(groups, draws, strict=True)]
         adjusted = holm([d.noise.p_value for _, _, d in tests if d.noise is not None] + overall_p)
         for (key, i, d), a in zip(tests, adjusted[: len(tests)], strict=True):
             assert d.noise is not None
@@ -335,7 +352,8 @@ def judge(results: Iterable[CaseResult], old: Mapping[str, CaseResult]) -> Judge
         )
         uncertain = [d.noise for _, _, d in tests if d.noise is not None and d.noise.p_value > 0]
         floor = min((_floor(n.old_n, n.new_n) for n in uncertain), default=None)
-        judged.families.append(Family(confidence, size, len(tests), floor, needed, overall))
+        overall_floor = max((1 / (r + 1) for n, r in draws if n >= 63 or 2**n > r), default=None)
+        judged.families.append(Family(confidence, size, len(tests), floor, needed, overall, overall_floor))
     for key, ds in provisional.items():
         judged.deltas[key] = tuple(decided.get((key, i), d) for i, d in enumerate(ds))
     return judged
