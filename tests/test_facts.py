@@ -846,9 +846,13 @@ def test_a_table_fact_names_the_nearest_cell_and_its_neighbours():
     reason, spans = failed_on({"type": "table", "cell": "12.50", "top_heading": "Amount"}, html)
     assert reason.startswith("cell '12.50' found on line 4, row 2, column 2 of its table, but the top heading is")
     assert spans == ['<TD class="x">12.50</TD>']
-    # A position a rowspan fills has no tag of its own: the reason says where it is, without a span.
+    # Two cells match (the rowspan repeats 'Ann' below it): the first one's place and failures are told.
     reason, spans = failed_on({"type": "table", "cell": "Ann", "right": "12.50"}, html.replace("12.50", "99"))
-    assert "row 2, column 1 of its table" in reason and spans == ['<td rowspan="2">Ann</td>']
+    assert reason == (
+        "cell 'Ann' found on line 4, row 2, column 1 of its table, but the cell to the right is '99', not '12.50' "
+        "(similarity 0.00 < 1.00) (and 1 other matching cell)"
+    )
+    assert spans == ['<td rowspan="2">Ann</td>']
     reason, spans = failed_on({"type": "table", "cell": "x"}, "no table here")
     assert (reason, spans) == ("no table found in the output", [])
 

@@ -21,7 +21,10 @@ The verdicts are exactly olmOCR-Bench's (``olmocr/bench/tests.py`` of olmocr 0.4
 an oracle), including its quirks: the text normalisation is the same sequence of regular expressions, a
 Markdown table's first row heads its columns, an HTML ``colspan`` does not widen the row it is on, a check
 that raises in olmOCR-Bench (a non-numeric ``rowspan``) counts as failed, as its benchmark runner counts it.
-Only the explanations differ: one short line, quoting at most 40 characters of a text.
+Only the explanations differ: one line, quoting at most 40 characters of a text, that says what a failed check
+found instead and where (the nearest text, the cell and its neighbours, at a line and column of the output), and
+the spans of the output it looked at (``FactVerdict.spans``); they are worked out after the verdict, never change it,
+and search at most once more within the same bounds.
 
 The work is bounded where olmOCR-Bench's is not (its table parser is quadratic in places, fuzzysearch is
 exponential in ``max_diffs`` for short texts, rapidfuzz's ``partial_ratio`` is O(N·M/64) for long texts):

@@ -65,6 +65,7 @@ _HTML_TAGS = (
     | _HEADINGS
 )
 _VOID = frozenset(("br", "hr"))
+_SAME = {"b": "strong", "i": "em"}  # drawn as their Markdown equivalents
 _HIDDEN = frozenset(("script", "style"))  # their content is not shown
 # HTML elements that mark a fact falling in them (a cell, an item, a paragraph).
 _HTML_MARKED = frozenset(("td", "th", "caption", "li", "p", *_HEADINGS))
@@ -251,12 +252,12 @@ class _Tree:
             for key, value in reader.attributes:
                 if (key in ("rowspan", "colspan") and name in ("td", "th")) or (key == "start" and name == "ol"):
                     attributes.update(_whole(key, value) or {})
-            self.open(name, attributes or None, offset)
+            self.open(_SAME.get(name, name), attributes or None, offset)
 
     def end(self, name: str, offset: int | None) -> None:
         """An end tag: closes the nearest open element of that name (in this block), and those inside it."""
         for k in range(len(self.stack) - 1, 0, -1):
-            if self.stack[k][0] == name:
+            if self.stack[k][0] == _SAME.get(name, name):
                 end = None if offset is None else offset + 1
                 while len(self.stack) > k:
                     self.close(end)
