@@ -78,15 +78,32 @@ def test_a_fact_that_does_not_hold_fails_the_item_and_says_why_everywhere(suite,
     result.assert_outcomes(failed=1)
     record = _record(suite)
     verdicts = {f["id"]: f for f in record["facts"]}
-    assert not verdicts["north"]["passed"] and "4.2" in verdicts["north"]["reason"]
-    assert not verdicts["no-draft"]["passed"]
-    assert verdicts["heading"]["passed"]
+    # What each failed fact found instead, and where: the nearest cell with its neighbours, where the text was.
+    north = (
+        "no cell matching '4.2' (threshold 1.00) in 1 table; the nearest is '4.7' (similarity 0.67) on line 7, "
+        "row 2, column 2 of its table, with above 'Revenue', below '3.1', left 'North'"
+    )
+    draft = "'DRAFT' found at line 1, column 3: best match 1.000 >= threshold 1.000"
+    assert (verdicts["north"]["passed"], verdicts["north"]["reason"]) == (False, north)
+    assert (verdicts["no-draft"]["passed"], verdicts["no-draft"]["reason"]) == (False, draft)
+    output = wrong
+    assert [output[a:b] for a, b in verdicts["north"]["spans"]] == ["4.7"]
+    assert [output[a:b] for a, b in verdicts["no-draft"]["spans"]] == ["DRAFT"]
+    # Where each fact is written: its line in the case file.
+    assert [(f["id"], f["file"], f["line"]) for f in record["facts"]] == [
+        ("heading", "doc.ocr.yaml", 5),
+        ("growth", "doc.ocr.yaml", 6),
+        ("north", "doc.ocr.yaml", 7),
+        ("no-draft", "doc.ocr.yaml", 8),
+        ("check-5", "doc.ocr.yaml", 9),
+    ]
+    assert verdicts["heading"]["passed"] and verdicts["heading"]["spans"] == []
     assert record["metrics"]["checks_passed"] == pytest.approx(3 / 5)
     text = result.stdout.str()
     # The failure text: the threshold, then each fact that does not hold with its reason.
     assert "checks_passed = 0.6000, expected >= 1: FAILED" in text
-    assert "check north (table) does not hold:" in text
-    assert "check no-draft (absent) does not hold:" in text
+    assert f"check north (table) does not hold: {north}" in text
+    assert f"check no-draft (absent) does not hold: {draft}" in text
     assert "check heading (present) holds" in text
     assert "facts held" in text and "3 of 5" in text
     # The HTML report, as a browser draws the item: every fact with its verdict, those that do not hold first.
@@ -95,13 +112,15 @@ def test_a_fact_that_does_not_hold_fails_the_item_and_says_why_everywhere(suite,
     assert checks.find("h4").text() == "Checks: 3 of 5 hold"
     rows = [[cell.text() for cell in row.find_all("td")] for row in checks.find("tbody").find_all("tr")]
     assert [row[0] for row in rows[:2]] == ["north", "no-draft"] and rows[0][3] == "does not hold"
-    assert "4.2" in rows[0][4]
+    assert rows[0][4] == north + " (marked in the output)"
     junit = (suite.path / "junit.xml").read_text(encoding="utf-8")
-    assert "check north (table) does not hold" in junit
-    # The GitHub step summary (Markdown) and the item's annotation.
-    assert "check north (table) does not hold" in (suite.path / "step-summary.md").read_text(encoding="utf-8")
-    annotation = next(line for line in text.splitlines() if line.startswith("::error file=doc.ocr.yaml"))
-    assert "check north (table) does not hold" in annotation
+    assert f"check north (table) does not hold: {north}" in junit.replace("&apos;", "'")
+    # The GitHub step summary (Markdown) and the item's annotation, at the first failed fact's own line.
+    summary = (suite.path / "step-summary.md").read_text(encoding="utf-8")
+    assert "check north (table) does not hold: no cell matching" in summary and "'4.7' (similarity 0.67)" in summary
+    (annotation,) = [line for line in text.splitlines() if line.startswith("::error file=doc.ocr.yaml")]
+    assert annotation.startswith("::error file=doc.ocr.yaml,line=7,title=OCR failed%3A page on fake::")
+    assert "check north (table) does not hold: no cell matching" in annotation
 
 
 def test_a_threshold_on_checks_passed_replaces_every_fact_must_hold(suite):
@@ -201,6 +220,22 @@ FACTS = [
 ]
 
 
+def test_an_item_failed_by_an_olmocr_bench_fact_is_annotated_at_the_facts_jsonl_line(suite, monkeypatch):
+    facts = [{"id": "f0", "type": "present", "text": "turnip crop"}, *FACTS]  # f2 (line 3) does not hold
+    _bench(suite.path, {"doc_pg1_repeat1.md": "the turnip crop\nBRITISH HUSBANDRY"}, facts)
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    result = run(suite, "--ocr-report", "report.json")
+    result.assert_outcomes(failed=1)
+    record = _record(suite)
+    where = [(f["id"], f["file"], f["line"]) for f in record["facts"]]
+    # olmOCR-Bench's added baseline fact is written nowhere: it points at its page's first fact.
+    jsonl = "bench/tables.jsonl"
+    assert where == [("f0", jsonl, 1), ("f1", jsonl, 2), ("f2", jsonl, 3), ("doc.pdf_baseline", jsonl, 1)]
+    (annotation,) = [line for line in result.stdout.lines if line.startswith("::error ")]
+    assert annotation.startswith(f"::error file={jsonl},line=3,title=OCR failed%3A doc_pg1 on mysystem::")
+    assert "check f2 (absent) does not hold: 'BRITISH HUSBANDRY' found at line 2, column 1" in annotation
+
+
 def test_stored_repeats_are_judged_as_olmocr_bench_judges_them(suite):
     # f1 holds in 2 of 3 outputs (holds); f2 in 1 of 3 (does not).
     _bench(
@@ -266,3 +301,139 @@ def test_shards_merged_give_the_facts_and_score_of_one_run(suite):
         return {r["key"]: r["facts"] for r in report["results"]}
 
     assert facts(joined) == facts(full) and len(facts(full)) == 23
+
+
+# -- the HTML report of a page checked by facts: its output, rendered and as written, failed facts marked
+
+
+def _output_box(body):
+    detail = body.find("div", cls="detail")
+    return detail, detail.find("div", cls="output-box")
+
+
+def test_a_checks_only_page_shows_its_output_with_each_failed_fact_marked_where_it_looked(suite):
+    suite.write("bench.ocr.yaml", f"dataset: {{type: olmocr-bench, path: {json.dumps(str(SAMPLE))}}}\n")
+    run(suite, "--ocr-report", "report.json", "--ocr-html", "report.html")
+    report = load_report(suite)
+    record = next(r for r in report["results"] if r["case"] == "earnings_pg1")
+    facts = record["facts"]
+    failed = next(i for i, f in enumerate(facts) if not f["passed"])
+    assert facts[failed]["id"] == "earnings_table00"
+    # The Markdown, rendered: the table cell the fact examined ("1,136", line 30) is in the marked table row.
+    fragment = "#" + urlencode({"view": "cases", "case": record["id"]})
+    detail, box = _output_box(rendered(suite.path, suite.path / "report.html", fragment))
+    assert box.attrs["data-text"] == "rendered"
+    shown = box.find("div", cls="rendered")
+    assert shown.find_all("h1") == [] and "Recently Issued Accounting Pronouncements" in shown.text()
+    (mark,) = shown.find_all(cls="fact-mark")
+    assert mark.tag == "tr" and mark.attrs["data-facts"] == str(failed)
+    assert [td.text() for td in mark.find_all("td")] == ["Sales, general and administrative", "1,136", "876", "680"]
+    assert mark.attrs["title"] == f"check earnings_table00 (table) does not hold: {facts[failed]['reason']}"
+    assert "Marked: where each check that does not hold looked" in box.find("p", cls="legend").text()
+    assert "No reference text to compare with: the engine's output, rendered as Markdown" in box.text()
+    # As written: the whole output, the cell's own characters marked.
+    _, box = _output_box(rendered(suite.path, suite.path / "report.html", fragment + "&text=raw"))
+    assert box.attrs["data-text"] == "raw"
+    raw = box.find("pre", cls="raw")
+    assert raw.text() == record["prediction"]
+    assert [(m.text(), m.attrs["data-facts"]) for m in raw.find_all("mark")] == [("1,136", str(failed))]
+    # A page with several failed facts: each marked at its own place, in both views.
+    record = next(r for r in report["results"] if r["case"] == "test-graphical-text_pg1")
+    _, box = _output_box(
+        rendered(suite.path, suite.path / "report.html", "#" + urlencode({"case": record["id"], "text": "raw"}))
+    )
+    spans = [(f["id"], [record["prediction"][a:b] for a, b in f["spans"]]) for f in record["facts"] if f["spans"]]
+    assert spans == [("test_graphical_text_00", ["THE PO"]), ("test_graphical_text_01", ["THE POWER OF S"])]
+    # where the spans overlap, one mark names both facts
+    marks = [(m.text(), m.attrs["data-facts"]) for m in box.find("pre", cls="raw").find_all("mark")]
+    assert marks == [("THE PO", "0 1"), ("WER OF S", "1")]
+
+
+HOSTILE_PAGE = """# Turnip <script>document.body.setAttribute('data-pwned', 1)</script>report
+
+The <b>turnip</b> crop <img src="http://127.0.0.1:9/x.png" onerror="document.body.setAttribute('data-pwned', 2)"> grew
+[well](javascript:document.body.setAttribute('data-pwned',3)) and [there](http://127.0.0.1:9/) ![a field](http://127.0.0.1:9/f.png).
+
+<table>
+<tr><th>Crop</th><th onclick="document.body.setAttribute('data-pwned', 4)">Yield</th></tr>
+<tr><td>Turnip</td><td rowspan="2" style="display:none">4.2</td></tr>
+<tr><td>Swede<iframe src="http://127.0.0.1:9/"></iframe><object data="http://127.0.0.1:9/"></object></td></tr>
+</table>
+
+<style>body { display: none }</style><link rel="stylesheet" href="http://127.0.0.1:9/s.css">
+
+Formula \\(x^2\\) and a \u202ereversed\u202c word.
+"""
+
+
+def test_hostile_output_is_rendered_inert_and_loads_nothing(suite):
+    from test_html import assert_nothing_injected
+
+    facts = [
+        {"id": "yield", "type": "table", "cell": "4.3", "left": "Turnip"},
+        {"id": "script", "type": "absent", "text": "data-pwned', 1"},
+    ]
+    _bench(suite.path, {"doc_pg1_repeat1.md": HOSTILE_PAGE}, facts)
+    run(suite, "--ocr-report", "report.json", "--ocr-html", "report.html").assert_outcomes(failed=1)
+    record = _record(suite)
+    assert record["prediction"] == HOSTILE_PAGE
+    fragment = "#" + urlencode({"case": record["id"]})
+    for view in ("", "&text=raw"):
+        # rendered() fails on any console message: a blocked request or script would log one
+        body = rendered(suite.path, suite.path / "report.html", fragment + view)
+        assert "data-pwned" not in body.attrs
+        assert_nothing_injected(body, scripts=3)  # the page's own: its code, its data, the thumbnail
+        for node in body.walk():
+            assert "href" not in node.attrs or node.attrs["href"].startswith("#"), node.attrs
+            assert "src" not in node.attrs or node.attrs["src"].startswith("data:image/jpeg;base64,"), node.tag
+        _, box = _output_box(body)
+        tags = {node.tag for node in box.walk()}
+        assert not tags & {"a", "iframe", "object", "link", "style", "img", "script", "b"}, tags
+    _, box = _output_box(rendered(suite.path, suite.path / "report.html", fragment))
+    shown = box.find("div", cls="rendered")
+    # The text of the page, markup gone: no script text, images as placeholders, a link's address a tooltip.
+    text = shown.text()
+    assert shown.find("h1").text() == "Turnip report" and "display: none" not in text and "onerror" not in text
+    assert "[image]" in text and "[image: a field]" in text
+    (link,) = shown.find_all(cls="md-link")
+    assert (link.tag, link.text(), link.attrs["title"]) == ("span", "there", "http://127.0.0.1:9/")
+    assert "[well](javascript:" in text  # not a link CommonMark allows: its text as written
+    assert "\u202e" not in text and "\ufffdreversed\ufffd" in text
+    cell = next(td for td in shown.find_all("td") if td.text() == "4.2")
+    assert cell.attrs.get("rowspan") == "2" and "style" not in cell.attrs
+    assert "yield" in {record["facts"][int(i)]["id"] for i in cell.attrs["data-facts"].split()}
+    _, box = _output_box(rendered(suite.path, suite.path / "report.html", fragment + "&text=raw"))
+    raw = box.find("pre", cls="raw")
+    assert raw.text() == HOSTILE_PAGE.replace("\u202e", "\ufffd").replace("\u202c", "\ufffd")
+    marked = {m.text() for m in raw.find_all("mark")}
+    assert marked == {'<td rowspan="2" style="display:none">4.2</td>', "data-pwned', 1"}
+
+
+def test_a_deep_link_puts_its_case_at_the_top_of_the_window(suite, tmp_path):
+    from test_html_baseline import Browser
+
+    suite.write("bench.ocr.yaml", f"dataset: {{type: olmocr-bench, path: {json.dumps(str(SAMPLE))}}}\n")
+    run(suite, "--ocr-report", "report.json", "--ocr-html", "report.html")
+    ids = [r["id"] for r in load_report(suite)["results"]]
+    browser = Browser(tmp_path)
+    try:
+        for case in (
+            "bench.ocr.yaml::earnings_pg1[olmocr_pipeline]",
+            "bench.ocr.yaml::lincoln_letter_pg1[olmocr_pipeline]",
+        ):
+            assert case in ids
+            browser.open((suite.path / "report.html").as_uri() + "#" + urlencode({"view": "cases", "case": case}))
+            browser.wait("document.querySelector('tr.detail-row img.thumb').complete")
+            where = browser.js(
+                "(() => { const row = document.querySelector('tr.case-row.open'); return {id: row.dataset.id,"
+                " top: row.getBoundingClientRect().top, detail: document.querySelector('tr.detail-row')"
+                ".getBoundingClientRect().top, bottom: row.getBoundingClientRect().bottom, scrolled: scrollY,"
+                " room: document.documentElement.scrollHeight - innerHeight}; })()"
+            )
+            # The case's own row at the top (its scroll margin, 8 px), its details right below it; the page
+            # could scroll further, so nothing held the row lower.
+            assert where["id"] == case and 0 <= where["top"] <= 9, where
+            assert where["detail"] == pytest.approx(where["bottom"], abs=1) and where["scrolled"] < where["room"], where
+    finally:
+        browser.close()
+    assert [e for e in browser.events if e["method"] == "Runtime.exceptionThrown"] == []

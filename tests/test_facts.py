@@ -130,16 +130,48 @@ def test_the_sample_totals_per_type():
     assert {k: tuple(v) for k, v in oracle_by_type.items()} == SAMPLE_PASSES
 
 
-def test_the_reasons_say_what_failed():
-    page = ("earnings.pdf", 1)
+def test_the_reasons_say_what_failed_and_what_was_found_instead():
     by_id = {d["id"]: d for d in CHECKS}
-    verdict = check_fact(parse_fact(by_id["earnings_table00"]), OUTPUTS[page])
+
+    def failed(fact_id: str) -> tuple[FactVerdict, list[str]]:
+        data = by_id[fact_id]
+        text = OUTPUTS[(data["pdf"], data["page"])]
+        verdict = check_fact(parse_fact(data), text)
+        assert not verdict.passed
+        return verdict, [text[start:end] for start, end in verdict.spans]
+
+    # table: the matching cell, where it is written (the earnings table's "1,136" is on line 30 of the output)
+    verdict, spans = failed("earnings_table00")
     assert verdict.reason == (
-        "cell '1,136' found, but the top heading is 'Jan 29, 2023', not 'Year Ended' (similarity 0.18 < 1.00)"
+        "cell '1,136' found on line 30, row 5, column 2 of its table, but the top heading is 'Jan 29, 2023', "
+        "not 'Year Ended' (similarity 0.18 < 1.00)"
     )
-    long = by_id["discoverworld_crazy_table4_02"]
-    verdict = check_fact(parse_fact(long), OUTPUTS[(long["pdf"], long["page"])])
-    assert verdict.reason == "'We use the GPT-4O model for all our agen…' not found: best match 0.993 < threshold 1.000"
+    assert spans == ["1,136"]
+    assert OUTPUTS[("earnings.pdf", 1)].splitlines()[29].startswith("| Sales, general and administrative | 1,136 |")
+    # present: the nearest text (olmOCR read "4O" as "40") and where it starts
+    verdict, spans = failed("discoverworld_crazy_table4_02")
+    assert verdict.reason == (
+        "'We use the GPT-4O model for all our agen…' not found: best match 0.993 < threshold 1.000; "
+        "the nearest is 'We use the GPT-40 model for all our agen…' at line 51, column 150"
+    )
+    assert spans[0].startswith("We use the GPT-40 model for all our agents")
+    # present, case-sensitive: the nearest is in upper case on the page; the span is the output's own text
+    verdict, spans = failed("building_notes_02")
+    assert verdict.reason.endswith("the nearest is 'west bath ' at line 11, column 3")
+    assert spans == ["WEST BATH "]
+    # absent: where it was found, and as what (a Persian text with other letters and a line break between)
+    verdict, spans = failed("ff3d6e051903fe5ca9bc172ece14964c5632_01a")
+    assert verdict.reason.startswith(
+        "'farbod4ever@gmail.com :نويسنده رابط' found at line 7, column 1 as 'farbod4ever@gmail.com نویسنده رابطه'"
+    )
+    assert spans == ["farbod4ever@gmail.com\n\nنویسنده رابطه"]
+    # order: where the first 'before' and the last 'after' are
+    verdict, spans = failed("mathfuncscol_01")
+    assert verdict.reason == (
+        "'Pythagorean Theorem' does not come before 'The Fundamental Theorem of Calculus' (the first 'before' "
+        "match is at line 10, column 6, the last 'after' match at line 5, column 28)"
+    )
+    assert spans == ["Pythagorean Theorem", "The Fundamental Theorem of Calculus"]
 
 
 def test_math_facts_are_delegated_to_the_callers_checker():
@@ -771,7 +803,129 @@ def test_well_formed_facts_from_case_files():
     assert set(FACT_TYPES) == {"present", "absent", "order", "table", "baseline", "math"}
 
 
-# --- 4. Huge outputs finish in bounded time and memory
+# --- 4. A failed fact says what it found instead, and where: the verdicts stay olmOCR's (above), only the
+# explanations and the spans of the output they point at are ours.
+
+
+def failed_on(data: dict, text: str) -> tuple[str, list[str]]:
+    verdict = check_fact(parse_fact({"id": "f", **data}), text)
+    assert not verdict.passed and verdict.passed == oracle({"id": "f", **data}, text)
+    return verdict.reason, [text[start:end] for start, end in verdict.spans]
+
+
+MARKDOWN_TABLE = """Intro line
+
+| Item | 2023 | 2024 |
+|------|------|------|
+| Cost of revenue | 1,120 | 990 |
+|  Research  | 2,710 |  |
+"""
+
+
+def test_a_table_fact_names_the_nearest_cell_and_its_neighbours():
+    reason, spans = failed_on({"type": "table", "cell": "2,700", "left": "Research"}, MARKDOWN_TABLE)
+    assert reason == (
+        "no cell matching '2,700' (threshold 1.00) in 1 table; the nearest is '2,710' (similarity 0.80) on line 6, "
+        "row 3, column 2 of its table, with above '1,120', left 'Research', right ''"
+    )
+    assert spans == ["2,710"]
+    # A blank cell is the space between its pipes; a match's failed relations say what is there.
+    reason, spans = failed_on({"type": "table", "cell": "", "up": "x"}, MARKDOWN_TABLE)
+    assert reason.startswith("cell '' found on line 6, row 3, column 3 of its table, but the cell above is '990'")
+    assert spans == ["  "]
+    html = (
+        "<p>before</p>\n<table>\n  <tr><th>Name</th><th>Total</th></tr>\n"
+        '  <tr><td rowspan="2">Ann</td><TD class="x">12.50</TD></tr>\n  <tr><td>13.75</td></tr>\n</table>\n'
+    )
+    reason, spans = failed_on({"type": "table", "cell": "13.57"}, html)
+    assert reason == (
+        "no cell matching '13.57' (threshold 1.00) in 1 table; the nearest is '13.75' (similarity 0.80) on line 5, "
+        "row 3, column 2 of its table, with above '12.50', left 'Ann'"
+    )
+    assert spans == ["<td>13.75</td>"]
+    reason, spans = failed_on({"type": "table", "cell": "12.50", "top_heading": "Amount"}, html)
+    assert reason.startswith("cell '12.50' found on line 4, row 2, column 2 of its table, but the top heading is")
+    assert spans == ['<TD class="x">12.50</TD>']
+    # Two cells match (the rowspan repeats 'Ann' below it): the first one's place and failures are told.
+    reason, spans = failed_on({"type": "table", "cell": "Ann", "right": "12.50"}, html.replace("12.50", "99"))
+    assert reason == (
+        "cell 'Ann' found on line 4, row 2, column 1 of its table, but the cell to the right is '99', not '12.50' "
+        "(similarity 0.00 < 1.00) (and 1 other matching cell)"
+    )
+    assert spans == ['<td rowspan="2">Ann</td>']
+    reason, spans = failed_on({"type": "table", "cell": "x"}, "no table here")
+    assert (reason, spans) == ("no table found in the output", [])
+
+
+def test_presence_facts_point_at_the_output_as_written():
+    text = "Title\n\n**Total   due:**  \u00c9tienne  \u2014 42\n"
+    # Markup, runs of whitespace, a dash and a decomposed letter: the span is the output's own characters.
+    reason, spans = failed_on({"type": "present", "text": "Total due: Etienne - 42"}, text.replace("\u00c9", "E\u0301"))
+    assert reason.endswith("the nearest is 'Total due: Étienne - 42' at line 3, column 3")
+    assert spans == ["Total   due:**  E\u0301tienne  \u2014 42"]
+    reason, spans = failed_on({"type": "absent", "text": "total due", "case_sensitive": False}, text)
+    assert reason == "'total due' found at line 3, column 3: best match 1.000 >= threshold 1.000"
+    assert spans == ["Total   due"]
+    # first_n and last_n: the content checked is the text's ends, joined; the span is in the output
+    reason, spans = failed_on({"type": "absent", "text": "42", "first_n": 3, "last_n": 4}, text)
+    assert reason.startswith("'42' found in the first 3 and last 4 characters at line 3, column 30:")
+    assert spans == ["42"]
+    # A letter that lowers to two (İ): the positions after it still point at the right characters.
+    reason, spans = failed_on({"type": "absent", "text": "zz", "case_sensitive": False}, "\u0130stanbul zz")
+    assert spans == ["zz"] and "at line 1, column 10" in reason
+    reason, spans = failed_on({"type": "present", "text": "qqq"}, "abc")
+    assert reason == "'qqq' not found: best match 0.000 < threshold 1.000" and spans == []
+
+
+def test_order_facts_name_the_nearest_text_when_one_is_missing():
+    text = "Chapter one\nA long story.\nChapter two\n"
+    reason, spans = failed_on({"type": "order", "before": "Chapter ane", "after": "Chapter two"}, text)
+    assert reason == (
+        "'before' text 'Chapter ane' not found exactly; the nearest is 'Chapter one' at line 1, column 1 "
+        "(similarity 0.909)"
+    )
+    assert spans == ["Chapter one"]
+    reason, spans = failed_on({"type": "order", "before": "Chapter two", "after": "Chapter one"}, text)
+    assert reason.endswith(
+        "(the first 'before' match is at line 3, column 1, the last 'after' match at line 1, column 1)"
+    )
+    assert spans == ["Chapter two", "Chapter one"]
+
+
+def test_baseline_facts_point_at_the_repeats_and_the_first_disallowed_character():
+    # The repeats are counted on the output with its runs of whitespace made one space: the span covers them.
+    text = "A real line.\nab ab  ab\n ab" + " ab" * 40
+    reason, spans = failed_on({"type": "baseline"}, text)
+    # (the line break after the first line is one of them)
+    assert reason == "the output ends with 44 repeats of the 3-gram ' ab' (max_repeats 30), from line 1, column 13"
+    assert spans == [text[text.index("\n") :]]
+    reason, spans = failed_on({"type": "baseline"}, "Page 1\nfine text 文字 and more 字")
+    assert reason == (
+        "the output has 3 disallowed characters (CJK, kana or emoji): '文字', the first at line 2, column 11"
+    )
+    assert spans == ["文"]
+
+
+@PROPERTY
+@given(st.lists(st.sampled_from(WORDS + SEPARATORS + ["*", "__", "<b>", "</i>", "<br/>", "\x1c", "İ"]), max_size=30))
+def test_each_normalised_character_comes_from_the_output_characters_it_is_mapped_to(pieces):
+    text = "".join(pieces)
+    for case_sensitive in (True, False):
+        located = facts_module._Page(text).located(case_sensitive)
+        assert located is not None
+        expected = normalize_text(text) if case_sensitive else normalize_text(text).lower()
+        assert located.text == expected
+        assert len(located.starts) == len(located.ends) == len(located.text)
+        previous = 0
+        for k, character in enumerate(located.text):
+            start, end = located.starts[k], located.ends[k]
+            assert previous <= start < end <= len(text)
+            previous = start
+            source = normalize_text(text[start:end])
+            assert character in (source if case_sensitive else source.lower()), (k, character, text[start:end])
+
+
+# --- 5. Huge outputs finish in bounded time and memory
 
 HUGE = textwrap.dedent(
     """
@@ -841,7 +995,10 @@ HUGE = textwrap.dedent(
         assert "HTML_MAX_WORK" in check_facts(FACTS, OUTPUTS["backward spans"])[8].reason
         # 10,000 equal <thead> rows: found (olmOCR's rows.index compares each with every row before it)
         header_rows = check_facts(FACTS, OUTPUTS["header rows"])[8].reason
-        assert header_rows.startswith("cell 'item 77777' found, but the cell above is 'Name', not 'item 77776'")
+        assert header_rows.startswith(
+            "cell 'item 77777' found on line 1, row 10001, column 1 of its table, but the cell above is 'Name', "
+            "not 'item 77776'"
+        )
         assert max(seconds.values()) < 60, seconds
     """
 )

@@ -813,6 +813,7 @@ def olmocr_bench(config: dict, base: Path) -> Loaded:
         }
     pages: dict[tuple[str, int], list[dict]] = {}
     sources: dict[tuple[str, int], str] = {}
+    lines: dict[int, tuple[Path, int]] = {}  # id(a fact) -> its file and line
     files = sorted(p for p in root.iterdir() if p.suffix == ".jsonl" and p.is_file())
     if not files:
         raise DatasetError("path", f"no .jsonl files of facts in {root}")
@@ -827,6 +828,7 @@ def olmocr_bench(config: dict, base: Path) -> Loaded:
                 continue
             key = (fact["pdf"], fact["page"])
             pages.setdefault(key, []).append(fact)
+            lines[id(fact)] = (file, number)
             sources.setdefault(key, f"{file}:{number}")
     if config.get("baseline", True):
         with_baseline = {pdf for (pdf, _), facts in pages.items() if any(f["type"] == "baseline" for f in facts)}
@@ -837,8 +839,17 @@ def olmocr_bench(config: dict, base: Path) -> Loaded:
     for (pdf, page), facts in sorted(pages.items()):
         checks = [{k: v for k, v in f.items() if k not in ("pdf", "page")} for f in facts]
         name = f"{_name(pdf)}_pg{page}"
+        # A baseline fact olmOCR-Bench adds is written nowhere: it points at its page's first fact, or its PDF.
+        first = lines.get(id(facts[0]), (pdfs / pdf, 1))
         loaded.cases.append(
-            {"id": name, "source": sources[(pdf, page)], "image": str(pdfs / pdf), "page": page, "checks": checks}
+            {
+                "id": name,
+                "source": sources[(pdf, page)],
+                "image": str(pdfs / pdf),
+                "page": page,
+                "checks": checks,
+                "check_sources": [lines.get(id(f), first) for f in facts],
+            }
         )
     return loaded
 

@@ -546,6 +546,10 @@ def _case(
     """``settings``: the case's own, without and with checks."""
     expected = raw.get("expected", {})
     checks = _facts(raw) if "checks" in raw else ()
+    line = document.line_of(keypath) or 1
+    # A dataset's checks say where they are written; a case file's are its `checks:` entries.
+    written = [(document.path, document.line_of(keypath + ("checks", i)) or line) for i in range(len(checks))]
+    check_sources = tuple(raw.get("check_sources") or written)
 
     def beside(key: str) -> Path | None:
         return _beside(directory, expected[key]) if key in expected else None
@@ -553,7 +557,7 @@ def _case(
     return Case(
         id=raw["id"],
         file=document.path,
-        line=document.line_of(keypath) or 1,
+        line=line,
         image=_beside(directory, raw["image"]),
         expected_text=expected.get("text"),
         expected_text_file=beside("text_file"),
@@ -565,5 +569,6 @@ def _case(
         source=raw.get("source"),
         page=raw.get("page"),
         checks=checks,
+        check_sources=check_sources,
         **settings[bool(checks)],
     )

@@ -48,8 +48,10 @@ class Case:
     # (scoring/repeats.py): mean | worst | all.
     repeat: int | None = None
     repeat_judge: str = "mean"
-    # Facts about the page its output must hold (olmOCR-Bench's checks; metrics/facts.py).
+    # Facts about the page its output must hold (olmOCR-Bench's checks; metrics/facts.py), and where
+    # each is written (file and line: its `checks:` entry, an olmOCR-Bench JSONL line).
     checks: tuple[Fact, ...] = ()
+    check_sources: tuple[tuple[Path, int], ...] = ()
     # For a PDF image: the page the engines read and its resolution, as set (None: page 1,
     # pages.DEFAULT_DPI; see pdf_page). Other images are read as they are.
     page: int | None = None

@@ -21,7 +21,10 @@ The verdicts are exactly olmOCR-Bench's (``olmocr/bench/tests.py`` of olmocr 0.4
 an oracle), including its quirks: the text normalisation is the same sequence of regular expressions, a
 Markdown table's first row heads its columns, an HTML ``colspan`` does not widen the row it is on, a check
 that raises in olmOCR-Bench (a non-numeric ``rowspan``) counts as failed, as its benchmark runner counts it.
-Only the explanations differ: one short line, quoting at most 40 characters of a text.
+Only the explanations differ: one line, quoting at most 40 characters of a text, that says what a failed check
+found instead and where (the nearest text, the cell and its neighbours, at a line and column of the output), and
+the spans of the output it looked at (``FactVerdict.spans``); they are worked out after the verdict, never change it,
+and search at most once more within the same bounds.
 
 The work is bounded where olmOCR-Bench's is not (its table parser is quadratic in places, fuzzysearch is
 exponential in ``max_diffs`` for short texts, rapidfuzz's ``partial_ratio`` is O(N·M/64) for long texts):
@@ -92,6 +95,9 @@ HTML_MAX_CHARS = 1_000_000
 # table: element visits of olmOCR's HTML table walk (a nested table is walked once per enclosing table, its
 # cells once per enclosing row) and cells of its rowspan/colspan grid; a flat 1 MB table needs about 800,000.
 HTML_MAX_WORK = 10_000_000
+# A failed check says where in the output it looked (line and column): the normalised text it checked is mapped
+# back to the output, at some 40 bytes a character. Up to this length; beyond it, the reason names no position.
+LOCATE_MAX_CHARS = 1_000_000
 # table: an empty 'cell' matches every empty cell, padding included; the padding of a table (rows × widest row
 # minus its cells) is examined up to this size.
 TABLE_MAX_PADDING = 5_000_000
@@ -136,6 +142,18 @@ _REPLACEMENTS = str.maketrans(
         "\u00b5": "\u03bc",
     }
 )
+_GROUP = r"\1"  # a match replaced by its first group
+# olmOCR's regular expressions, in its order, each with what replaces a match; then NFC and _REPLACEMENTS.
+_STEPS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (_BR, " "),
+    (_WHITESPACE, " "),
+    (_BOLD_STARS, _GROUP),
+    (_BOLD_UNDERSCORES, _GROUP),
+    (_B_TAG, ""),
+    (_I_TAG, ""),
+    (_ITALIC_STAR, _GROUP),
+    (_ITALIC_UNDERSCORE, _GROUP),
+)
 # A text of printable ASCII without '*', '_', '<' or two spaces in a row is its own normalisation (no rule
 # above can change it); most table cells are, and a 5 MB table has a million of them.
 _MAY_CHANGE = re.compile(r"[^\x20-\x7e]|[*_<]|  ")
@@ -148,14 +166,8 @@ def normalize_text(text: str) -> str:
     Not idempotent (a fullwidth low line becomes '_' after the italics rule ran): normalise a text once."""
     if not _MAY_CHANGE.search(text):
         return text
-    text = _BR.sub(" ", text)
-    text = _WHITESPACE.sub(" ", text)
-    text = _BOLD_STARS.sub(r"\1", text)
-    text = _BOLD_UNDERSCORES.sub(r"\1", text)
-    text = _B_TAG.sub("", text)
-    text = _I_TAG.sub("", text)
-    text = _ITALIC_STAR.sub(r"\1", text)
-    text = _ITALIC_UNDERSCORE.sub(r"\1", text)
+    for pattern, replacement in _STEPS:
+        text = pattern.sub(replacement, text)
     text = unicodedata.normalize("NFC", text)
     return text.translate(_REPLACEMENTS)
 
@@ -163,6 +175,135 @@ def normalize_text(text: str) -> str:
 def _quote(text: str, limit: int = 40) -> str:
     """A text for a reason: quoted, cut to ``limit`` characters as olmOCR cuts it (marked with '…')."""
     return repr(text if len(text) <= limit else text[:limit] + "…")
+
+
+# --- Where a check looked, in the output as the engine wrote it. Only explanations use this: a check decides on
+# the normalised text, and a failed one then says where in the output its nearest match is.
+
+Span = tuple[int, int]  # characters [start, end) of the output (code points)
+
+
+class _Located:
+    """A text made from an output (normalised, lower-cased, whitespace collapsed) and, for each of its characters,
+    the characters of the output it comes from: ``starts[k]`` to ``ends[k]`` (a run of whitespace made one
+    space comes from the whole run)."""
+
+    def __init__(self, text: str, starts: array[int] | None = None, ends: array[int] | None = None) -> None:
+        self.text = text
+        self.starts = array("q", range(len(text))) if starts is None else starts
+        self.ends = array("q", range(1, len(text) + 1)) if ends is None else ends
+
+    def span(self, start: int, end: int) -> Span | None:
+        """The output's characters that characters [start, end) of this text come from."""
+        if not 0 <= start < end <= len(self.text):
+            return None
+        return self.starts[start], self.ends[end - 1]
+
+
+class _Building:
+    """A _Located being written piece by piece from another."""
+
+    def __init__(self, source: _Located) -> None:
+        self.source = source
+        self.pieces: list[str] = []
+        self.starts: array[int] = array("q")
+        self.ends: array[int] = array("q")
+
+    def keep(self, start: int, end: int) -> None:
+        """Characters [start, end) of the source, as they are."""
+        self.pieces.append(self.source.text[start:end])
+        self.starts += self.source.starts[start:end]
+        self.ends += self.source.ends[start:end]
+
+    def put(self, text: str, start: int, end: int) -> None:
+        """``text`` in place of the source's characters [start, end)."""
+        self.pieces.append(text)
+        self.starts += array("q", [self.source.starts[start]] * len(text))
+        self.ends += array("q", [self.source.ends[end - 1]] * len(text))
+
+    def built(self) -> _Located:
+        return _Located("".join(self.pieces), self.starts, self.ends)
+
+
+def _sub_located(pattern: re.Pattern[str], replacement: str, located: _Located) -> _Located:
+    """``pattern.sub(replacement, text)`` (a literal text or _GROUP), keeping where each character comes from."""
+    building = _Building(located)
+    done = 0
+    for match in pattern.finditer(located.text):
+        start, end = match.span()
+        building.keep(done, start)
+        if replacement == _GROUP:
+            building.keep(*match.span(1))
+        elif replacement:
+            building.put(replacement, start, end)
+        done = end
+    if not done:
+        return located
+    building.keep(done, len(located.text))
+    return building.built()
+
+
+# A run of non-ASCII characters and the character before it. No canonical composition has an ASCII character
+# second and none reorders across one, so NFC of a text is NFC of its pieces cut before each ASCII character.
+_NON_ASCII_RUN = re.compile(r"[\x00-\x7f]?[^\x00-\x7f]+")
+
+
+def _nfc_located(located: _Located) -> _Located:
+    text = located.text
+    if unicodedata.is_normalized("NFC", text):
+        return located
+    building = _Building(located)
+    done = 0
+    for match in _NON_ASCII_RUN.finditer(text):
+        start, end = match.span()
+        building.keep(done, start)
+        for piece_start, piece_end, composed in _nfc_pieces(text, start, end):
+            if composed == text[piece_start:piece_end]:
+                building.keep(piece_start, piece_end)
+            else:  # each composed character comes from the whole piece
+                building.put(composed, piece_start, piece_end)
+        done = end
+    building.keep(done, len(text))
+    return building.built()
+
+
+def _nfc_pieces(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
+    """text[start:end] cut before each starter (combining class 0), each piece with its NFC, when the pieces'
+    NFC is the whole's (Hangul syllables and a few scripts' vowel signs compose two starters); else one piece."""
+    whole = unicodedata.normalize("NFC", text[start:end])
+    cuts = [k for k in range(start + 1, end) if not unicodedata.combining(text[k])]
+    bounds = zip([start, *cuts], [*cuts, end], strict=True)
+    pieces = [(a, b, unicodedata.normalize("NFC", text[a:b])) for a, b in bounds]
+    if "".join(composed for _, _, composed in pieces) == whole:
+        return pieces
+    return [(start, end, whole)]
+
+
+def _normalized_located(text: str) -> _Located:
+    """normalize_text(text), with where each of its characters comes from in ``text``."""
+    located = _Located(text)
+    if not _MAY_CHANGE.search(text):
+        return located
+    for pattern, replacement in _STEPS:
+        located = _sub_located(pattern, replacement, located)
+    located = _nfc_located(located)
+    return _Located(located.text.translate(_REPLACEMENTS), located.starts, located.ends)  # one for one
+
+
+def _lowered_located(located: _Located) -> _Located:
+    lowered = located.text.lower()
+    if len(lowered) == len(located.text):  # every character lowers to one
+        return _Located(lowered, located.starts, located.ends)
+    building = _Building(located)
+    for k, character in enumerate(located.text):
+        building.put(character.lower(), k, k + 1)
+    return building.built()
+
+
+def _at(text: str, offset: int) -> str:
+    """Where character ``offset`` of an output is, as a reader finds it: line and column, from 1."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    return f"line {text.count(chr(10), 0, offset) + 1}, column {offset - line_start + 1}"
 
 
 # --- Facts
@@ -349,6 +490,9 @@ class FactVerdict:
     type: str
     passed: bool
     reason: str  # "" when passed; otherwise one line
+    # Where a failed check looked in the output: its nearest match, the matches out of order, the cell it
+    # examined (empty when there is no one place, or the output is beyond LOCATE_MAX_CHARS).
+    spans: tuple[Span, ...] = ()
 
 
 def check_fact(fact: Fact, text: str, *, math: MathChecker | None = None) -> FactVerdict:
@@ -367,16 +511,22 @@ def check_facts(facts: Sequence[Fact], text: str, *, math: MathChecker | None = 
     return [_check(fact, page, math) for fact in facts]
 
 
+# A check's verdict, why it fails and where it looked (see FactVerdict).
+_Result = tuple[bool, str, tuple[Span, ...]]
+_HOLDS: _Result = (True, "", ())
+
+
 def _check(fact: Fact, page: _Page, math: MathChecker | None) -> FactVerdict:
+    spans: tuple[Span, ...] = ()
     try:
         if fact.type in ("present", "absent"):
-            passed, reason = _check_presence(fact, page)
+            passed, reason, spans = _check_presence(fact, page)
         elif fact.type == "order":
-            passed, reason = _check_order(fact, page)
+            passed, reason, spans = _check_order(fact, page)
         elif fact.type == "table":
-            passed, reason = _check_table(fact, page)
+            passed, reason, spans = _check_table(fact, page)
         elif fact.type == "baseline":
-            passed, reason = _check_baseline(fact, page.text)
+            passed, reason, spans = _check_baseline(fact, page)
         elif math is None:
             passed, reason = False, "not checked: math facts need the KaTeX renderer (pass check_fact a math checker)"
         else:
@@ -385,7 +535,9 @@ def _check(fact: Fact, page: _Page, math: MathChecker | None) -> FactVerdict:
         passed, reason = False, f"not checked: {error}"
     except _Raises as error:
         passed, reason = False, str(error)
-    return FactVerdict(fact.id, fact.type, bool(passed), "" if passed else reason)
+    if passed:
+        return FactVerdict(fact.id, fact.type, True, "")
+    return FactVerdict(fact.id, fact.type, False, reason, spans)
 
 
 class _Page:
@@ -398,6 +550,7 @@ class _Page:
         self._lowered: str | None = None
         self._markdown_tables: list[_Table] | None = None
         self._html_tables: list[_Table] | str | None = None  # a str: why they could not be read
+        self._located: dict[bool, _Located | None] = {}
 
     @property
     def normalized(self) -> str:
@@ -410,6 +563,22 @@ class _Page:
         if self._lowered is None:
             self._lowered = self.normalized.lower()
         return self._lowered
+
+    def located(self, case_sensitive: bool = True) -> _Located | None:
+        """The normalised text (lower-cased unless ``case_sensitive``) with where each character comes from;
+        None for an output longer than LOCATE_MAX_CHARS."""
+        if case_sensitive not in self._located:
+            located = None
+            if len(self.text) <= LOCATE_MAX_CHARS:
+                located = _normalized_located(self.text)
+                if not case_sensitive:
+                    located = _lowered_located(located)
+            self._located[case_sensitive] = located
+        return self._located[case_sensitive]
+
+    def at(self, span: Span | None) -> str:
+        """Where a span starts, as ' at line L, column C' (nothing for no span)."""
+        return f" at {_at(self.text, span[0])}" if span else ""
 
     @property
     def markdown_tables(self) -> list[_Table]:
@@ -436,7 +605,7 @@ def _page(text: str) -> _Page:
 # --- present / absent
 
 
-def _check_presence(fact: Fact, page: _Page) -> tuple[bool, str]:
+def _check_presence(fact: Fact, page: _Page) -> _Result:
     assert fact.text is not None
     query = normalize_text(fact.text)
     content = page.normalized
@@ -454,26 +623,62 @@ def _check_presence(fact: Fact, page: _Page) -> tuple[bool, str]:
         content = content[-fact.last_n :]
         where = f" in the last {fact.last_n} characters"
     threshold = 1.0 - (fact.max_diffs / (len(query) if len(query) > 0 else 1))
-    shorter, longer = sorted((len(query), len(content)))
-    if shorter > 64 and longer * _math.ceil(shorter / 64) > PRESENCE_MAX_WORK:
+    if _beyond_presence_work(query, content):
         raise _NotChecked(
             f"a fuzzy search for a {len(query)}-character text in {len(content)} characters of output exceeds the "
             f"bound (PRESENCE_MAX_WORK)"
         )
     ratio = fuzz.partial_ratio(query, content) / 100.0
+    if (ratio >= threshold) == (fact.type == "present"):
+        return _HOLDS
+    nearest = _nearest(query, content)
+    span = None
+    located = page.located(fact.case_sensitive)
+    if nearest is not None and located is not None:
+        n = len(located.text)
+        span = located.span(
+            _from_content(nearest[1], n, fact.first_n, fact.last_n),
+            _from_content(nearest[2] - 1, n, fact.first_n, fact.last_n) + 1,
+        )
+    spans = (span,) if span else ()
     if fact.type == "present":
-        if ratio >= threshold:
-            return True, ""
-        return False, f"{_quote(query)} not found{where}: best match {ratio:.3f} < threshold {threshold:.3f}"
-    if ratio < threshold:
-        return True, ""
-    return False, f"{_quote(query)} found{where}: best match {ratio:.3f} >= threshold {threshold:.3f}"
+        near = f"; the nearest is {_quote(nearest[0])}{page.at(span)}" if nearest else ""
+        reason = f"{_quote(query)} not found{where}: best match {ratio:.3f} < threshold {threshold:.3f}{near}"
+        return False, reason, spans
+    seen = f" as {_quote(nearest[0])}" if nearest and nearest[0] != query else ""
+    reason = f"{_quote(query)} found{where}{page.at(span)}{seen}: best match {ratio:.3f} >= threshold {threshold:.3f}"
+    return False, reason, spans
+
+
+def _beyond_presence_work(query: str, content: str) -> bool:
+    shorter, longer = sorted((len(query), len(content)))
+    return shorter > 64 and longer * _math.ceil(shorter / 64) > PRESENCE_MAX_WORK
+
+
+def _nearest(query: str, content: str) -> tuple[str, int, int, float] | None:
+    """The part of ``content`` most like ``query`` as partial_ratio aligns them: (its text, start, end,
+    similarity); None when nothing is alike. Costs what partial_ratio does: callers bound that first."""
+    found = fuzz.partial_ratio_alignment(query, content)
+    if found is None or found.score <= 0 or found.dest_end <= found.dest_start:
+        return None
+    return content[found.dest_start : found.dest_end], found.dest_start, found.dest_end, found.score / 100.0
+
+
+def _from_content(k: int, n: int, first_n: int | None, last_n: int | None) -> int:
+    """Where character k of a presence check's content is in the normalised text of n characters (the content
+    is the text, or its first_n characters and/or its last_n)."""
+    if first_n and last_n:
+        head = min(first_n, n)
+        return k if k < head else n - min(last_n, n) + (k - head)
+    if last_n and not first_n:
+        return n - min(last_n, n) + k
+    return k
 
 
 # --- order
 
 
-def _check_order(fact: Fact, page: _Page) -> tuple[bool, str]:
+def _check_order(fact: Fact, page: _Page) -> _Result:
     assert fact.before is not None and fact.after is not None
     before, after = normalize_text(fact.before), normalize_text(fact.after)
     content = page.normalized
@@ -481,10 +686,10 @@ def _check_order(fact: Fact, page: _Page) -> tuple[bool, str]:
     found = f"with max_diffs {distance}" if distance else "exactly"
     before_spans = _approximate_spans(before, content, distance)
     if before_spans is None:
-        return False, f"'before' text {_quote(before)} not found {found}"
+        return _order_text_missing("before", before, found, page)
     after_spans = _approximate_spans(after, content, distance)
     if after_spans is None:
-        return False, f"'after' text {_quote(after)} not found {found}"
+        return _order_text_missing("after", after, found, page)
     # olmOCR passes if some 'before' match starts before some 'after' match: the first before the last.
     first, last = before_spans.first, after_spans.last
     if first.end <= last.start:  # every start in the first group precedes every start in the last
@@ -494,8 +699,33 @@ def _check_order(fact: Fact, page: _Page) -> tuple[bool, str]:
     else:  # the groups overlap: their best matches decide
         passed = first.best().start < last.best().start
     if passed:
-        return True, ""
-    return False, f"{_quote(before)} does not come before {_quote(after)}"
+        return _HOLDS
+    located = page.located()
+    if located is None:
+        return False, f"{_quote(before)} does not come before {_quote(after)}", ()
+    spans = [located.span(first.start, first.end), located.span(last.start, last.end)]
+    return (
+        False,
+        f"{_quote(before)} does not come before {_quote(after)} (the first 'before' match is{page.at(spans[0])}, "
+        f"the last 'after' match{page.at(spans[1])})",
+        tuple(span for span in spans if span),
+    )
+
+
+def _order_text_missing(name: str, text: str, found: str, page: _Page) -> _Result:
+    """An order fact's text that is not in the output: the nearest text that is, where it is."""
+    reason = f"'{name}' text {_quote(text)} not found {found}"
+    content = page.normalized
+    nearest = None if _beyond_presence_work(text, content) else _nearest(text, content)
+    if nearest is None:
+        return False, reason, ()
+    located = page.located()
+    span = located.span(nearest[1], nearest[2]) if located else None
+    return (
+        False,
+        f"{reason}; the nearest is {_quote(nearest[0])}{page.at(span)} (similarity {nearest[3]:.3f})",
+        (span,) if span else (),
+    )
 
 
 @dataclass
@@ -597,6 +827,10 @@ class _Table:
     header_cols: set[int]
     col_headers: dict[int, list[str]] | None = None
     row_headers: dict[int, list[str]] | None = None
+    # Where its cells are written in the output, for explanations: a Markdown table's rows' lines (the offset
+    # each starts at); an HTML table's cells' tags (-1 for a position a span from above fills).
+    row_starts: list[int] | None = None
+    cell_starts: list[list[int]] | None = None
     width: int = field(init=False)
     _normalized: list[list[str]] | None = field(default=None, init=False)
     _flat: list[str] | None = field(default=None, init=False)
@@ -608,6 +842,16 @@ class _Table:
     def cell(self, i: int, j: int) -> str:
         row = self.rows[i]
         return row[j] if j < len(row) else ""
+
+    def cell_span(self, text: str, i: int, j: int) -> Span | None:
+        """Where cell (i, j) is written in ``text``, the output the table was read from (None: nowhere of its
+        own, as a padding cell or a position a span from above fills)."""
+        if self.row_starts is not None:
+            return _markdown_cell_span(text, self.row_starts[i], j)
+        starts = self.cell_starts[i] if self.cell_starts is not None else []
+        if j >= len(starts) or starts[j] < 0:
+            return None
+        return starts[j], _html_cell_end(text, starts[j])
 
     def normalized(self, i: int, j: int) -> str:
         row = self.normalized_rows[i]
@@ -660,32 +904,84 @@ def _threshold(max_diffs: int, text: str) -> float:
     return max(0.5, 1.0 - (max_diffs / (len(text) if len(text) > 0 else 1)))
 
 
-def _check_table(fact: Fact, page: _Page) -> tuple[bool, str]:
+def _check_table(fact: Fact, page: _Page) -> _Result:
     assert fact.cell is not None
     target = normalize_text(fact.cell)
     tables = [] if fact.ignore_markdown_tables else list(page.markdown_tables)
     html = page.html_tables
     if isinstance(html, str):  # olmOCR-Bench's parser raised: its runner counts the check as failed
-        return False, html
+        return False, html, ()
     tables += html
     if not tables:
-        return False, "no table found in the output"
+        return False, "no table found in the output", ()
     threshold = _threshold(fact.max_diffs, target)
     matcher = _CellMatcher(fact)
     failures: list[str] = []
+    first: tuple[_Table, int, int] | None = None  # the matching cell whose failures are told
     failed_cells = 0
     for table in tables:
         for i, j in _matching_cells(table, target, threshold):
             reasons = matcher.check(table, i, j)
             if not reasons:
-                return True, ""
+                return _HOLDS
             failed_cells += 1
             if not failures:
-                failures = reasons
-    if not failed_cells:
-        return False, f"no cell matching {_quote(target)} (threshold {threshold:.2f}) in {_count(len(tables), 'table')}"
+                failures, first = reasons, (table, i, j)
+    if first is None:
+        reason = f"no cell matching {_quote(target)} (threshold {threshold:.2f}) in {_count(len(tables), 'table')}"
+        nearest = _nearest_cell(tables, target)
+        if nearest is None:
+            return False, reason, ()
+        table, i, j, similarity = nearest
+        span = table.cell_span(page.text, i, j)
+        return (
+            False,
+            f"{reason}; the nearest is {_quote(table.normalized(i, j))} (similarity {similarity:.2f}) "
+            f"{_cell_place(page, table, i, j, span)}{_neighbours(table, i, j)}",
+            (span,) if span else (),
+        )
     more = f" (and {_count(failed_cells - 1, 'other matching cell')})" if failed_cells > 1 else ""
-    return False, f"cell {_quote(target)} found, but {'; '.join(failures)}{more}"
+    table, i, j = first
+    span = table.cell_span(page.text, i, j)
+    place = _cell_place(page, table, i, j, span)
+    return False, f"cell {_quote(target)} found {place}, but {'; '.join(failures)}{more}", (span,) if span else ()
+
+
+def _nearest_cell(tables: list[_Table], target: str) -> tuple[_Table, int, int, float] | None:
+    """The cell most like ``target`` (the first of equals, tables and rows in order): (its table, row, column,
+    similarity); None when no table has a cell."""
+    best: tuple[_Table, int, float] | None = None
+    for table in tables:
+        if table.flat:
+            _, score, index = process.extractOne(target, table.flat, scorer=fuzz.ratio, processor=None)
+            if best is None or score > best[2]:
+                best = (table, index, score)
+    if best is None:
+        return None
+    table, index, score = best
+    for i, row in enumerate(table.rows):
+        if index < len(row):
+            return table, i, index, score / 100.0
+        index -= len(row)
+    raise AssertionError("a flat index beyond the table's cells")
+
+
+def _cell_place(page: _Page, table: _Table, i: int, j: int, span: Span | None) -> str:
+    """Where a cell is: its line in the output, its row and column in its table (from 1)."""
+    line = f"on line {page.text.count(chr(10), 0, span[0]) + 1}, " if span else ""
+    return f"{line}row {i + 1}, column {j + 1} of its table"
+
+
+def _neighbours(table: _Table, i: int, j: int) -> str:
+    """The texts around a cell, as a table fact's up/down/left/right would read them."""
+    around = (
+        ("above", i > 0, i - 1, j),
+        ("below", i < len(table.rows) - 1, i + 1, j),
+        ("left", j > 0, i, j - 1),
+        ("right", j < table.width - 1, i, j + 1),
+    )
+    shown = [f"{name} {_quote(table.normalized(row, column), 20)}" for name, has, row, column in around if has]
+    return f", with {', '.join(shown)}" if shown else ""
 
 
 def _count(n: int, noun: str) -> str:
@@ -849,19 +1145,47 @@ class _CellMatcher:
 def _markdown_tables(text: str) -> list[_Table]:
     tables: list[_Table] = []
     run: list[str] = []
+    run_starts: list[int] = []  # where each line of the run starts in ``text``
+    offset = len(text) - len(text.lstrip())
     for line in [*text.strip().split("\n"), ""]:  # a final line without '|' ends the last run
         if "|" in line:
             run.append(line)
-            continue
-        if len(run) >= 2:
-            rows = _markdown_rows(run)
-            if rows:
-                tables.append(_Table(rows=rows, header_rows={0}, header_cols={0}))
-        run = []
+            run_starts.append(offset)
+        else:
+            if len(run) >= 2:
+                kept: list[int] = []
+                rows = _markdown_rows(run, kept)
+                if rows:
+                    starts = [run_starts[k] for k in kept]
+                    tables.append(_Table(rows=rows, header_rows={0}, header_cols={0}, row_starts=starts))
+            run, run_starts = [], []
+        offset += len(line) + 1
     return tables
 
 
-def _markdown_rows(lines: list[str]) -> list[list[str]]:
+def _markdown_cell_span(text: str, line_start: int, j: int) -> Span | None:
+    """Where cell j of the Markdown table row on the line at ``line_start`` is written: its text, or the
+    space between its pipes when it is blank (cut into cells as _markdown_rows cuts them)."""
+    line_end = text.find("\n", line_start)
+    line = text[line_start : len(text) if line_end < 0 else line_end]
+    pipes = [-1, *(k for k, c in enumerate(line) if c == "|"), len(line)]
+    cells = list(zip([p + 1 for p in pipes[:-1]], pipes[1:], strict=True))
+    if cells and not line[slice(*cells[0])].strip():  # the leading pipe
+        cells = cells[1:]
+    if cells and not line[slice(*cells[-1])].strip():  # the trailing pipe
+        cells = cells[:-1]
+    if j >= len(cells) or cells[j][0] >= cells[j][1]:
+        return None
+    start, end = cells[j]
+    written = line[start:end]
+    if written.strip():
+        start += len(written) - len(written.lstrip())
+        end = start + len(written.strip())
+    return line_start + start, line_start + end
+
+
+def _markdown_rows(lines: list[str], kept: list[int] | None = None) -> list[list[str]]:
+    """The rows of a run of table lines (``kept``, if given, gets the index of each row's line)."""
     separator = None
     for index, line in enumerate(lines):
         content = line.replace("|", "").strip()
@@ -879,6 +1203,8 @@ def _markdown_rows(lines: list[str]) -> list[list[str]]:
             cells = cells[:-1]
         if cells:
             rows.append([cell.rstrip("\x00") for cell in cells])  # numpy drops trailing NULs
+            if kept is not None:
+                kept.append(index)
     return rows
 
 
@@ -914,7 +1240,22 @@ def _html_tables(text: str) -> list[_Table]:
         warnings.simplefilter("ignore")  # bs4's hints (markup that resembles a file name, XML) are not ours
         soup = BeautifulSoup(text, "html.parser")
     budget = _Budget(HTML_MAX_WORK - _walk_cost(soup))
-    return [_html_table(table, budget) for table in soup.find_all("table") if isinstance(table, Tag)]
+    # html.parser numbers lines by "\n" alone and columns from the line's start: offsets, for explanations
+    lines = [0, *(match.end() for match in _NEWLINE.finditer(text))]
+    return [_html_table(table, budget, lines) for table in soup.find_all("table") if isinstance(table, Tag)]
+
+
+_NEWLINE = re.compile("\n")
+# What ends an HTML table cell's markup: the next cell, row or table tag (a closing cell tag included).
+_CELL_END = re.compile(r"<(/?)(td|th|tr|table)\b[^>]*>?", re.IGNORECASE)
+
+
+def _html_cell_end(text: str, start: int) -> int:
+    opened = text.find(">", start)
+    found = _CELL_END.search(text, opened + 1) if opened >= 0 else None
+    if found is None:
+        return len(text)
+    return found.end() if found.group(1) and found.group(2).lower() in ("td", "th") else found.start()
 
 
 class _Budget:
@@ -996,7 +1337,7 @@ def _span(cell: Tag, name: str) -> int:
         raise _Raises(f"an HTML table cell has {name}={value!r}, not a number (ValueError)") from None
 
 
-def _html_table(table: Tag, budget: _Budget) -> _Table:
+def _html_table(table: Tag, budget: _Budget, lines: list[int]) -> _Table:
     rows = [row for row in table.find_all(["tr"]) if isinstance(row, Tag)]
     header_rows: set[int] = set()
     header_cols: set[int] = set()
@@ -1016,21 +1357,26 @@ def _html_table(table: Tag, budget: _Budget) -> _Table:
     col_span_info: dict[str, set[int]] = {}  # a header text spanning columns -> its columns
     row_span_info: dict[str, set[int]] = {}  # a header text spanning rows -> its rows
     data: list[list[str]] = []
+    cell_starts: list[list[int]] = []  # parallel to data: where each cell's tag is (-1: filled by a span)
     for row_index, row in enumerate(rows):
         cells = [cell for cell in row.find_all(["th", "td"]) if isinstance(cell, Tag)]
         row_data: list[str] = []
+        row_starts: list[int] = []
         column = 0
         if row.find("th"):  # a row with a <th> is a header row
             header_rows.add(row_index)
         for cell in cells:
             while (row_index, column) in grid:  # positions a span from above fills
                 row_data.append(grid[(row_index, column)])
+                row_starts.append(-1)
                 column += 1
             for br in cell.find_all("br"):
                 br.replace_with("\n")
             text = cell.get_text().strip()
             rowspan, colspan = _span(cell, "rowspan"), _span(cell, "colspan")
             row_data.append(text)
+            known = cell.sourceline is not None and cell.sourcepos is not None
+            row_starts.append(lines[cell.sourceline - 1] + cell.sourcepos if known else -1)  # type: ignore[operator]
             # Grid positions past the last row are never read: spans end at the table's end. (A negative colspan
             # moves back: the walk above may then read up to that many positions again.)
             down_to = min(rowspan, len(rows) - row_index)
@@ -1056,6 +1402,7 @@ def _html_table(table: Tag, budget: _Budget) -> _Table:
                     row_headers.setdefault(row_index + i, []).append(text)
             column += colspan
         data.append(row_data)
+        cell_starts.append(row_starts)
     _spread_headings(data, header_rows, header_cols, col_headers, row_headers, col_span_info, row_span_info, budget)
     return _Table(
         rows=[[cell.rstrip("\x00") for cell in row] for row in data],
@@ -1063,6 +1410,7 @@ def _html_table(table: Tag, budget: _Budget) -> _Table:
         header_cols=header_cols,
         col_headers=col_headers,
         row_headers=row_headers,
+        cell_starts=cell_starts,
     )
 
 
@@ -1127,34 +1475,47 @@ _DISALLOWED = re.compile(
 )
 
 
-def _check_baseline(fact: Fact, text: str) -> tuple[bool, str]:
+def _check_baseline(fact: Fact, page: _Page) -> _Result:
+    text = page.text
     length = _alphanumerics(text)
     if fact.max_length is not None:  # a blank page: nothing else is checked
         if fact.max_length_skips_image_alt_tags:
             length = _alphanumerics(_without_images(text))
         if length > fact.max_length:
-            return False, (f"{length} alphanumeric characters on a page expected blank (max_length {fact.max_length})")
-        return True, ""
+            return (
+                False,
+                f"{length} alphanumeric characters on a page expected blank (max_length {fact.max_length})",
+                (),
+            )
+        return _HOLDS
     if length == 0:
-        return False, "the output has no alphanumeric characters"
+        return False, "the output has no alphanumeric characters", ()
     for size, count in enumerate(ngram_repeats(text), start=1):
         if count > fact.max_repeats:
             unit = _WHITESPACE.sub(" ", text)[-size:]
+            span = None
+            if len(text) <= LOCATE_MAX_CHARS:
+                collapsed = _sub_located(_WHITESPACE, " ", _Located(text))
+                span = collapsed.span(len(collapsed.text) - count * size, len(collapsed.text))
             return (
                 False,
                 f"the output ends with {count} repeats of the {size}-gram {_quote(unit)} "
-                f"(max_repeats {fact.max_repeats})",
+                f"(max_repeats {fact.max_repeats}){page.at(span).replace(' at ', ', from ', 1)}",
+                (span,) if span else (),
             )
     if fact.check_disallowed_characters:
         found = _DISALLOWED.findall(text)
         if found:
             shown = "".join(dict.fromkeys(found))
+            first = _DISALLOWED.search(text)
+            assert first is not None
             return (
                 False,
                 f"the output has {_count(len(found), 'disallowed character')} (CJK, kana or emoji): "
-                f"{_quote(shown, 20)}",
+                f"{_quote(shown, 20)}, the first{page.at(first.span())}",
+                (first.span(),),
             )
-    return True, ""
+    return _HOLDS
 
 
 def _alphanumerics(text: str) -> int:

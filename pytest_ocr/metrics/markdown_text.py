@@ -102,7 +102,7 @@ def markdown_text(source: str) -> str:
     """The plain text of a Markdown document: its text in reading order, the markup removed (see the
     module's documentation for every rule). Lines are separated by ``\\n``; table cells by ``\\t``."""
     env: dict = {}
-    tokens = _parser().parse(source, env)
+    tokens = parser().parse(source, env)
     text = _Text()
     for token in tokens:
         text.block(token)
@@ -239,7 +239,7 @@ class _Text:
         """An HTML block's text. markdown-it's own HTML tag grammar splits it into tags and text (the
         standard library's HTMLParser is quadratic on unterminated tags before Python 3.13.4: 8,000
         ``<a `` took 8.5 s); html.parser then reads each tag alone."""
-        for piece in _html_parser().parseInline(source)[0].children or ():
+        for piece in html_parser().parseInline(source)[0].children or ():
             if piece.type == "html_inline":
                 self.tag(piece.content)
             else:
@@ -326,7 +326,8 @@ class _Tag(HTMLParser):
 
 
 @cache
-def _parser() -> MarkdownIt:
+def parser() -> MarkdownIt:
+    """The Markdown parser this module reads with (CommonMark, GFM tables, strikethrough, math; bounded)."""
     md = MarkdownIt("commonmark", {"maxNesting": MAX_NESTING}).enable(["table", "strikethrough"])
     block = _BoundedBlock()
     block.ruler = md.block.ruler
@@ -342,7 +343,7 @@ def _parser() -> MarkdownIt:
 
 
 @cache
-def _html_parser() -> MarkdownIt:
+def html_parser() -> MarkdownIt:
     """Splits raw HTML into tags (CommonMark's grammar of an HTML tag) and text, and nothing else."""
     return MarkdownIt("zero", {"html": True}).enable("html_inline")
 

@@ -240,7 +240,7 @@ class Executor:
             combined = combine(case, evaluations, [t.recognition.text for t in state.repeats])
             evaluation = Evaluation(combined.metrics, combined.details, combined.checks, combined.warnings)
             repeats = combined.repeats
-        fact_records = facts.records(case, [e.facts for e in evaluations]) if case.checks else None
+        fact_records = facts.records(case, [e.facts for e in evaluations], self._named) if case.checks else None
         tolerances = tolerances_for(case.regression, [t.metric for t in case.thresholds])
         baseline = self.settings.baseline
         comparison = (
@@ -271,6 +271,10 @@ class Executor:
 
     # -- the one result of an item ----------------------------------------------------
 
+    def _named(self, path: Path) -> str:
+        """A path as results name it: relative to the project directory."""
+        return relative(path, self.settings.project_dir)
+
     def result(self, item: OcrItem, outcome: str, **values: Any) -> CaseResult:
         """The item's result with everything known of it so far."""
         case, state = item.case, item.state
@@ -278,7 +282,7 @@ class Executor:
         recognition = timed.recognition if timed else None
         values.setdefault("warnings", list(recognition.warnings) if recognition else [])
         if outcome == "error" and case.checks:  # no output holds no fact (olmOCR-Bench counts them failed)
-            values.setdefault("facts", facts.unchecked(case, first_line(values.get("error"))))
+            values.setdefault("facts", facts.unchecked(case, first_line(values.get("error")), self._named))
         origin = case.origin
         pdf = case.pdf_page  # a PDF case records which page engines read, and at what dpi
         return make_result(

@@ -68,7 +68,7 @@ def _facts(facts: list[FactRecord] | None) -> list[str]:
         return []
     held = sum(f.passed for f in facts)
     lines = ["", f"checks: {held} of {len(facts)} hold"]
-    lines += ["  " + visible(f.line()) for f in facts if not f.passed]
+    lines += ["  " + visible(f.message()) for f in facts if not f.passed]
     lines += [f"  check {visible(f.id)} ({f.type}) holds" for f in facts if f.passed]
     return lines
 
@@ -99,7 +99,7 @@ def failure_text(
     if short:  # pytest's section title names the item already
         lines = [where, *("  " + visible(check_text(c)) for c in result.checks if not c.passed)]
         lines += [f"  regressed: {visible(worsening(result))}"] if result.regressed else []
-        lines += ["  " + visible(f.line()) for f in result.facts or () if not f.passed]
+        lines += ["  " + visible(f.message()) for f in result.facts or () if not f.passed]
         lines += [f"  {len(result.warnings)} warning(s): --tb=long shows them"] if result.warnings else []
     else:
         lines = [f"{visible(result.case)} on {visible(result.engine or '')}: {where}"]

@@ -8,7 +8,9 @@ escaped as GitHub's toolkit does, so it cannot end a command early or start anot
 An annotation's file is relative to the repository's root (``GITHUB_WORKSPACE``, else
 the project directory the item keys use), which is how GitHub finds it in a pull
 request's diff. A dataset item points at its own entry (the label file's line, its
-ground-truth or layout file), not at the suite's ``dataset:`` line.
+ground-truth or layout file), not at the suite's ``dataset:`` line; an item that failed
+on its checks, at the first failed check's own line (its ``checks:`` entry, its
+olmOCR-Bench JSONL line).
 
 GitHub shows at most 10 error annotations per step and drops the rest silently, so
 the order says which ones people see: failed gates (never left out, whatever their
@@ -26,6 +28,7 @@ from ..run.baseline import regressed_first
 from ..run.identity import relative
 from ..run.record import RunRecord
 from ..run.result import CaseResult
+from ..scoring.verdict import reason_facts
 from .markdown import run_markdown
 from .reasons import gate_source, gate_text, item_reasons, threshold_miss
 from .visible import visible
@@ -59,10 +62,16 @@ def repository_path(project: Path, workspace: str | Path | None) -> Callable[[st
 
 
 def _item(result: CaseResult, path: Callable[[str], str], title: str) -> str:
-    """An item's annotation: at its dataset entry when it has one, else at its case."""
+    """An item's annotation: at its first failed check's line when checks failed it, else at
+    its dataset entry when it has one, else at its case."""
     message = "\n".join(item_reasons(result))
+    facts = reason_facts(result.checks, result.baseline, result.facts or ()) if result.outcome == "failed" else []
+    fact = next((f for f in facts if f.file is not None and f.line is not None), None)
     if result.source_file is not None:
         message += f"\n(dataset item {result.case} of {path(result.file)}:{result.line})"
+    if fact is not None and fact.file is not None:
+        return _command(path(fact.file), fact.line, title, message)
+    if result.source_file is not None:
         return _command(path(result.source_file), result.source_line, title, message)
     return _command(path(result.file), result.line, title, message)
 

@@ -48,6 +48,7 @@ from ..run.record import RunRecord
 from ..run.result import CaseResult
 from ..scoring.tolerance import Delta
 from . import json_report
+from .markdown_view import markdown_tree
 from .numbers import STABILITY_ROWS, fact_rows, number, signed, stability_cell
 from .reasons import noise_lines
 
@@ -259,6 +260,9 @@ def case_data(record: dict, thumb: int | None, thumb_error: str | None, change: 
     details = record.get("details") or {}
     cer = details.get("cer", {})
     data["diff"] = diff_ops(reference, prediction) if reference is not None and prediction is not None else None
+    # No reference to compare with (a page checked by facts): the output itself, rendered, failed facts marked.
+    spans = [[tuple(span) for span in f.get("spans") or ()] for f in record.get("facts") or ()]
+    data["output"] = markdown_tree(prediction, spans) if reference is None and prediction is not None else None
     data["scored"] = scored_texts(reference, prediction, details)
     data["normalization"] = recorded_steps(details)
     data["change"] = change

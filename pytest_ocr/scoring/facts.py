@@ -9,7 +9,7 @@ olmOCR-Bench decides over its repeats.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,8 +32,13 @@ class FactRecord:
     reason: str  # why it does not hold ("" when it does)
     passes: int = 1  # of runs: with repeats, how many outputs it held in
     runs: int = 1
+    # Where the fact is written (its case file's checks: entry, an olmOCR-Bench JSONL line), as reports name files.
+    file: str | None = None
+    line: int | None = None
+    # Where in the item's output (the first, with repeats) it looked when it does not hold: [start, end) spans.
+    spans: tuple[tuple[int, int], ...] = ()
 
-    def line(self) -> str:
+    def message(self) -> str:
         held = f" (held in {self.passes} of {self.runs} outputs)" if self.runs > 1 else ""
         return f"check {self.id} ({self.type}) does not hold{held}: {self.reason}"
 
@@ -46,11 +51,17 @@ class FactRecord:
             "reason": self.reason,
             "passes": self.passes,
             "runs": self.runs,
+            "file": self.file,
+            "line": self.line,
+            "spans": [list(span) for span in self.spans],
         }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> FactRecord:
-        return cls(**{k: data[k] for k in ("id", "type", "category", "passed", "reason", "passes", "runs")})
+        known = {k: data[k] for k in ("id", "type", "category", "passed", "reason", "passes", "runs")}
+        # file, line and spans: not in reports of pytest-ocr 0.x before they were kept
+        spans = tuple((start, end) for start, end in data.get("spans") or ())
+        return cls(**known, file=data.get("file"), line=data.get("line"), spans=spans)
 
 
 @dataclass(frozen=True)
@@ -94,22 +105,39 @@ def run(case: Case, text: str) -> tuple[FactVerdict, ...]:
     return tuple(check_facts(case.checks, text, math=_math))
 
 
-def records(case: Case, runs: Sequence[Sequence[FactVerdict]]) -> list[FactRecord]:
+def records(case: Case, runs: Sequence[Sequence[FactVerdict]], name: Callable[[Path], str]) -> list[FactRecord]:
     """The facts' verdicts over one output or several (repeats): a fact holds when it held
-    in more than half of them; the reason is its first failure's."""
+    in more than half of them; the reason is its first failure's, and its spans too when
+    that failure is the first output's (the one reports show). ``name``: a path as reports
+    write it."""
     found = []
-    for index, fact in enumerate(case.checks):
+    for index, (fact, (file, line)) in enumerate(zip(case.checks, case.check_sources, strict=True)):
         verdicts = [run[index] for run in runs]
         passes = sum(v.passed for v in verdicts)
-        failed = next((v.reason for v in verdicts if not v.passed), "")
+        failed = next((v for v in verdicts if not v.passed), None)
         passed = passes * 2 > len(verdicts)
+        reason, spans = ("", ()) if passed or failed is None else (failed.reason, failed.spans)
         found.append(
-            FactRecord(fact.id, fact.type, fact.category, passed, "" if passed else failed, passes, len(verdicts))
+            FactRecord(
+                fact.id,
+                fact.type,
+                fact.category,
+                passed,
+                reason,
+                passes,
+                len(verdicts),
+                name(file),
+                line,
+                spans if failed is verdicts[0] else (),
+            )
         )
     return found
 
 
-def unchecked(case: Case, why: str) -> list[FactRecord]:
+def unchecked(case: Case, why: str, name: Callable[[Path], str]) -> list[FactRecord]:
     """The case's facts on an item that has no output: none holds."""
     reason = f"not checked: the item has no output ({why})"
-    return [FactRecord(f.id, f.type, f.category, False, reason, 0, 1) for f in case.checks]
+    return [
+        FactRecord(f.id, f.type, f.category, False, reason, 0, 1, name(file), line)
+        for f, (file, line) in zip(case.checks, case.check_sources, strict=True)
+    ]

@@ -55,10 +55,23 @@ def fact_reasons(checks: Sequence[Check], baseline: ItemComparison | None, facts
     fact that held in the baseline and no longer does."""
     lines = []
     if any(c.threshold.metric == "checks_passed" and not c.passed for c in checks):
-        lines += [f.line() for f in facts if not f.passed]
+        lines += [f.message() for f in facts if not f.passed]
     if baseline is not None:
         lines += [lost.message() for lost in baseline.lost_facts]
     return lines
+
+
+def reason_facts(
+    checks: Sequence[Check], baseline: ItemComparison | None, facts: Sequence[FactRecord]
+) -> list[FactRecord]:
+    """The facts ``fact_reasons`` names, in its order (a lost fact by its record in ``facts``)."""
+    named = []
+    if any(c.threshold.metric == "checks_passed" and not c.passed for c in checks):
+        named += [f for f in facts if not f.passed]
+    if baseline is not None:
+        by_id = {f.id: f for f in facts}
+        named += [by_id[lost.id] for lost in baseline.lost_facts if lost.id in by_id]
+    return named
 
 
 def filtered_reason(min_confidence: float | None, confidence: float | None) -> str | None:

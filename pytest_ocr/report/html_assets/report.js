@@ -359,7 +359,91 @@
     };
   }
 
+  // -- an output without a reference text (a page checked by facts) ----------------------
+
+  // The output rendered as Markdown: c.output holds inert nodes [tag, attributes, ...children] made by
+  // pytest_ocr/report/markdown_view.py; only these tags are made, and only these attributes set.
+  const OUTPUT_TAGS = new Set(["div", "p", "blockquote", "ul", "ol", "li", "table", "thead", "tbody", "tfoot",
+    "tr", "th", "td", "caption", "em", "strong", "del", "b", "i", "u", "s", "sup", "sub", "code", "pre", "span",
+    "mark", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6"]);
+  const OUTPUT_CLASSES = ["math", "image", "link"];
+
+  // Marks an element as where the checks c.facts[i] (i in indices) looked, naming each with its reason.
+  function markFacts(node, c, indices) {
+    const facts = indices.map((i) => c.facts[i]).filter((f) => f);
+    node.classList.add("fact-mark");
+    node.setAttribute("data-facts", indices.join(" "));
+    node.title = shown(facts.map((f) => "check " + f.id + " (" + f.type + ") does not hold: " + f.reason).join("\n"));
+    return node;
+  }
+
+  function outputNode(c, node) {
+    if (typeof node === "string") return document.createTextNode(shown(node));
+    if (!Array.isArray(node)) return document.createTextNode("");
+    const attrs = node[1] || {};
+    const element = document.createElement(OUTPUT_TAGS.has(node[0]) ? node[0] : "span");
+    for (const name of ["rowspan", "colspan", "start"]) {
+      if (Number.isInteger(attrs[name])) element.setAttribute(name, String(attrs[name]));
+    }
+    if (OUTPUT_CLASSES.includes(attrs.class)) element.classList.add("md-" + attrs.class);
+    if (typeof attrs.title === "string") element.title = shown(attrs.title);
+    if (Array.isArray(attrs.facts)) markFacts(element, c, attrs.facts.filter(Number.isInteger));
+    for (const child of node.slice(2)) element.appendChild(outputNode(c, child));
+    return element;
+  }
+
+  // The output as written, each span a failed check looked at marked (spans in code points).
+  function rawOutput(c) {
+    const chars = Array.from(c.prediction);
+    const marks = [];
+    const cuts = new Set([0, chars.length]);
+    (c.facts || []).forEach((f, i) => {
+      for (const span of f.passed ? [] : f.spans || []) {
+        if (span[0] >= 0 && span[0] < span[1] && span[1] <= chars.length) {
+          marks.push({ start: span[0], end: span[1], fact: i });
+          cuts.add(span[0]);
+          cuts.add(span[1]);
+        }
+      }
+    });
+    const points = Array.from(cuts).sort((a, b) => a - b);
+    const pre = el("pre", { class: "output raw" });
+    for (let k = 0; k + 1 < points.length; k++) {
+      const text = chars.slice(points[k], points[k + 1]).join("");
+      const facts = marks.filter((m) => m.start <= points[k] && points[k + 1] <= m.end).map((m) => m.fact);
+      pre.appendChild(facts.length ? markFacts(el("mark", null, text), c, Array.from(new Set(facts))) : el("span", null, text));
+    }
+    return pre;
+  }
+
+  function outputView(c) {
+    const raw = state.text === "raw" || !c.output;
+    const failed = (c.facts || []).filter((f) => !f.passed);
+    const located = failed.filter((f) => f.spans && f.spans.length).length;
+    const toggle = el("input", { type: "checkbox", class: "raw-switch" });
+    toggle.checked = raw;
+    toggle.disabled = !c.output;
+    let about = "No reference text to compare with: the engine's output, " + (raw
+      ? "as written" + (c.output ? "." : " (too long to render).")
+      : "rendered as Markdown (links, images and HTML are shown, never loaded or run).");
+    if (failed.length) {
+      about += " Marked: where " + (located === failed.length ? "each check that does not hold"
+        : located + " of the " + failed.length + " checks that do not hold") + " looked (hover for its reason).";
+    }
+    const box = el("div", { class: "output-box", "data-text": raw ? "raw" : "rendered" },
+      el("label", { class: "text-switch" }, toggle, " show the output as written (Markdown source)"),
+      raw ? rawOutput(c) : el("div", { class: "output rendered" }, outputNode(c, c.output)),
+      el("p", { class: "legend" }, about));
+    toggle.addEventListener("change", () => {
+      state.text = toggle.checked ? "raw" : "scored";
+      writeHash();
+      box.replaceWith(outputView(c));
+    });
+    return box;
+  }
+
   function diffView(c) {
+    if (c.reference === null && c.prediction !== null) return outputView(c);
     if (c.reference === null || c.prediction === null || !c.diff) {
       return el("p", { class: "note" }, c.prediction === null
         ? "No recognized text: the item did not get that far." : "No reference text to compare with.");
@@ -529,9 +613,11 @@
     const ordered = c.facts.filter((f) => !f.passed).concat(c.facts.filter((f) => f.passed));
     for (const f of ordered) {
       const held = f.runs > 1 ? "held in " + f.passes + " of " + f.runs + " outputs" + (f.reason ? "; " : "") : "";
+      const shownOutput = c.reference === null && c.prediction !== null;
+      const marked = !f.passed && f.spans && f.spans.length && shownOutput ? " (marked in the output)" : "";
       body.appendChild(el("tr", { class: f.passed ? "passed" : "failed" }, el("td", null, f.id), el("td", null, f.type),
         el("td", null, f.category || ""), el("td", null, f.passed ? "holds" : "does not hold"),
-        el("td", { class: "reason" }, held + (f.reason || ""))));
+        el("td", { class: "reason" }, held + (f.reason || "") + marked)));
     }
     const held = c.facts.filter((f) => f.passed).length;
     return el("div", { class: "checks" }, el("h4", null, "Checks: " + held + " of " + c.facts.length + " hold"),
@@ -589,8 +675,15 @@
     drawControls();
     drawList();
     if (state.open) {
-      const open = document.querySelector(".detail-row");
-      if (open) open.scrollIntoView();
+      // A linked case: its row at the top, its details below. Its thumbnail has no height until it is
+      // decoded, and a page too short then cannot scroll the row up (a band of other rows, or in a
+      // screenshot a blank one, above the case): scrolled again once the picture is in.
+      const row = document.querySelector("tr.case-row.open");
+      const picture = document.querySelector(".detail-row img.thumb");
+      if (row) {
+        row.scrollIntoView();
+        if (picture && !picture.complete) picture.addEventListener("load", () => row.scrollIntoView(), { once: true });
+      }
     }
   }
 
