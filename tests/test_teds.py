@@ -147,6 +147,43 @@ def test_markup_inside_cells_is_counted_and_tokenized_as_pubtabnet_does():
     assert page_teds(reference, hypothesis).value == pytest.approx(1 - 0.5 / 3, abs=1e-12)
 
 
+def wrapped(table: str, depth: int) -> str:
+    """``table`` as the one cell of a table, that one the cell of another, ``depth`` times."""
+    for _ in range(depth):
+        table = f"<table><tr><td>{table}</td></tr></table>"
+    return table
+
+
+@pytest.mark.parametrize("depth", [1, 20, 100, 200])
+def test_a_table_nested_in_a_cell_is_that_cells_content_on_both_sides_of_the_ratio(depth):
+    # PubTabNet's tree reads a cell as a leaf: a table inside it is part of its content
+    # (tokens), not nodes. Its code still counted the nested elements (xpath .//*): a 1-cell
+    # table of garbage wrapped in 100 tables scored 0.98 against a 2 x 2 table. The oracle
+    # (dividing by its trees' sizes) scores the garbage wrapped as unwrapped: 1 - 5/7
+    # (trees of 7 and 3 nodes: 4 deleted, the cell renamed at cost 1); PubTabNet's count of
+    # the reference is 6 elements: 1 - 5/6, and 1 - 4/6 for the structure alone.
+    reference = document("<table><tr><td>1</td><td>2</td></tr><tr><td>3</td><td>4</td></tr></table>")
+    plain = document("<table><tr><td>garbage</td></tr></table>")
+    nested = document(wrapped("<table><tr><td>garbage</td></tr></table>", depth))
+    oracle = TEDS()
+    assert oracle(plain, reference) == oracle(nested, reference) == pytest.approx(1 - 5 / 7, abs=1e-12)
+    assert pubtabnet(reference, plain) == pytest.approx(1 - 5 / 6, abs=1e-12)
+    for ours in (page_teds(reference, plain), page_teds(reference, nested)):
+        assert (ours.distance, ours.nodes) == (5.0, 6)
+        assert ours.value == pytest.approx(1 - 5 / 6, abs=1e-12)
+    assert page_teds(reference, nested, structure_only=True).value == pytest.approx(1 - 4 / 6, abs=1e-12)
+    # The same nested tables on both sides are equal; a character read otherwise 20 tables
+    # deep (libxml2 reads no text beyond 255 levels) costs what the oracle's tokens say (its
+    # distance: its value's shortfall over its trees' 3 nodes), over the outer table's 2 elements.
+    assert page_teds(nested, nested).value == 1.0
+    deep = document(wrapped("<table><tr><td>garbage</td></tr></table>", 20))
+    changed = deep.replace("garbage", "garbagf")
+    distance = (1 - oracle(changed, deep)) * 3
+    assert 0 < distance < 1
+    assert page_teds(deep, changed).nodes == 2
+    assert page_teds(deep, changed).distance == pytest.approx(distance, abs=1e-12)
+
+
 @PROPERTY
 @given(table_pairs())
 def test_generated_html_tables_agree_with_the_oracle(pair):

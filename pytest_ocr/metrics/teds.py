@@ -15,17 +15,24 @@ cells the normalised Levenshtein distance of their contents (0 for other nodes).
     TEDS = 1 - distance / max(nodes of the reference, nodes of the hypothesis)
 
 where a table's nodes are counted as PubTabNet counts them: the elements under
-``<table>`` (``table.xpath(".//*")``), markup inside cells included. ``structure_only``
-(``teds_struct``) compares cells by tag and spans alone. TEDS can fall below 0, as
-PubTabNet's formula can.
+``<table>`` (``table.xpath(".//*")``), markup inside cells included (a cell loaded with
+markup, a hundred ``<b>`` in it, so weighs more than it can cost: PubTabNet's
+definition, which its published values need). ``structure_only`` (``teds_struct``)
+compares cells by tag and spans alone. TEDS can fall below 0, as PubTabNet's formula can.
 
-Two readings differ from PubTabNet's code, which never saw them in its own data:
+Three readings differ from PubTabNet's code, which never saw them in its own data:
 ``<th>`` is read as ``<td>`` (as OmniDocBench does before computing TEDS), so a header
-cell's content counts and ``<th>`` against ``<td>`` costs nothing; and cell text is
+cell's content counts and ``<th>`` against ``<td>`` costs nothing; cell text is
 normalised as the caller says (``normalize``, applied to every piece of text in a cell:
 the registry passes the case's normalisation, which by default collapses whitespace, so
-a pretty-printed HTML cell equals the same cell on one line). With ``normalize=None``
-cell text is taken as written and the value is PubTabNet's.
+a pretty-printed HTML cell equals the same cell on one line); and a table nested in a
+cell is that cell's content on both sides of the ratio. PubTabNet's tree reads a cell as
+a leaf, a table inside it as part of its content (tags and text, tokens compared with the
+other cell's), and so do we; its code counts the nested table's elements all the same,
+which made a 1-cell table of garbage wrapped in 100 tables score 0.98 against any table.
+Here they are not counted: the garbage scores wrapped as unwrapped, as it does in
+table-recognition-metric (PubTabNet's code dividing by its trees' sizes). With
+``normalize=None`` and tables without ``<th>`` or nested tables the value is PubTabNet's.
 
 A page
 ------
@@ -282,8 +289,8 @@ class _Node:
 
 @dataclass(frozen=True)
 class TableTree:
-    """A table as APTED compares it. ``nodes``: PubTabNet's count (elements under
-    ``<table>``); ``size``: nodes of the tree; ``text``: units of cell text."""
+    """A table as APTED compares it. ``nodes``: PubTabNet's count (``count_nodes``);
+    ``size``: nodes of the tree; ``text``: units of cell text."""
 
     root: _Node
     cells: list[_Node]
@@ -355,12 +362,28 @@ def _cell_tokens(cell: Any, normalize: Callable[[str], str] | None) -> list[str]
     return tokens
 
 
+def count_nodes(table: Any) -> int:
+    """PubTabNet's count of a table's nodes, the elements under ``<table>``, markup inside
+    cells included, less the elements of a table nested in a cell, which are part of that
+    cell's content (see the module's docstring)."""
+    count = 0
+    stack = [(child, False) for child in table]
+    while stack:
+        element, in_cell = stack.pop()
+        tag = _tag(element)
+        if tag is None or (in_cell and tag == "table"):
+            continue
+        count += 1
+        stack.extend((child, in_cell or tag == "td") for child in element)
+    return count
+
+
 def table_tree(table: Any, structure_only: bool = False, normalize: Callable[[str], str] | None = None) -> TableTree:
     """The tree of a table element (see the module's docstring)."""
     root = _Node("table")
     cells: list[_Node] = []
     size, text = 1, 0
-    nodes = sum(1 for e in table.iterdescendants() if isinstance(e.tag, str))
+    nodes = count_nodes(table)
     stack = [(child, root) for child in reversed(table)]
     while stack:
         element, parent = stack.pop()
@@ -469,7 +492,7 @@ def _read(index: int, table: Table, node_limit: int) -> _Read | None:
     element = parse_table(table.html)
     if element is None:
         return None
-    nodes = sum(1 for e in element.iterdescendants() if isinstance(e.tag, str))
+    nodes = count_nodes(element)
     return _Read(index, table, element if _tree_size(element, node_limit) <= node_limit else None, nodes)
 
 
