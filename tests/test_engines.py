@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -418,9 +419,18 @@ def test_predictions_malformed_lines_are_named(tmp_path):
     csv_extra = predictions(tmp_path, "p.csv", "image,text\na.png,x\nb.png,1,5\n")
     with pytest.raises(EngineError, match=r"p\.csv, line 3: expected 2 fields"):
         csv_extra.recognize(Path("a.png"))
-    csv_quote = predictions(tmp_path, "q.csv", 'image,text\na.png,"unterminated\n')
-    with pytest.raises(EngineError, match=r"q\.csv, line \d: "):
+    # The line where the quote opens, not the last record read whole (nor the file's end).
+    unclosed = "line 5: a quoted field opens here and is never closed (unexpected end of data)"
+    csv_quote = predictions(tmp_path, "q.csv", 'image,text\na.png,x\nb.png,y\nc.png,z\nd.png,"open\ne.png,w\n')
+    with pytest.raises(EngineError, match=rf"q\.csv, {re.escape(unclosed)}$"):
         csv_quote.recognize(Path("a.png"))
+    # After a field quoted over two lines, a quote doubled inside a field, a quote inside an unquoted field.
+    text = 'image,text\na.png,"two\nlines"\nb.png,"say ""hi"""\nc.png,a "quote\nd.png,"open\n'
+    with pytest.raises(EngineError, match=rf"r\.csv, {re.escape(unclosed.replace('5', '6'))}$"):
+        predictions(tmp_path, "r.csv", text).recognize(Path("a.png"))
+    strict = predictions(tmp_path, "s.csv", 'image,text\na.png,x\nb.png,"y"z\nc.png,w\n')
+    with pytest.raises(EngineError, match=r"s\.csv, line 3: ',' expected after '\"'$"):
+        strict.recognize(Path("a.png"))
 
 
 def test_predictions_file_is_read_once(tmp_path):

@@ -5,6 +5,7 @@ OCR-D/assets (example_suite/data/ocrd/, see SOURCES.md) and broken copies of it.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -138,6 +139,11 @@ def test_a_broken_ground_truth_file_is_skipped_where_it_is_broken(tmp_path):
 
     gt.unlink()  # what the page points at is missing: located in the METS file
     assert first_skipped() == f"{root / 'mets.xml'}: page PHYS_0017: ground truth not found: {gt}"
+    os.mkfifo(gt)  # opening it would wait for a writer forever
+    assert first_skipped() == (
+        f"{root / 'mets.xml'}: page PHYS_0017: ground truth file is a named pipe (FIFO), not a regular file: {gt}"
+    )
+    gt.unlink()
     shutil.copy(PAGE_GT, gt)
     image = root / "OCR-D-IMG" / "INPUT_0017.tif"
     image.rename(root / "elsewhere.tif")

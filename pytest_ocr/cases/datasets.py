@@ -756,8 +756,10 @@ def ocrd_workspace(config: dict, base: Path) -> Loaded:
                 raise _Unusable(f"no file in {' and '.join(missing)}")
             truth = _mets_path(found["gt"], workspace)
             image = _mets_path(found["images"], workspace)
-            if not truth.is_file():
-                raise _Unusable(f"ground truth not found: {truth}")
+            # a FIFO or a directory is said to be one, not "not found"
+            problem = _ground_truth_problem(truth) if os.path.exists(truth) else f"ground truth not found: {truth}"
+            if problem is not None:
+                raise _Unusable(problem)
             if not image.is_file():
                 raise _Unusable(f"image not found: {image}")
             located = truth

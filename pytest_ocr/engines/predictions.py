@@ -46,6 +46,28 @@ def _decode(path: Path, data: bytes) -> str:
         raise EngineError(f"predictions file {path} is not UTF-8: {exc}") from exc
 
 
+def _unclosed_quote(content: str, after: int) -> int | None:
+    """The line where a quoted field that the file never closes opens, in the records after
+    line ``after`` (the csv module's line_num: the records read whole), or None. The csv
+    module finds such a field at the end of the data, and counts none of its lines. Its
+    default dialect: a quote opens a field only at the field's start; "" inside is a quote."""
+    start, inside, quote, opened = True, False, False, None
+    for number, line in enumerate(io.StringIO(content, newline=""), start=1):
+        if number <= after:
+            continue
+        for character in line:
+            if inside:
+                if character == '"':
+                    inside, quote = False, True
+            elif character == '"' and (start or quote):
+                inside = True
+                opened = number if start else opened  # after a closing quote: "" escapes a quote
+                start = quote = False
+            else:
+                start, quote = character in ",\r\n", False
+    return opened if inside else None
+
+
 class PredictionsEngine:
     # Never put in the output cache: looking a text up here is cheaper than a cache
     # lookup, and this file, not a copy of it, is what the results must reflect.
@@ -130,7 +152,11 @@ class PredictionsEngine:
                     image = f"{row['batch_id'].strip()}/{image}"
                 yield reader.line_num, image, row[text_column]
         except csv.Error as exc:
-            raise self._malformed(reader.line_num, str(exc)) from exc
+            # reader.line_num: the last record read whole; reader.reader's: the line it failed on
+            opened = _unclosed_quote(content, reader.line_num)
+            if opened is not None:
+                raise self._malformed(opened, f"a quoted field opens here and is never closed ({exc})") from exc
+            raise self._malformed(reader.reader.line_num, str(exc)) from exc
 
     def _read_jsonl(self, content: str) -> Iterator[Record]:
         for number, line in enumerate(content.splitlines(), start=1):
