@@ -23,6 +23,8 @@ class Limits:
     max_output_mb: float = 10.0  # the text of one recognition, UTF-8
     max_align_chars: int = 200_000  # longer texts are aligned by a cheaper, documented path
     max_render_s: float = 30.0  # one equation rendered by KaTeX in the browser (math checks)
+    max_math_equations: int = 1_000  # distinct equations of an output one math fact renders and compares
+    max_math_s: float = 60.0  # rendering and comparing equations for one output's math facts
     # A table's tree beyond this is not compared by teds (APTED is cubic: 2,000 nodes take ~50 s).
     max_table_nodes: int = 2_000
 

@@ -40,7 +40,7 @@ from pytest_ocr.metrics.katex import (
     Span,
     find_browser,
 )
-from pytest_ocr.metrics.math_check import UnrenderableMath, math_check, math_spans, same_rendering
+from pytest_ocr.metrics.math_check import OutOfTime, UnrenderableMath, math_check, math_spans, same_rendering
 
 SAMPLE = Path(__file__).resolve().parent / "data" / "olmocr-bench-sample"
 
@@ -427,6 +427,28 @@ def test_failing_reasons_say_what_was_looked_for(renderer):
         "'a^{2}' is not in the output: none of its 2 equations (\\(...\\), \\[...\\], $$...$$ or $...$) "
         "renders as it does (the closest in source: 'a^{3}')"
     )
+
+
+def test_a_fact_compares_at_most_max_equations_distinct_equations_most_similar_first(renderer):
+    output = "$p^{1}$ $q_{2}$ $p^{1}$ $r + s$ $a^{ 2}$"  # 4 distinct; 'a^{ 2}' renders as 'a^{2}'
+    assert math_check("a^{2}", output, renderer=renderer, max_equations=1) == (True, "")  # the most similar
+    before = renderer.rendered
+    passed, reason = math_check("z_{9}", output, renderer=renderer, max_equations=2)
+    assert not passed
+    assert reason == (
+        "not checked: none of the 2 equations most like 'z_{9}' renders as it does, and the output has 2 more, "
+        "beyond what a math fact compares (--ocr-max-math-equations)"
+    )
+    assert renderer.rendered - before <= 3  # the reference and 2 equations, those not rendered before
+    # Within the bound (the duplicate counts once), the verdict and reason are olmOCR's.
+    passed, reason = math_check("z_{9}", output, renderer=renderer, max_equations=4)
+    assert reason.startswith("'z_{9}' is not in the output: none of its 5 equations")
+
+
+def test_a_fact_past_its_deadline_is_out_of_time(renderer):
+    with pytest.raises(OutOfTime):
+        math_check("a^{2}", "$a^{3}$", renderer=renderer, deadline=time.monotonic() - 1)
+    assert math_check("a^{2}", "$a^{ 2}$", renderer=renderer, deadline=time.monotonic() + 60) == (True, "")
 
 
 @pytest.mark.parametrize("reference", ["\\frac{a}{", "\\notamacro x", "x}"])

@@ -55,12 +55,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import limits
 from ..errors import OcrError
 from ..files import write_atomic
 
 KATEX_VERSION = "0.16.21"
 ASSETS = Path(__file__).with_name("katex_assets")
-DEFAULT_TIMEOUT = 30.0  # seconds, for starting the browser and for each equation
 BROWSER_ENVIRONMENT_VARIABLE = "PYTEST_OCR_CHROMIUM"
 BROWSER_NAMES = ("chromium", "chromium-browser", "google-chrome")
 # Bumped when what a cached rendering holds, or how it is made, changes.
@@ -333,6 +333,21 @@ def find_browser(browser: str | None = None) -> str:
     )
 
 
+def memory_limit() -> str | None:
+    """This process's limit on its memory, which the browser inherits, as a message says
+    it; None when there is none. Chromium reserves tens of GB of address space at its start
+    (under an RLIMIT_AS of 64 GB its page crashes): under such a limit it dies by a signal."""
+    try:
+        import resource  # POSIX only
+    except ImportError:
+        return None
+    for name, what, flag in (("RLIMIT_AS", "address-space", "-v"), ("RLIMIT_DATA", "data", "-d")):
+        soft = resource.getrlimit(getattr(resource, name))[0]
+        if soft != resource.RLIM_INFINITY:
+            return f"this process's {what} limit of {soft / (1024 * 1024):,.0f} MB ({name}, ulimit {flag})"
+    return None
+
+
 class _DevTools:
     """One headless Chromium and its DevTools pipe. Every call is bounded by a deadline;
     past it the browser is killed (its whole process group: a launcher script and the
@@ -384,6 +399,7 @@ class _DevTools:
             for fd in high:
                 os.close(fd)
         self._buffer = b""
+        self.signalled = False  # whether the browser, once ended, was killed by a signal
         self._next = 0
         self.timeout = timeout
 
@@ -393,16 +409,24 @@ class _DevTools:
         self.kill()
         return RendererTimeout(
             f"the browser {self.executable!r} did not {what} within {self.timeout:g} s and was killed "
-            "(a hung or overloaded Chromium; the timeout is KatexRenderer's timeout argument)"
+            f"(a hung or overloaded Chromium, or an equation too large to render in that time; the limit is "
+            f"{limits.OPTIONS['max_render_s']})"
         )
 
     def _gone(self) -> RendererError:
         tail = self._stderr_tail()  # before kill() removes the file
         status = self.kill()
+        said = f"; it said: {tail}" if tail else ""
+        limit = memory_limit()
+        if limit is not None and self.signalled:
+            return RendererError(
+                f"the browser {self.executable!r} was killed by a signal ({status}): it ran out of memory under "
+                f"{limit}, too little for Chromium, which reserves tens of GB of address space; lift the limit to "
+                f"render math facts{said}"
+            )
         return RendererError(
-            f"the browser {self.executable!r} closed its DevTools pipe ({status})"
-            + (f"; it said: {tail}" if tail else "")
-            + "; is it a Chromium with --remote-debugging-pipe?"
+            f"the browser {self.executable!r} closed its DevTools pipe ({status}){said}; "
+            "is it a Chromium with --remote-debugging-pipe?"
         )
 
     def _stderr_tail(self) -> str:
@@ -485,7 +509,11 @@ class _DevTools:
                 result: dict[str, Any] = answer.get("result", {})
                 return result
             if answer.get("method") in ("Target.targetCrashed", "Inspector.targetCrashed"):
-                raise RendererError(f"the browser's page crashed during {method}")
+                limit = memory_limit()
+                raise RendererError(
+                    f"the browser's page crashed during {method}"
+                    + ("" if limit is None else f"; it ran out of memory under {limit} , too little for Chromium")
+                )
 
     def evaluate(self, expression: str, deadline: float, session: str) -> Any:
         result = self.call(
@@ -502,6 +530,7 @@ class _DevTools:
     def kill(self) -> str:
         """Kill the browser's process group, reap it; says how it ended."""
         status = "it had exited"
+        self.signalled = False
         if os.getpid() != self._owner:  # in a forked child: the parent's browser, files and directory
             self.pid = None
             for fd in (self._commands, self._answers):
@@ -517,6 +546,7 @@ class _DevTools:
             try:
                 _, code = os.waitpid(self.pid, 0)
                 status = f"exit status {os.waitstatus_to_exitcode(code)}"
+                self.signalled = os.WIFSIGNALED(code)
             except ChildProcessError:
                 pass
             self.pid = None
@@ -580,8 +610,9 @@ class KatexRenderer:
     the sha256 of the KaTeX version and the equation, written atomically), read before
     anything is rendered. Renderings are cached in memory too.
     ``browser``: a Chromium executable (a path or a name on PATH); default: find_browser().
-    ``timeout``: seconds for the browser to start, and for each equation; past it the
-    browser is killed and RendererTimeout raised (the next rendering starts a new one).
+    ``timeout``: seconds for the browser to start, and for each equation (None: this
+    process's ``--ocr-max-render-s``, see ``limits``); past it the browser is killed and
+    RendererTimeout raised (the next rendering starts a new one).
 
     Safe to share between threads (one rendering at a time)."""
 
@@ -590,8 +621,10 @@ class KatexRenderer:
         cache_dir: str | os.PathLike[str] | None = None,
         *,
         browser: str | None = None,
-        timeout: float = DEFAULT_TIMEOUT,
+        timeout: float | None = None,
     ) -> None:
+        if timeout is None:
+            timeout = limits.active().max_render_s
         if not timeout > 0:
             raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
         self.cache_dir = None if cache_dir is None else Path(cache_dir)

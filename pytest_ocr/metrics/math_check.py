@@ -24,24 +24,42 @@ Where pytest-ocr differs from olmocr 0.4.27, on purpose:
   exact text (the error's rendering has no spans, and matching no characters always
   succeeds) and fails when it has none;
 - the span matching is a loop, not a recursion, so an equation of more than about a
-  thousand characters is compared where olmOCR's recursion would raise RecursionError.
+  thousand characters is compared where olmOCR's recursion would raise RecursionError;
+- the work is bounded where olmOCR's is not: a fact renders and compares at most
+  ``max_equations`` distinct equations of the output (``--ocr-max-math-equations``), most
+  similar first, and stops at a ``deadline`` (the time left to the item's math facts,
+  ``--ocr-max-math-s``: checked before each rendering and during each comparison, which is
+  quadratic in the equations' characters). Past either it cannot hold: "not checked: ...".
 """
 
 from __future__ import annotations
 
+import math
 import re
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bs4 import BeautifulSoup
 from rapidfuzz import fuzz
 
+from .. import limits
+from .facts import _quote
 from .katex import KatexRenderer, Rendering, Span
 
 # MathTest.run's patterns, in its order; each kind's spans are cut out before the next kind
 # is looked for (so "$$x$$" is one $$ span, not two empty $ spans around "x").
 _BRACKETED = (r"\\\((.+?)\\\)", r"\\\[(.+?)\\\]")
 _DOLLARS = (r"\$\$(.+?)\$\$", r"\$(.+?)\$")
+
+
+class OutOfTime(Exception):
+    """The deadline a math fact was given passed before it was decided."""
+
+
+def _in_time(deadline: float) -> None:
+    if time.monotonic() > deadline:
+        raise OutOfTime
 
 
 class UnrenderableMath(ValueError):
@@ -65,50 +83,70 @@ def math_spans(text: str, *, ignore_dollar_delimited: bool = False) -> list[str]
 
 
 def math_check(
-    reference: str, text: str, *, ignore_dollar_delimited: bool = False, renderer: KatexRenderer
+    reference: str,
+    text: str,
+    *,
+    ignore_dollar_delimited: bool = False,
+    renderer: KatexRenderer,
+    max_equations: int | None = None,
+    deadline: float = math.inf,
 ) -> tuple[bool, str]:
     """olmOCR-Bench's math fact: (True, "") when an equation of ``text`` is the reference,
     or renders as it does; else (False, why). Raises UnrenderableMath for a reference that
-    is empty or that KaTeX refuses, and RendererError when the browser cannot render."""
+    is empty or that KaTeX refuses, RendererError when the browser cannot render, and
+    OutOfTime when ``deadline`` (``time.monotonic()``) passes first. ``max_equations``: the
+    distinct equations of ``text`` compared at most (None: ``--ocr-max-math-equations``)."""
     if not reference.strip():
         raise UnrenderableMath(reference, "is empty")
+    limit = limits.active().max_math_equations if max_equations is None else max_equations
     # MathTest renders its reference when the fact is loaded, whatever the output holds.
+    _in_time(deadline)
     expected = renderer.render(reference)
     if expected.error is not None:
         raise UnrenderableMath(reference, f"cannot be rendered by KaTeX: {expected.error}")
     equations = math_spans(text, ignore_dollar_delimited=ignore_dollar_delimited)
     if reference in equations:
         return True, ""
-    # Most similar source first: only the order of the (costly) renderings, not the verdict.
+    # Most similar source first: only the order of the (costly) renderings, not the verdict,
+    # unless there are more than the limit; an equation written twice renders alike twice.
     equations.sort(key=lambda equation: -fuzz.ratio(equation, reference))
-    for equation in equations:
-        if same_rendering(expected, renderer.render(equation)):
+    distinct = list(dict.fromkeys(equations))
+    for equation in distinct[:limit]:
+        _in_time(deadline)
+        if same_rendering(expected, renderer.render(equation), deadline):
             return True, ""
     delimiters = r"\(...\), \[...\]" + ("" if ignore_dollar_delimited else ", $$...$$ or $...$")
     if not equations:
         return False, f"the output has no equation ({delimiters}) to compare with {reference!r}"
+    if len(distinct) > limit:
+        return False, (
+            f"not checked: none of the {limit:,} equations most like {reference!r} renders as it does, and the "
+            f"output has {len(distinct) - limit:,} more, beyond what a math fact compares "
+            f"({limits.OPTIONS['max_math_equations']})"
+        )
     if len(equations) == 1:
-        return False, f"{reference!r} is not in the output: its one equation, {equations[0]!r}, renders otherwise"
+        return False, f"{reference!r} is not in the output: its one equation, {_quote(equations[0])}, renders otherwise"
     return False, (
         f"{reference!r} is not in the output: none of its {len(equations)} equations ({delimiters}) "
-        f"renders as it does (the closest in source: {equations[0]!r})"
+        f"renders as it does (the closest in source: {_quote(equations[0])})"
     )
 
 
 # -- comparing two renderings ----------------------------------------------------------------
 
 
-def same_rendering(reference: Rendering, hypothesis: Rendering) -> bool:
+def same_rendering(reference: Rendering, hypothesis: Rendering, deadline: float = math.inf) -> bool:
     """olmOCR's compare_rendered_equations: does ``hypothesis`` render as ``reference``?
 
     Yes when the reference's MathML (the content of its <semantics>, less the TeX
     annotation, whitespace removed) is a substring of the hypothesis's; else when every
     character of the reference's rendering can be given its own character of the
     hypothesis's, the same, such that each has, up, down, left and right, a neighbour
-    exactly where the other has one, with the same text (see _characters_match)."""
+    exactly where the other has one, with the same text (see _characters_match). Raises
+    OutOfTime when ``deadline`` passes first."""
     if _squeeze(semantics_content(reference.mathml)) in _squeeze(semantics_content(hypothesis.mathml)):
         return True
-    return _characters_match(_characters(reference.spans), _characters(hypothesis.spans))
+    return _characters_match(_characters(reference.spans), _characters(hypothesis.spans), deadline)
 
 
 def _squeeze(text: str) -> str:
@@ -143,11 +181,12 @@ _DIRECTIONS = ("up", "down", "left", "right")
 _TOLERANCE = 5  # px: how far off a character's column (row) another may be and still be above (beside) it
 
 
-def _neighbours(characters: Sequence[_Character]) -> list[dict[str, int | None]]:
+def _neighbours(characters: Sequence[_Character], deadline: float) -> list[dict[str, int | None]]:
     """For each character, the nearest other character straight above, below, left and
     right of its centre (within the tolerance across); the first found at a tie."""
     found: list[dict[str, int | None]] = []
     for i, here in enumerate(characters):
+        _in_time(deadline)
         up = down = left = right = None
         up_gap = down_gap = left_gap = right_gap = 0.0
         for j, other in enumerate(characters):
@@ -167,7 +206,7 @@ def _neighbours(characters: Sequence[_Character]) -> list[dict[str, int | None]]
     return found
 
 
-def _characters_match(reference: Sequence[_Character], hypothesis: Sequence[_Character]) -> bool:
+def _characters_match(reference: Sequence[_Character], hypothesis: Sequence[_Character], deadline: float) -> bool:
     """olmOCR's backtracking search, as a loop: is there a one-to-one assignment of the
     reference's characters (in order) to equal characters of the hypothesis such that, for
     each reference character and direction where it has a neighbour, its partner has one
@@ -179,8 +218,8 @@ def _characters_match(reference: Sequence[_Character], hypothesis: Sequence[_Cha
         if not same:
             return False
         candidates.append(same)
-    reference_neighbours = _neighbours(reference)
-    hypothesis_neighbours = _neighbours(hypothesis)
+    reference_neighbours = _neighbours(reference, deadline)
+    hypothesis_neighbours = _neighbours(hypothesis, deadline)
 
     def fits(i: int, partner: int, assignment: list[int]) -> bool:
         for direction in _DIRECTIONS:
@@ -201,8 +240,11 @@ def _characters_match(reference: Sequence[_Character], hypothesis: Sequence[_Cha
     used = [False] * len(hypothesis)
     assignment = [-1] * n
     tried = [0] * (n + 1)  # how many of its candidates each position has tried
-    i = 0
+    i = steps = 0
     while 0 <= i < n:
+        steps += 1
+        if steps % 4096 == 0:
+            _in_time(deadline)
         if assignment[i] != -1:  # back here from a dead end further on: free this partner
             used[assignment[i]] = False
             assignment[i] = -1

@@ -9,6 +9,7 @@ olmOCR-Bench decides over its repeats.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,26 +84,48 @@ def configure(settings: MathSettings) -> None:
     _settings = settings
 
 
-def _math(fact: Fact, text: str) -> tuple[bool, str]:
+@dataclass
+class _MathTime:
+    """The time one output's math facts may take (``--ocr-max-math-s``), and have taken."""
+
+    seconds: float
+    spent: float = 0.0
+
+
+def _math(fact: Fact, text: str, time_left: _MathTime) -> tuple[bool, str]:
     """A math fact's verdict. A browser that cannot render raises (the item's error: the
-    fact cannot be judged); a reference KaTeX refuses is a fact that cannot hold."""
+    fact cannot be judged); a reference KaTeX refuses is a fact that cannot hold; past the
+    output's time for math facts, it is not checked."""
     global _renderer
     from ..metrics.katex import KatexRenderer  # the browser's code: only for math facts
-    from ..metrics.math_check import UnrenderableMath, math_check
+    from ..metrics.math_check import OutOfTime, UnrenderableMath, math_check
 
     if _renderer is None:
-        _renderer = KatexRenderer(_settings.directory, browser=_settings.browser, timeout=limits.active().max_render_s)
+        _renderer = KatexRenderer(_settings.directory, browser=_settings.browser)
+    started = time.monotonic()
     try:
         return math_check(
-            fact.math or "", text, ignore_dollar_delimited=fact.ignore_dollar_delimited, renderer=_renderer
+            fact.math or "",
+            text,
+            ignore_dollar_delimited=fact.ignore_dollar_delimited,
+            renderer=_renderer,
+            deadline=started + time_left.seconds - time_left.spent,
         )
     except UnrenderableMath as exc:
         return False, f"malformed fact: {exc}"
+    except OutOfTime:
+        return False, (
+            f"not checked: the output's math facts took the {time_left.seconds:g} s they may take "
+            f"({limits.OPTIONS['max_math_s']}) before this one was decided"
+        )
+    finally:
+        time_left.spent += time.monotonic() - started
 
 
 def run(case: Case, text: str) -> tuple[FactVerdict, ...]:
     """The verdict of each of the case's facts on this output."""
-    return tuple(check_facts(case.checks, text, math=_math))
+    time_left = _MathTime(limits.active().max_math_s)
+    return tuple(check_facts(case.checks, text, math=lambda fact, output: _math(fact, output, time_left)))
 
 
 def records(case: Case, runs: Sequence[Sequence[FactVerdict]], name: Callable[[Path], str]) -> list[FactRecord]:
