@@ -119,3 +119,13 @@ def test_every_command_the_readme_gives_to_run_is_run(tmp_path):
             assert target == '"$GITHUB_STEP_SUMMARY"'
             summary.write_text(result.stdout, encoding="utf-8")
     assert summary.read_text(encoding="utf-8").startswith("#")  # the Markdown went where the README says
+
+
+def test_the_limits_table_lists_every_limit_with_its_option_and_default():
+    from pytest_ocr import limits
+
+    section = (REPO / "README.md").read_text(encoding="utf-8").split("**Limits.**", 1)[1].split("\n\n", 2)[1]
+    rows = {row.split(" | ")[0].strip("| `"): row.split(" | ")[1] for row in section.splitlines()[2:]}
+    for name in limits.NAMES:
+        default = getattr(limits.DEFAULT, name)
+        assert rows.get(limits.OPTIONS[name]) == (f"{default:,}" if isinstance(default, int) else f"{default:g}"), name
