@@ -59,6 +59,11 @@ def session(root: Path, *args: str, memory_mb: int = MEMORY_MB, rss_mb: int = ME
     return result
 
 
+def browser_session(root: Path, *args: str, seconds: float):
+    """A session that renders equations (see BROWSER_ADDRESS_SPACE_MB)."""
+    return session(root, *args, memory_mb=BROWSER_ADDRESS_SPACE_MB, rss_mb=BROWSER_MEMORY_MB, seconds=seconds)
+
+
 def output_case(root: Path, case: str, text: str, rest: str) -> str:
     """A case ``case`` on an image whose engine output is ``text``; ``rest``: its other keys."""
     image = good_image(root, f"{case}.png")
@@ -97,7 +102,7 @@ def test_a_math_fact_compares_at_most_max_math_equations_of_an_output(tmp_path):
         ],
         ENGINE,
     )
-    result = session(root, memory_mb=BROWSER_ADDRESS_SPACE_MB, rss_mb=BROWSER_MEMORY_MB, seconds=120)
+    result = browser_session(root, seconds=120)
     assert result.returncode == TESTS_FAILED, result.output[-3000:]
     found = results(root, result)
     assert found["good"]["outcome"] == "passed"
@@ -128,9 +133,7 @@ def test_the_math_facts_of_an_output_stop_at_max_math_s(tmp_path):
         ],
         ENGINE,
     )
-    result = session(
-        root, "--ocr-max-math-s", "2", memory_mb=BROWSER_ADDRESS_SPACE_MB, rss_mb=BROWSER_MEMORY_MB, seconds=40
-    )
+    result = browser_session(root, "--ocr-max-math-s", "2", seconds=40)
     assert result.returncode == TESTS_FAILED, result.output[-3000:]
     found = results(root, result)
     assert found["good"]["outcome"] == "passed"
@@ -154,9 +157,7 @@ def test_an_equation_too_large_to_render_in_max_render_s_is_its_items_error_nami
         ],
         ENGINE,
     )
-    result = session(
-        root, "--ocr-max-render-s", "3", memory_mb=BROWSER_ADDRESS_SPACE_MB, rss_mb=BROWSER_MEMORY_MB, seconds=40
-    )
+    result = browser_session(root, "--ocr-max-render-s", "3", seconds=40)
     assert result.returncode == TESTS_FAILED, result.output[-3000:]
     found = results(root, result)
     assert found["good"]["outcome"] == "passed"

@@ -512,7 +512,7 @@ class _DevTools:
                 limit = memory_limit()
                 raise RendererError(
                     f"the browser's page crashed during {method}"
-                    + ("" if limit is None else f"; it ran out of memory under {limit} , too little for Chromium")
+                    + ("" if limit is None else f"; it ran out of memory under {limit}, too little for Chromium")
                 )
 
     def evaluate(self, expression: str, deadline: float, session: str) -> Any:

@@ -27,7 +27,7 @@ Where pytest-ocr differs from olmocr 0.4.27, on purpose:
   thousand characters is compared where olmOCR's recursion would raise RecursionError;
 - the work is bounded where olmOCR's is not: a fact renders and compares at most
   ``max_equations`` distinct equations of the output (``--ocr-max-math-equations``), most
-  similar first, and stops at a ``deadline`` (the time left to the item's math facts,
+  similar first, and stops at a ``deadline`` (the time left to the output's math facts,
   ``--ocr-max-math-s``: checked before each rendering and during each comparison, which is
   quadratic in the equations' characters). Past either it cannot hold: "not checked: ...".
 """
