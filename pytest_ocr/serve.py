@@ -55,7 +55,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from . import __version__
+from . import __version__, redaction
 from .cases.images import ImageError
 from .engines import Engine, EngineError, EngineRegistry, EngineSpec, Recognition
 from .engines._http import image_mime
@@ -305,7 +305,9 @@ class Service:
 
     @staticmethod
     def answer(status: int, document: dict, headers: dict[str, str] | None = None) -> Response:
-        payload = json.dumps(json_safe(document), ensure_ascii=False, allow_nan=False).encode("utf-8")
+        # The engine's secrets (its headers, env, API key: redaction.py) stay on this host.
+        shown = redaction.redact(json_safe(document))
+        payload = json.dumps(shown, ensure_ascii=False, allow_nan=False).encode("utf-8")
         return Response(payload, status, headers=headers, media_type="application/json")
 
     # --- what comes in: admission, the body -------------------------------------------------------
