@@ -73,16 +73,20 @@ def _redact(value: Any, secrets: tuple[str, ...]) -> Any:
             if secret in value:
                 value = value.replace(secret, REDACTED)
         return value
+    if isinstance(value, dict):
+        changed: dict[Any, Any] | None = None  # made at the first change: most values hold no secret
+        for i, (key, item) in enumerate(value.items()):
+            new_key, new_item = _redact(key, secrets), _redact(item, secrets)
+            if changed is None and (new_key is not key or new_item is not item):
+                changed = dict(list(value.items())[:i])
+            if changed is not None:
+                changed[new_key] = new_item
+        return value if changed is None else changed
     if isinstance(value, (list, tuple)):
-        items = [_redact(v, secrets) for v in value]
+        items = [_redact(item, secrets) for item in value]
         if all(new is old for new, old in zip(items, value, strict=True)):
             return value
-        return type(value)(items) if isinstance(value, list) else tuple(items)
-    if isinstance(value, dict):
-        pairs = [(_redact(k, secrets), _redact(v, secrets)) for k, v in value.items()]
-        if all(k is old_k and v is old_v for (k, v), (old_k, old_v) in zip(pairs, value.items(), strict=True)):
-            return value
-        return dict(pairs)
+        return items if isinstance(value, list) else tuple(items)
     return value
 
 

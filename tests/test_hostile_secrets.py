@@ -219,6 +219,11 @@ def test_each_engine_registers_what_it_keeps_secret(monkeypatch):
     )
     assert redaction.redact(text) == "*** *** *** *** *** *** *** *** *** qa eng 1"
     registry.close()
+    # in what results hold: keys too, nested; what holds none is the same object
+    document = {"fields": {f"k {KEY}": [ENV, ("qa", HEADER)]}, "cer": 0.5, "text": "clean"}
+    assert redaction.redact(document) == {"fields": {"k ***": ["***", ("qa", "***")]}, "cer": 0.5, "text": "clean"}
+    clean = {"fields": {"k": ["qa", ("qa", 1)]}, "text": "clean"}
+    assert redaction.redact(clean) is clean
 
 
 def test_an_engine_option_holding_a_secret_is_not_echoed_when_it_is_invalid():
