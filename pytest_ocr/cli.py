@@ -507,7 +507,7 @@ def parser() -> argparse.ArgumentParser:
         default=1000,
         metavar="N",
         help="connections kept open at once, fewer if the open-files limit allows fewer; a new one beyond closes "
-        "the oldest without a request under way, or gets 503 (default: 1000)",
+        "the oldest with nothing under way, or gets 503 (default: 1000)",
     )
     v.add_argument(
         "--max-inflight-mb",

@@ -32,8 +32,8 @@ parsing forms: the ``serve`` extra. Every bound is here, each with a command-lin
 - at most ``max_connections`` connections are kept open, fewer when the open-files limit
   (raised to its hard limit if that helps) leaves room for fewer besides the files the
   rest needs (``files_kept``). A connection beyond them closes the oldest one that has
-  not sent a whole request head (an idle or a trickling one); when every one has a
-  request under way, it gets 503 and is closed. Connections are accepted ``ACCEPT_BATCH``
+  nothing under way (idle, trickling its head, or sending the body of a refused request);
+  when every one has a request under way, it gets 503 and is closed. Connections are accepted ``ACCEPT_BATCH``
   at a time, so the open files never pass the limit (which would stop all accepting);
 - the listening socket's backlog is ``backlog`` connections, so a burst of clients waits
   to be accepted instead of being reset.
@@ -114,6 +114,9 @@ METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 # Connections accepted in one pass of the event loop: those beyond the cap are closed a pass
 # or two later, so a burst holds at most a few batches of files more than the cap.
 ACCEPT_BATCH = 16
+# Set in a request's ASGI scope when it is refused and its body only drained: its connection
+# has nothing under way to lose.
+REFUSED = "pytest_ocr.refused"
 
 
 @dataclass(frozen=True)
@@ -400,6 +403,7 @@ class Service:
             mean = self.worker.mean_seconds()
             # A place frees when a recognition ends: about the mean time over the workers.
             wait = max(1, round((mean or 1.0) / self.settings.workers))
+            request.scope[REFUSED] = True
             await self.drain(request)
             raise RequestError(
                 503,
@@ -573,7 +577,7 @@ def error_answer(status: int, message: str, kind: str, headers: dict[str, str]) 
 def guarded_protocol(settings: Settings, cap: int) -> type[H11Protocol]:
     """uvicorn's h11 protocol with the bounds on connections: a request head (line and headers)
     within ``header_timeout`` of its first byte, and at most ``cap`` connections, a new one
-    closing the oldest that has no request under way."""
+    closing the oldest that has nothing under way."""
     timeout = settings.header_timeout
 
     class Guarded(H11Protocol):
@@ -586,9 +590,9 @@ def guarded_protocol(settings: Settings, cap: int) -> type[H11Protocol]:
             self.await_head()
             if len(self.connections) <= cap:
                 return
-            idle = [c for c in self.connections if isinstance(c, Guarded) and c is not self and c.has_no_request()]
+            idle = [c for c in self.connections if isinstance(c, Guarded) and c is not self and c.idle()]
             if idle:  # an idle or trickling client makes room: it has nothing under way to lose
-                min(idle, key=lambda c: c.opened).transport.close()
+                min(idle, key=lambda c: (not c.has_no_request(), c.opened)).transport.close()
             else:
                 message = (
                     f"the worker keeps {cap} connections open at most (--max-connections, or what the open-files "
@@ -600,6 +604,12 @@ def guarded_protocol(settings: Settings, cap: int) -> type[H11Protocol]:
             """Whether no request head has come whole on the connection since its last answer."""
             request_done = self.cycle is None or self.cycle.response_complete
             return request_done and self.conn.their_state is h11.IDLE and not self.transport.is_closing()
+
+        def idle(self) -> bool:
+            """Whether closing it loses nothing: it has no request, or one refused (its body is
+            only being read to be dropped)."""
+            refused = self.cycle is not None and not self.cycle.response_complete and self.scope.get(REFUSED)
+            return self.has_no_request() or (bool(refused) and not self.transport.is_closing())
 
         def data_received(self, data: bytes) -> None:
             super().data_received(data)

@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from test_serve import CLI, LINE, engine_config, post_image, serving, status_and_document
+from test_serve import CLI, LINE, engine_config, post_head, post_image, serving, status_and_document
 
 from pytest_ocr.engines import EngineRegistry, EngineSpec
 
@@ -181,6 +181,31 @@ def test_beyond_the_connection_cap_an_idle_connection_makes_room_and_a_busy_work
             "the worker keeps 2 connections open at most (--max-connections, or what the open-files limit "
             "allows), and each has a request under way; retry after 1 s"
         )
+        assert worker.stop() == 0
+
+
+def test_clients_holding_refused_requests_open_make_room_too(tmp_path):
+    """Requests refused at a full worker have their bodies read and dropped (so that their clients
+    read the 503, not a reset), for up to --body-timeout: clients that never send that body hold
+    nothing under way, and a new client beyond the cap closes one of them."""
+    config = engine_config(tmp_path, "sized", "sized_engine", SIZED_ENGINE, "read", seconds=3)
+    args = ("--engine", "sized", "--config", str(config), "--queue", "0", "--max-connections", "4")
+    with serving(tmp_path, *args, "--body-timeout", "30") as worker, ThreadPoolExecutor(1) as pool:
+        busy = pool.submit(post_image, worker.url)  # the one place, for 3 s
+        time.sleep(0.5)
+        holders = [socket.create_connection(address(worker.url), timeout=1) for _ in range(3)]
+        for holder in holders:
+            holder.sendall(post_head("Content-Length: 100000\r\n") + b"{")  # refused; the rest never comes
+        time.sleep(0.3)
+        start = time.perf_counter()
+        assert worker.request("GET", "/health") == (200, {"status": "ok"})  # the fifth connection
+        assert time.perf_counter() - start < 1
+        closed = []
+        for holder in holders:
+            with holder, contextlib.suppress(TimeoutError):
+                closed.append(holder.recv(4096))
+        assert closed == [b""]  # the oldest, closed without an answer
+        assert busy.result()[0] == 200
         assert worker.stop() == 0
 
 
