@@ -56,7 +56,7 @@ class Echo(BaseHTTPRequestHandler):
 TOOL = """
 import os, sys
 secret = os.environ["TOOL_TOKEN"]
-if sys.argv[1] == "fail":
+if sys.argv[1] == "fails":
     # the last 2,000 characters of stderr are shown: they start 7 characters into the secret
     after = " rejected\\n" + "y" * (2000 - 12 - 11) + "\\n"
     sys.stderr.write("x" * 100 + "token " + secret + after)
@@ -94,7 +94,7 @@ def hostile_suite(root: Path, url: str) -> None:
     (root / "tool.py").write_text(TOOL, encoding="utf-8")
     (root / "conftest.py").write_text(VAULT_ENGINE, encoding="utf-8")
     (root / "scan.jpg").write_bytes((DATA / "lines" / "rapidocr_en_rec.jpg").read_bytes())
-    token = {"X-Api-Token": HEADER}
+    token, tool_env = {"X-Api-Token": HEADER}, {"TOOL_TOKEN": ENV}
     fast = {"timeout": 10, "retries": 0}
     engines = {
         "forbidden": {"type": "http", "url": f"{url}/forbid", "headers": token, **fast},
@@ -106,12 +106,12 @@ def hostile_suite(root: Path, url: str) -> None:
             "fields_path": "fields",
             **fast,
         },
-        "tool-fails": {"type": "command", "argv": [sys.executable, "tool.py", "fail", "{image}"], "env": {}},
-        "tool-prints": {"type": "command", "argv": [sys.executable, "tool.py", "print", "{image}"], "env": {}},
+        **{
+            f"tool-{mode}": {"type": "command", "argv": [sys.executable, "tool.py", mode, "{image}"], "env": tool_env}
+            for mode in ("fails", "prints")
+        },
         "vault": {"type": "vault", "token": VAULT},
     }
-    for name in ("tool-fails", "tool-prints"):
-        engines[name]["env"] = {"TOOL_TOKEN": ENV}
     suite = {
         "engines": engines,
         "defaults": {"engine": list(engines)},
@@ -154,6 +154,7 @@ def test_secrets_echoed_back_are_in_no_output_and_the_metrics_are_those_of_the_t
         server.shutdown()
         server.server_close()
     assert result.returncode == 1, result.output[-3000:]
+    assert result.seconds < 60 and result.max_rss_mb < 400, (result.seconds, result.max_rss_mb)  # 3-8 s, 100 MB
     report = result.report(tmp_path)
     records = {r["engine"]: r for r in report["results"]}
     assert {e: r["outcome"] for e, r in records.items()} == {
