@@ -8,7 +8,8 @@ output against a case of a case file, with everything the case says (its ground 
 normalisation, metrics, field extraction and matchers): the numbers its item reports.
 
     pytest-ocr serve --engine NAME [--config FILE] [--host HOST] [--port PORT] [--workers N] [--queue M]
-                     [--max-body-mb MB] [--body-timeout SECONDS] [--backlog N]
+                     [--max-body-mb MB] [--body-timeout SECONDS] [--backlog N] [--header-timeout SECONDS]
+                     [--max-connections N] [--max-inflight-mb MB]
 
 serves an engine as an HTTP OCR worker (see pytest_ocr/serve.py).
 
@@ -192,6 +193,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         max_body_mb=args.max_body_mb,
         body_timeout=args.body_timeout,
         backlog=args.backlog,
+        header_timeout=args.header_timeout,
+        max_connections=args.max_connections,
+        max_inflight_mb=args.max_inflight_mb,
     )
     return serve.run(args.engine, Path(args.config) if args.config else None, args.host, args.port, settings)
 
@@ -489,6 +493,29 @@ def parser() -> argparse.ArgumentParser:
         default=2048,
         metavar="N",
         help="connections waiting to be accepted, for bursts of clients (default: 2048, capped by the OS)",
+    )
+    v.add_argument(
+        "--header-timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="time for a request's line and headers to arrive; slower gets 408 and is closed (default: 10)",
+    )
+    v.add_argument(
+        "--max-connections",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="connections kept open at once, fewer if the open-files limit allows fewer; a new one beyond closes "
+        "the oldest with nothing under way, or gets 503 (default: 1000)",
+    )
+    v.add_argument(
+        "--max-inflight-mb",
+        type=float,
+        default=100.0,
+        metavar="MB",
+        help="request bodies of the recognition requests taken at once (Content-Length, or --max-body-mb without "
+        "one); beyond gets 503 with Retry-After (default: 100)",
     )
     v.set_defaults(run=cmd_serve)
 

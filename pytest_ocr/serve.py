@@ -21,11 +21,20 @@ parsing forms: the ``serve`` extra. Every bound is here, each with a command-lin
 - ``workers`` recognitions run at once, each in a thread of one pool (the engine's
   ``recognize`` is called as the plugin calls it);
 - at most ``workers + queue`` recognition requests are taken at once (reading their
-  body, waiting or running); the next gets 503 with Retry-After, which the ``http`` and
-  ``openai`` engines honour within their deadline;
+  body, waiting or running), and their bodies hold at most ``max_inflight_mb`` (a body
+  counts as its Content-Length, or as ``max_body_mb`` without one); the next gets 503 with
+  Retry-After, which the ``http`` and ``openai`` engines honour within their deadline;
 - a body is counted while it streams in, whatever its framing (Content-Length, chunked
   or none): beyond ``max_body_mb`` it gets 413, and one that has not arrived within
   ``body_timeout`` seconds gets 408;
+- a request's line and headers must arrive within ``header_timeout`` seconds of its first
+  byte (of the connection, for the first): a client trickling them gets 408 and is closed;
+- at most ``max_connections`` connections are kept open, fewer when the open-files limit
+  (raised to its hard limit if that helps) leaves room for fewer besides the files the
+  rest needs (``files_kept``). A connection beyond them closes the oldest one that has
+  nothing under way (idle, trickling its head, or sending the body of a refused request);
+  when every one has a request under way, it gets 503 and is closed. Connections are accepted ``ACCEPT_BATCH``
+  at a time, so the open files never pass the limit (which would stop all accepting);
 - the listening socket's backlog is ``backlog`` connections, so a burst of clients waits
   to be accepted instead of being reset.
 
@@ -40,6 +49,7 @@ import asyncio
 import base64
 import binascii
 import contextlib
+import http
 import json
 import signal
 import socket
@@ -55,7 +65,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from . import __version__
+from . import __version__, redaction
 from .cases.images import ImageError
 from .engines import Engine, EngineError, EngineRegistry, EngineSpec, Recognition
 from .engines._http import image_mime
@@ -63,9 +73,15 @@ from .engines.recognize import recognize
 from .errors import OcrError
 from .storable import json_safe
 
+try:
+    import resource
+except ImportError:  # pragma: no cover - Windows: no open-files limit to fit in
+    resource = None  # type: ignore[assignment]
+
 MISSING_EXTRA: str | None
 try:  # the serve extra: pip install "pytest-ocr[serve]"
     import anyio
+    import h11
     import uvicorn
     from python_multipart.exceptions import FormParserError  # Starlette's form parser runs on it
     from starlette.applications import Starlette
@@ -74,6 +90,7 @@ try:  # the serve extra: pip install "pytest-ocr[serve]"
     from starlette.requests import ClientDisconnect, Request
     from starlette.responses import Response
     from starlette.routing import Route
+    from uvicorn.protocols.http.h11_impl import H11Protocol
 except ImportError as exc:
     MISSING_EXTRA = (exc.name or str(exc)).partition(".")[0]  # the distribution's top-level module
 else:
@@ -94,6 +111,12 @@ EXPECTED_OCR = (
 )
 ENDPOINTS = "POST /ocr, POST /v1/chat/completions, GET /v1/models, GET /info, GET /health"
 METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+# Connections accepted in one pass of the event loop: those beyond the cap are closed a pass
+# or two later, so a burst holds at most a few batches of files more than the cap.
+ACCEPT_BATCH = 16
+# Set in a request's ASGI scope when it is refused and its body only drained: its connection
+# has nothing under way to lose.
+REFUSED = "pytest_ocr.refused"
 
 
 @dataclass(frozen=True)
@@ -105,6 +128,9 @@ class Settings:
     max_body_mb: float = 50.0  # a request body
     body_timeout: float = 60.0  # seconds for a request body to arrive
     backlog: int = 2048  # connections waiting to be accepted
+    header_timeout: float = 10.0  # seconds for a request's line and headers to arrive
+    max_connections: int = 1000  # connections kept open at once
+    max_inflight_mb: float = 100.0  # bodies of the recognition requests taken at once
 
     def check(self) -> None:
         problems = [
@@ -113,6 +139,16 @@ class Settings:
             (not self.max_body_mb > 0, f"--max-body-mb must be more than 0, got {self.max_body_mb:g}"),
             (not self.body_timeout > 0, f"--body-timeout must be more than 0 seconds, got {self.body_timeout:g}"),
             (self.backlog < 1, f"--backlog must be 1 or more, got {self.backlog}"),
+            (
+                not 0 < self.header_timeout < float("inf"),
+                f"--header-timeout must be more than 0 seconds, got {self.header_timeout:g}",
+            ),
+            (self.max_connections < 1, f"--max-connections must be 1 or more, got {self.max_connections}"),
+            (
+                not self.max_body_mb <= self.max_inflight_mb < float("inf"),
+                f"--max-inflight-mb must be at least --max-body-mb ({self.max_body_mb:g}), "
+                f"got {self.max_inflight_mb:g}",
+            ),
         ]
         for failed, message in problems:
             if failed:
@@ -121,6 +157,38 @@ class Settings:
     @property
     def max_body(self) -> int:
         return int(self.max_body_mb * MB)
+
+    @property
+    def max_inflight(self) -> int:
+        return int(self.max_inflight_mb * MB)
+
+    def files_kept(self) -> int:
+        """Open files kept for what is not a connection: the process's own (64), a spooled
+        upload and a temporary image per request taken, an engine's pipes (4 per worker) and
+        the connections a burst brings before the cap closes them (4 accept batches)."""
+        return 64 + 2 * (self.workers + self.queue) + 4 * self.workers + 4 * ACCEPT_BATCH
+
+    def connection_cap(self) -> int:
+        """The connections kept open at once: ``max_connections``, or as many as the open-files
+        limit leaves room for, raising its soft limit towards the hard one first."""
+        if resource is None:
+            return self.max_connections
+        kept = self.files_kept()
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        needed = self.max_connections + kept
+        if soft != resource.RLIM_INFINITY and soft < needed:
+            raised = needed if hard == resource.RLIM_INFINITY else min(hard, needed)
+            with contextlib.suppress(ValueError, OSError):
+                resource.setrlimit(resource.RLIMIT_NOFILE, (raised, hard))
+                soft = raised
+        if soft == resource.RLIM_INFINITY or soft >= needed:
+            return self.max_connections
+        if soft - kept < 1:
+            raise SetupError(
+                f"the open-files limit (ulimit -n) is {soft}, and {kept} open files are kept for requests under "
+                "way and the engine: raise the limit, or lower --queue and --workers"
+            )
+        return soft - kept
 
 
 class SetupError(OcrError):
@@ -276,6 +344,7 @@ class Service:
         # The engine runs in these threads only: ``workers`` recognitions at once.
         self.executor = ThreadPoolExecutor(settings.workers, thread_name_prefix="pytest-ocr-serve")
         self.taken = 0  # recognition requests between admission and answer (the event loop's thread only)
+        self.inflight = 0  # bytes their bodies count for (max_inflight_mb)
         self.routes: dict[tuple[str, str], Callable[[Request], Awaitable[dict]]] = {
             ("POST", "/ocr"): self.ocr,
             ("POST", "/v1/chat/completions"): self.chat,
@@ -305,33 +374,50 @@ class Service:
 
     @staticmethod
     def answer(status: int, document: dict, headers: dict[str, str] | None = None) -> Response:
-        payload = json.dumps(json_safe(document), ensure_ascii=False, allow_nan=False).encode("utf-8")
+        # The engine's secrets (its headers, env, API key: redaction.py) stay on this host.
+        shown = redaction.redact(json_safe(document))
+        payload = json.dumps(shown, ensure_ascii=False, allow_nan=False).encode("utf-8")
         return Response(payload, status, headers=headers, media_type="application/json")
 
     # --- what comes in: admission, the body -------------------------------------------------------
 
     @contextlib.asynccontextmanager
     async def admitted(self, request: Request) -> AsyncIterator[None]:
-        """A place among the ``workers + queue`` recognition requests taken at once, or a 503."""
+        """A place among the ``workers + queue`` recognition requests taken at once, within the
+        bytes their bodies may hold (``max_inflight_mb``), or a 503."""
         limit = self.settings.workers + self.settings.queue
+        length = self.declared_length(request)
+        size = self.settings.max_body if length is None else length  # without a length: the most it may be
+        full = None
         if self.taken >= limit:
+            full = (
+                f"{self.taken} requests are being recognized or waiting, the most it takes "
+                f"(--workers {self.settings.workers} + --queue {self.settings.queue})"
+            )
+        elif self.inflight + size > self.settings.max_inflight:
+            full = (
+                f"the bodies of the requests it has taken count {self.inflight / MB:.1f} MB, and this one's "
+                f"{size / MB:.1f} MB would pass --max-inflight-mb {self.settings.max_inflight_mb:g}"
+            )
+        if full is not None:
             mean = self.worker.mean_seconds()
             # A place frees when a recognition ends: about the mean time over the workers.
             wait = max(1, round((mean or 1.0) / self.settings.workers))
-            taken = self.taken
+            request.scope[REFUSED] = True
             await self.drain(request)
             raise RequestError(
                 503,
-                f"the worker is full: {taken} requests are being recognized or waiting, the most it takes "
-                f"(--workers {self.settings.workers} + --queue {self.settings.queue}); retry after {wait} s",
+                f"the worker is full: {full}; retry after {wait} s",
                 "server_busy_error",
                 {"Retry-After": str(wait)},
             )
         self.taken += 1
+        self.inflight += size
         try:
             yield
         finally:
             self.taken -= 1
+            self.inflight -= size
 
     async def drain(self, request: Request) -> None:
         """Read and drop a refused request's body (within the limits), so that the client reads
@@ -350,17 +436,23 @@ class Service:
             f"the body is {size} bytes; at most {limit} ({self.settings.max_body_mb:g} MB, --max-body-mb) are accepted",
         )
 
+    def declared_length(self, request: Request) -> int | None:
+        """The body's Content-Length, if it has one: a 400 if it is no number, a 413 beyond the limit."""
+        length = request.headers.get("content-length")
+        if length is None:
+            return None
+        # uvicorn's HTTP parser refuses these before the application sees them; this holds
+        # whatever parser runs the application.
+        if not (length.isascii() and length.isdigit()):
+            raise RequestError(400, f"Content-Length is not a number of bytes: {length!r}")
+        if int(length) > self.settings.max_body:
+            raise self._too_large(str(int(length)))
+        return int(length)
+
     async def stream(self, request: Request) -> AsyncGenerator[bytes, None]:
         """The body as it arrives, counted: whatever the framing (Content-Length, chunked or
         none), it stops at the limit with a 413, and at the body timeout with a 408."""
-        length = request.headers.get("content-length")
-        if length is not None:
-            # uvicorn's HTTP parser refuses these before the application sees them; this holds
-            # whatever parser runs the application.
-            if not (length.isascii() and length.isdigit()):
-                raise RequestError(400, f"Content-Length is not a number of bytes: {length!r}")
-            if int(length) > self.settings.max_body:
-                raise self._too_large(str(int(length)))
+        self.declared_length(request)
         timeout = self.settings.body_timeout
         deadline = anyio.current_time() + timeout
         source = request.stream()
@@ -420,6 +512,7 @@ class Service:
                 if not body:
                     raise RequestError(400, f"the request has no body; expected {EXPECTED_OCR}")
                 image = await anyio.to_thread.run_sync(_image_from_json, body)
+                del body  # not held while the image waits for a worker
             recognition = await self.recognize(image)
         return {
             "text": recognition.text,
@@ -440,6 +533,7 @@ class Service:
             if not body:
                 raise RequestError(400, "the request has no body; expected a chat-completions request in JSON")
             image = await anyio.to_thread.run_sync(_image_from_chat, body, name)
+            del body  # not held while the image waits for a worker
             recognition = await self.recognize(image)
         return {
             "id": f"chatcmpl-{uuid.uuid4().hex}",
@@ -464,6 +558,87 @@ class Service:
 
     async def health(self, request: Request) -> dict:
         return {"status": "ok"}
+
+
+def error_answer(status: int, message: str, kind: str, headers: dict[str, str]) -> bytes:
+    """A whole HTTP/1.1 answer with a JSON error, for a connection that is closed after it."""
+    body = json.dumps({"error": {"message": message, "type": kind}}).encode()
+    lines = [
+        f"HTTP/1.1 {status} {http.HTTPStatus(status).phrase}",
+        "Content-Type: application/json",
+        f"Content-Length: {len(body)}",
+        "Connection: close",
+        f"Server: pytest-ocr/{__version__}",
+        *(f"{name}: {value}" for name, value in headers.items()),
+    ]
+    return "\r\n".join([*lines, "", ""]).encode() + body
+
+
+def guarded_protocol(settings: Settings, cap: int) -> type[H11Protocol]:
+    """uvicorn's h11 protocol with the bounds on connections: a request head (line and headers)
+    within ``header_timeout`` of its first byte, and at most ``cap`` connections, a new one
+    closing the oldest that has nothing under way."""
+    timeout = settings.header_timeout
+
+    class Guarded(H11Protocol):
+        opened = 0.0
+        head_timer: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self.opened = self.loop.time()
+            self.await_head()
+            if len(self.connections) <= cap:
+                return
+            idle = [c for c in self.connections if isinstance(c, Guarded) and c is not self and c.idle()]
+            if idle:  # an idle or trickling client makes room: it has nothing under way to lose
+                min(idle, key=lambda c: (not c.has_no_request(), c.opened)).transport.close()
+            else:
+                message = (
+                    f"the worker keeps {cap} connections open at most (--max-connections, or what the open-files "
+                    "limit allows), and each has a request under way; retry after 1 s"
+                )
+                self.close_with(503, message, "server_busy_error", {"Retry-After": "1"})
+
+        def has_no_request(self) -> bool:
+            """Whether no request head has come whole on the connection since its last answer."""
+            request_done = self.cycle is None or self.cycle.response_complete
+            return request_done and self.conn.their_state is h11.IDLE and not self.transport.is_closing()
+
+        def idle(self) -> bool:
+            """Whether closing it loses nothing: it has no request, or one refused (its body is
+            only being read to be dropped)."""
+            refused = self.cycle is not None and not self.cycle.response_complete and self.scope.get(REFUSED)
+            return self.has_no_request() or (bool(refused) and not self.transport.is_closing())
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            if self.conn.their_state is h11.IDLE:
+                self.await_head()  # a next request began on a kept-alive connection
+            elif self.head_timer is not None:
+                self.head_timer.cancel()
+                self.head_timer = None
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self.head_timer is not None:
+                self.head_timer.cancel()
+            super().connection_lost(exc)
+
+        def await_head(self) -> None:
+            if self.head_timer is None:
+                self.head_timer = self.loop.call_later(timeout, self.head_late)
+
+        def head_late(self) -> None:
+            self.head_timer = None
+            if self.has_no_request():
+                message = f"the request line and headers did not arrive within {timeout:g} s (--header-timeout)"
+                self.close_with(408, message, "invalid_request_error", {})
+
+        def close_with(self, status: int, message: str, kind: str, headers: dict[str, str]) -> None:
+            self.transport.write(error_answer(status, message, kind, headers))
+            self.transport.close()
+
+    return Guarded
 
 
 def listen(host: str, port: int, backlog: int) -> socket.socket:
@@ -499,29 +674,36 @@ def run(name: str, config: Path | None, host: str, port: int, settings: Settings
         )
     settings = settings or Settings()
     settings.check()
+    cap = settings.connection_cap()
     engine = load_engine(name, config)
     try:
         sock = listen(host, port, settings.backlog)
         service = Service(Worker(engine, name), settings)
         workers = f"{settings.workers} worker{'s' if settings.workers != 1 else ''}"
+        fewer = " (the open-files limit allows no more)" if cap < settings.max_connections else ""
         ready = (
             f"pytest-ocr serve: engine {name!r} ({service.worker.fingerprint.get('type')}) on {url_of(sock)} "
-            f"with {workers} and a queue of {settings.queue}; POST /ocr, POST /v1/chat/completions"
+            f"with {workers}, a queue of {settings.queue} and at most {cap} connections{fewer}; "
+            "POST /ocr, POST /v1/chat/completions"
         )
+
+        backlog = settings.backlog
 
         class Server(uvicorn.Server):
             async def startup(self, sockets: list[socket.socket] | None = None) -> None:
                 await super().startup(sockets)
+                sock.listen(backlog)  # uvicorn listened with its own backlog, the accept batch
                 if not self.should_exit:
                     print(ready, flush=True)  # the first line: with --port 0, the only way to know the URL
 
         server = Server(
             uvicorn.Config(
                 service.app(),
-                http="h11",  # the same parser, and the same refusals, wherever it runs
+                http=guarded_protocol(settings, cap),  # h11: the same parser and refusals wherever it runs
+                loop="asyncio",  # and the same accepting (uvloop's differs)
                 ws="none",
                 lifespan="off",
-                backlog=settings.backlog,
+                backlog=ACCEPT_BATCH,  # what asyncio accepts at a time; the socket's own backlog is set above
                 log_level="warning",
                 access_log=False,
                 server_header=False,

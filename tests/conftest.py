@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import jsonschema
 import pytest
 from hypothesis import HealthCheck, settings
 
+from pytest_ocr import redaction
 from pytest_ocr.run.stored import report_schema
 
 REPO = Path(__file__).resolve().parent.parent
@@ -77,6 +79,14 @@ def _no_terminal_width(monkeypatch: pytest.MonkeyPatch) -> None:
     subprocesses inherit)."""
     monkeypatch.delenv("COLUMNS", raising=False)
     os.unsetenv("COLUMNS")
+
+
+@pytest.fixture(autouse=True)
+def _no_secrets_of_other_tests() -> Iterator[None]:
+    """Engines register their secrets for the process (pytest_ocr/redaction.py); one test's
+    are not another's."""
+    yield
+    redaction.forget()
 
 
 @pytest.fixture

@@ -20,6 +20,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -59,8 +60,9 @@ def read(path):
 
 
 class Worker:
-    def __init__(self, proc: subprocess.Popen, url: str, stderr: Path) -> None:
+    def __init__(self, proc: subprocess.Popen, url: str, stderr: Path, ready: str = "") -> None:
         self.proc, self.url, self.stderr = proc, url, stderr
+        self.ready = ready  # the line it printed when ready
         self.http = urllib3.PoolManager(maxsize=8, retries=False, timeout=60)
 
     def request(self, method: str, path: str, **kwargs) -> tuple[int, dict]:
@@ -73,8 +75,9 @@ class Worker:
 
 
 @contextlib.contextmanager
-def serving(tmp_path: Path, *args: str, env: dict | None = None):
-    """`pytest-ocr serve ARGS --port 0` as a subprocess; the URL from the line it prints."""
+def serving(tmp_path: Path, *args: str, env: dict | None = None, limits: Callable[[], None] | None = None):
+    """`pytest-ocr serve ARGS --port 0` as a subprocess; the URL from the line it prints.
+    ``limits`` runs in the child before it starts (resource limits)."""
     stderr = tmp_path / "serve.stderr"
     with stderr.open("w") as err:
         proc = subprocess.Popen(
@@ -83,12 +86,13 @@ def serving(tmp_path: Path, *args: str, env: dict | None = None):
             stderr=err,
             text=True,
             env={**os.environ, **(env or {})},
+            preexec_fn=limits,
         )
     try:
         line = proc.stdout.readline()
         found = URL_LINE.search(line)
         assert found, f"no URL in {line!r}; stderr: {stderr.read_text()}"
-        yield Worker(proc, found[1], stderr)
+        yield Worker(proc, found[1], stderr, line)
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -15,9 +15,11 @@ run's memory.
 What is left is turning every way a request can go wrong into an EngineError that says
 what was called, what happened, after how many attempts, and what to check.
 
-API keys come from an environment variable whose *name* is an option. The key itself
-is kept in one attribute and scrubbed from what is shown (error messages, warnings);
-the recognised text, lines and fields are scored as the server returned them.
+API keys come from an environment variable whose *name* is an option. The key, the
+values of option ``headers`` and what a URL carries beside its address (user, password,
+query values) are registered as secrets (redaction.py), replaced wherever a run reports
+them; error messages lose them here too, a response's body before it is shortened (no
+part of one is left at the cut). The recognition is scored as the server returned it.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import re
 import socket
 import threading
 import time
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +54,7 @@ from urllib3.exceptions import (
     SSLError,
 )
 
-from .. import __version__, limits
+from .. import __version__, limits, redaction
 from . import _options
 from .base import EngineError, EngineSpec, Recognition
 
@@ -60,7 +63,6 @@ from .base import EngineError, EngineSpec, Recognition
 RETRY_STATUSES = (429, 500, 502, 503, 504)
 BODY_SHOWN = 300
 KEYS_SHOWN = 20
-REDACTED = "***"
 USER_AGENT = f"pytest-ocr/{__version__}"
 
 # Options every HTTP engine takes; each engine adds its own and its own defaults.
@@ -100,12 +102,18 @@ def public_url(url: str) -> str:
 
 
 def check_url(spec: EngineSpec, option: str, url: str) -> str:
+    """The URL, checked; what it carries besides its address is registered as secret."""
     try:
         parsed = urllib3.util.parse_url(url)
     except urllib3.exceptions.LocationParseError:
         parsed = None
     if parsed is None or parsed.scheme not in ("http", "https") or not parsed.host:
-        raise _options.error(spec, f"option {option!r} must be an http:// or https:// URL with a host, got {url!r}")
+        shown = public_url(url) if parsed is not None else "(not shown: it may hold a credential)"
+        raise _options.error(spec, f"option {option!r} must be an http:// or https:// URL with a host, got {shown!r}")
+    user, _, password = (parsed.auth or "").partition(":")
+    values = [pair.partition("=")[2] for pair in (parsed.query or "").split("&")]
+    carried = [parsed.auth, user, password, parsed.query, *values, parsed.fragment]
+    redaction.register(*carried, *(urllib.parse.unquote_plus(part) for part in carried if part))
     return url
 
 
@@ -187,7 +195,9 @@ def _attempts(n: int) -> str:
 
 
 def shorten(text: str) -> str:
-    text = text.strip()
+    """The start of a response as a message shows it, without secrets (cut after they are
+    replaced, so no part of one is left at the cut)."""
+    text = redaction.redact(text.strip())
     return text if len(text) <= BODY_SHOWN else text[:BODY_SHOWN] + "...(shortened)"
 
 
@@ -388,37 +398,25 @@ class Client:
         self.concurrency = options["concurrency"]
         self.key_env = options["api_key_env"]
         self._key = key
+        redaction.register(key, *options["headers"].values())
         self.pool = urllib3.PoolManager(maxsize=self.concurrency, block=True)
         self.pool.pool_classes_by_scheme = {"http": _Pool, "https": _HTTPSPool}
 
-    def redact(self, value: Any) -> Any:
-        """``value`` (str, or lists and dicts of them) with the API key replaced."""
-        if not self._key:
-            return value
-        if isinstance(value, str):
-            return value.replace(self._key, REDACTED)
-        if isinstance(value, list):
-            return [self.redact(v) for v in value]
-        if isinstance(value, dict):
-            return {self.redact(k): self.redact(v) for k, v in value.items()}
-        return value
-
     def finish(self, recognition: Recognition) -> Recognition:
-        """The recognition as the server returned it, for scoring: text, lines, confidence and
-        fields untouched. What is only shown (warnings, raw) loses the API key; a key in the
-        text gets a warning, as the text is reported as read."""
-        if not self._key:
+        """The recognition as the server returned it: scored so, its secrets replaced where it
+        is reported (redaction.py). A key in what is scored gets a warning."""
+        if not self._key or self._key not in json.dumps(
+            [recognition.text, recognition.lines, recognition.fields], ensure_ascii=False
+        ):
             return recognition
-        warnings = self.redact(list(recognition.warnings))
-        if self._key in json.dumps([recognition.text, recognition.lines, recognition.fields], ensure_ascii=False):
-            warnings.append(
-                f"the recognised output contains the value of ${self.key_env} (the API key): it is scored as "
-                "the server returned it, so reports of this item show it; check what the server answers"
-            )
-        return dataclasses.replace(recognition, warnings=warnings, raw=self.redact(recognition.raw))
+        warning = (
+            f"the recognised output contains the value of ${self.key_env} (the API key): it is scored as "
+            f"the server returned it and reported as {redaction.REDACTED}; check what the server answers"
+        )
+        return dataclasses.replace(recognition, warnings=[*recognition.warnings, warning])
 
     def error(self, message: str) -> EngineError:
-        return EngineError(self.redact(f"{self.what}: {message}"))
+        return EngineError(redaction.redact(f"{self.what}: {message}"))
 
     def post(self, url: str, body: bytes, headers: dict[str, str], image: Path) -> Any:
         return self._request("POST", url, body, headers, f" for {image.name}")

@@ -16,6 +16,9 @@ from .base import EngineError, EngineSpec
 
 REQUIRED = object()
 
+# Options whose values engines register as secrets (redaction.py): not echoed in errors either.
+SECRET_OPTIONS = frozenset({"headers", "env"})
+
 # Values a YAML/TOML scalar can take; matches() does not count a bool as a number.
 Scalar = str | int | float | bool
 
@@ -74,7 +77,8 @@ def check_options(spec: EngineSpec, schema: dict[str, tuple[Any, Any]]) -> dict[
                 raise error(spec, f"option {key!r} ({type_name(kind)}) is required; valid options: {valid}")
             checked[key] = default
         elif not matches(value, kind):
-            raise error(spec, f"option {key!r} must be {type_name(kind)}, got {type(value).__name__} {value!r}")
+            shown = " (values not shown: they may be secrets)" if key in SECRET_OPTIONS else f" {value!r}"
+            raise error(spec, f"option {key!r} must be {type_name(kind)}, got {type(value).__name__}{shown}")
         else:
             checked[key] = value
     return checked

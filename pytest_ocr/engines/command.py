@@ -8,7 +8,8 @@ What it prints is read up to ``max_output_mb`` (then it is killed: a program pri
 without end costs its item, not the run's memory), and only the tail of its stderr is
 kept. The values of ``env`` change the output as much as argv does, so they enter the
 fingerprint, as hashes: a value may be a secret, and never appears in the cache,
-reports or logs.
+reports or logs; they are registered as secrets (redaction.py), so a program that prints
+one has it replaced wherever it is shown.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import time
 from pathlib import Path
 from typing import IO
 
-from .. import limits
+from .. import limits, redaction
 from . import _options
 from .base import EngineError, EngineSpec, Recognition
 from .cache import file_sha256
@@ -141,6 +142,7 @@ class CommandEngine:
         if not self.cwd.is_dir():
             raise _options.error(spec, f"option 'cwd': directory {self.cwd} does not exist")
         extra = {key: str(value) for key, value in options["env"].items()}
+        redaction.register(*extra.values())
         self.env = {**os.environ, **extra}
         # A new binary under the same name changes the output but not argv (and `version`
         # is whatever the user wrote), so a cache keyed on the fingerprint needs its bytes.
@@ -185,7 +187,7 @@ class CommandEngine:
         except OSError as exc:
             raise EngineError(f"could not run {argv[0]!r} for {what}: {exc}") from exc
         if proc.returncode != 0:
-            stderr = proc.stderr.decode(errors="replace")
+            stderr = redaction.redact(proc.stderr.decode(errors="replace"))  # before its tail is cut
             tail = stderr[-STDERR_TAIL:].strip()
             cut = "...(stderr shortened)\n" if len(stderr) > STDERR_TAIL else ""
             raise EngineError(f"{what} exited with code {proc.returncode}; stderr:\n{cut}{tail}")

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from .. import limits
+from .. import limits, redaction
 from ..errors import OcrError
 from ..report.visible import visible
 from ..run.result import CaseResult
@@ -93,6 +93,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
                 report.ocr_dataset = item.dataset.to_dict()
     if isinstance(item, OcrItem) and call.when == "teardown":
         item.state = None  # its result went with a report; the rest is not needed again
+    redaction.redact_report(report)  # before pytest, pytest-xdist or any plugin shows or sends it
     return report
 
 

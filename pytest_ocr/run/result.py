@@ -21,6 +21,7 @@ from typing import Any
 
 import jsonschema_rs
 
+from .. import redaction
 from ..engines import fingerprint_id
 from ..scoring.facts import FactRecord
 from ..scoring.thresholds import Check
@@ -172,8 +173,15 @@ def check(result: CaseResult) -> CaseResult:
 
 
 def make_result(**values: Any) -> CaseResult:
-    """The one constructor of results: a CaseResult, checked against the report schema."""
-    return check(CaseResult(**values))
+    """The one constructor of results: a CaseResult without the secrets engines registered
+    (redaction.py; scored before, on the output as returned), checked against the report schema."""
+    result = CaseResult(**values)
+    if redaction.active():
+        data = result.to_dict()
+        redacted = redaction.redact(data)
+        if redacted is not data:
+            result = CaseResult.from_dict(redacted)
+    return check(result)
 
 
 class SharedParts:
