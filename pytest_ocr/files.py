@@ -114,10 +114,7 @@ class Tree:
         """Why ``path`` (as the adapters open it: ``..`` taken by name) is not in the
         folders, naming it or the link that leads out; None when it is in them."""
         text = os.path.normpath(os.path.abspath(path))
-        within = text + os.sep  # a folder is in itself
-        root = next(
-            (r for r, prefix in zip(self.roots, self._prefixes, strict=True) if within.startswith(prefix)), None
-        )
+        root = self._root(text)
         if root is None:
             return f"{text} is outside {self._named()}"
         if self.follow_symlinks or self._inside(self._resolve(text)):
@@ -130,6 +127,16 @@ class Tree:
         return (
             f"{link} is a symbolic link to {os.path.realpath(link)}, outside {self._named()}; "
             f"{self.allow} lets links lead out"
+        )
+
+    def holds(self, path: Path | str) -> bool:
+        """Whether ``path``, as named (links aside), is in the folders."""
+        return self._root(os.path.normpath(os.path.abspath(path))) is not None
+
+    def _root(self, path: str) -> str | None:
+        within = path + os.sep  # a folder is in itself
+        return next(
+            (r for r, prefix in zip(self.roots, self._prefixes, strict=True) if within.startswith(prefix)), None
         )
 
     def _named(self) -> str:

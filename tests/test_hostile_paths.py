@@ -268,7 +268,12 @@ def test_paths_data_files_name_outside_their_dataset_and_links_out_are_skipped_w
             ("pairs/c.jpg", None, links_out("pairs/c.jpg", out / "secret.jpg", "folder pairs")),
         ],
         "page.ocr.yaml": [
-            ("page/b.xml", 9, f"Page/@imageFilename {up!r}: /etc/passwd is outside the dataset's folder page"),
+            (
+                "page/b.xml",
+                9,
+                f"Page/@imageFilename {up!r}: /etc/passwd is outside the dataset's folder page; a `path` that "
+                "holds the images too, or image_dir, takes images from elsewhere",
+            ),
             ("page/c.xml", None, links_out("page/c.xml", out / "secret.page.xml", "folder page")),
         ],
         "gtjson.ocr.yaml": [

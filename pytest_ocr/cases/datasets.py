@@ -707,8 +707,9 @@ class _Named:
     where: str
     line: int | None
 
-    def outside(self, problem: str) -> _Unusable:
-        return _Unusable(f"{self.where} {self.path!r}: {problem}", self.line)
+    def outside(self, problem: str, hint: bool) -> _Unusable:
+        how = "; a `path` that holds the images too, or image_dir, takes images from elsewhere" if hint else ""
+        return _Unusable(f"{self.where} {self.path!r}: {problem}{how}", self.line)
 
 
 def _layout_image(
@@ -741,7 +742,7 @@ def _layout_image(
         if escape is None and candidate.is_file():
             return candidate
     if escapes[-1] is not None:  # not in the workspace either: an image outside the dataset is never looked at
-        raise named.outside(escapes[-1])
+        raise named.outside(escapes[-1], hint=not tree.holds(candidates[-1]))
     tried = f", nor in the OCR-D workspace: {candidates[1]}" if len(candidates) > 1 else ""
     raise _Unusable(
         f"image not found: {image} (named by {named.where}){tried}; "
