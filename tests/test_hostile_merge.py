@@ -244,7 +244,8 @@ REFUSED = [
     (
         "gate operator",
         lambda _: _gate(op="=<"),
-        "{path}: not a valid pytest-ocr report: at /shard/gates/0/op: '=<' is not one of ['<', '<=', '>', '>=', '==']",
+        "{path}: not a valid pytest-ocr report: at /shard/gates/0/op: '=<' is not one of "
+        "['<', '<=', '>', '>=', '==', '']",
     ),
     (
         "gate scope",
