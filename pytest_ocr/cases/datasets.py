@@ -481,38 +481,50 @@ def _descendants(element: Element, name: str) -> list[Element]:
 
 
 class _Lines(TreeBuilder):
-    """ElementTree's builder, noting the line each element starts on: a message about a
-    path an element names points at its line."""
+    """ElementTree's builder, noting the line each element starts on, in document order."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.lines: dict[Element, int] = {}
+        self.lines: list[int] = []
         self.expat: Any = None  # the parser's expat parser, which knows the line
 
     def start(self, tag: Any, attrs: Any) -> Element:
-        element = super().start(tag, attrs)
-        self.lines[element] = self.expat.CurrentLineNumber
-        return element
+        self.lines.append(self.expat.CurrentLineNumber)
+        return super().start(tag, attrs)
 
 
 @dataclass
 class _Xml:
+    """A parsed file, and the line an element starts on when a message names one: found
+    by parsing the file again, as noting it for every element would double every parse."""
+
     root: Element
-    lines: dict[Element, int]  # the line each element starts on
+    data: bytes
+    _lines: list[int] | None = None
+    _order: dict[int, int] | None = None  # id(element) -> its place in document order
 
     def line(self, element: Element | None) -> int | None:
-        return self.lines.get(element) if element is not None else None
+        if element is None:
+            return None
+        if self._lines is None or self._order is None:
+            builder = _Lines()
+            parser = SafeET.DefusedXMLParser(target=builder)
+            builder.expat = parser.parser
+            parser.feed(self.data)
+            parser.close()
+            self._lines = builder.lines
+            self._order = {id(e): i for i, e in enumerate(self.root.iter())}
+        place = self._order.get(id(element))
+        return self._lines[place] if place is not None else None
 
 
 def _parse(path: Path) -> _Xml:
     """A layout file's elements; read within --ocr-max-file-mb (not a FIFO or device)."""
     try:
         data = doc.read_bytes(path, "layout file")
-        builder = _Lines()
-        parser = SafeET.DefusedXMLParser(target=builder)  # as SafeET.fromstring: no entities, no external references
-        builder.expat = parser.parser
-        parser.feed(data)
-        return _Xml(parser.close(), builder.lines)
+        root = SafeET.fromstring(data)
+        assert root is not None  # a parsed document has a root element, or fromstring() raised
+        return _Xml(root, data)
     except UnreadableFile as exc:
         raise _Unusable(exc.message) from None
     except ParseError as exc:
