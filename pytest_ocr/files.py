@@ -90,6 +90,93 @@ def read_limited(path: Path, what: str, max_bytes: int, limit_message: Callable[
     return data
 
 
+class Tree:
+    """The folders a set of data files must stay in (a dataset's, a stored-outputs engine's):
+    a path that data names (``../../etc/passwd`` in a label file) must lie in one of them,
+    and, unless ``follow_symlinks``, no symbolic link on its way may lead out of them, so
+    that a file outside cannot be read into a report. The folders themselves are taken as
+    given (links included): whoever names them is trusted, the data is not. ``what`` names
+    the folders in messages ("the dataset's folder"), ``allow`` what lets links out."""
+
+    def __init__(self, roots: Iterable[Path], what: str, allow: str, follow_symlinks: bool = False) -> None:
+        self.roots = [os.path.normpath(os.path.abspath(r)) for r in roots]
+        self.what = what
+        self.allow = allow
+        self.follow_symlinks = follow_symlinks
+        # Per folder, not per file (a realpath for each of 20,000 images took most of a
+        # second): where a folder really is, and which of its names are links.
+        self._real: dict[str, str] = {}
+        self._links: dict[str, frozenset[str]] = {}
+        self._prefixes = [_prefix(r) for r in self.roots]
+        self._real_prefixes = [_prefix(self._folder(r)) for r in self.roots]
+
+    def outside(self, path: Path | str) -> str | None:
+        """Why ``path`` (as the adapters open it: ``..`` taken by name) is not in the
+        folders, naming it or the link that leads out; None when it is in them."""
+        text = os.path.normpath(os.path.abspath(path))
+        root = self._root(text)
+        if root is None:
+            return f"{text} is outside {self._named()}"
+        if self.follow_symlinks or self._inside(self._resolve(text)):
+            return None
+        link = root
+        for part in Path(text).relative_to(root).parts:  # the first link on the way that leads out
+            link = os.path.join(link, part)
+            if os.path.islink(link) and not self._inside(os.path.realpath(link)):
+                break
+        return (
+            f"{link} is a symbolic link to {os.path.realpath(link)}, outside {self._named()}; "
+            f"{self.allow} lets links lead out"
+        )
+
+    def holds(self, path: Path | str) -> bool:
+        """Whether ``path``, as named (links aside), is in the folders."""
+        return self._root(os.path.normpath(os.path.abspath(path))) is not None
+
+    def _root(self, path: str) -> str | None:
+        within = path + os.sep  # a folder is in itself
+        return next(
+            (r for r, prefix in zip(self.roots, self._prefixes, strict=True) if within.startswith(prefix)), None
+        )
+
+    def _named(self) -> str:
+        if len(self.roots) == 1:
+            return f"{self.what} {self.roots[0]}"
+        return f"{self.what}s {', '.join(self.roots)}"
+
+    def _folder(self, folder: str) -> str:
+        real = self._real.get(folder)
+        if real is None:
+            real = self._real[folder] = os.path.realpath(folder)
+        return real
+
+    def _resolve(self, path: str) -> str:
+        """Where ``path`` really is (or would be): its folder's real path, and the file's
+        own link if it is one."""
+        folder, _, name = path.rpartition(os.sep)
+        folder = folder or os.sep
+        links = self._links.get(folder)
+        if links is None:
+            try:
+                with os.scandir(folder) as entries:
+                    links = frozenset(e.name for e in entries if e.is_symlink())
+            except OSError:  # missing, or not a folder: nothing in it is a link
+                links = frozenset()
+            self._links[folder] = links
+        if name in links:
+            return os.path.realpath(path)
+        return _prefix(self._folder(folder)) + name
+
+    def _inside(self, real: str) -> bool:
+        within = real + os.sep
+        return any(within.startswith(prefix) for prefix in self._real_prefixes)
+
+
+def _prefix(folder: str) -> str:
+    """What the paths in ``folder`` (normalised, absolute) start with."""
+    return folder if folder.endswith(os.sep) else folder + os.sep
+
+
 def write_atomic(path: Path, data: str | bytes | Iterable[str]) -> None:
     """Write ``data`` (text is UTF-8; an iterable of text is written piece by piece as it
     is made) to ``path`` atomically; creates the parent directory."""

@@ -126,7 +126,7 @@ requires_tesseract = pytest.mark.skipif(
 
 @dataclass
 class Bounded:
-    """A pytest session run in a subprocess under a memory limit and a timeout."""
+    """A pytest session (or a `pytest-ocr merge`) run in a subprocess under a memory limit and a timeout."""
 
     returncode: int
     output: str  # stdout and stderr together
@@ -140,13 +140,13 @@ class Bounded:
         return document
 
 
-# Runs the session and writes its peak resident memory (KiB) to the file named by argv[1].
+# Runs the session (python -m ARGV[2:]) and writes its peak resident memory (KiB) to the file named by argv[1].
 # A process started from this test process would count this process's resident size as
 # its own peak (Linux keeps the high-water mark of the memory an exec replaces, and a fork
 # is a copy of this process); started from this small launcher, it counts its own.
 LAUNCHER = """
 import os, subprocess, sys
-proc = subprocess.Popen([sys.executable, "-m", "pytest", *sys.argv[2:]])
+proc = subprocess.Popen([sys.executable, "-m", *sys.argv[2:]])
 _, status, usage = os.wait4(proc.pid, 0)
 with open(sys.argv[1], "w") as peak:
     peak.write(str(usage.ru_maxrss))
@@ -154,13 +154,23 @@ sys.exit(os.waitstatus_to_exitcode(status))
 """
 
 
+PYTEST = ("pytest", "-p", "no:cacheprovider", "-p", "no:hypothesispytest")
+MERGE = ("pytest_ocr.cli", "merge")  # `pytest-ocr merge`
+
+
 def run_bounded(
-    root: Path, *args: str, memory_mb: int = 1024, timeout: float = 120, env: dict | None = None
+    root: Path,
+    *args: str,
+    memory_mb: int = 1024,
+    timeout: float = 120,
+    env: dict | None = None,
+    command: tuple[str, ...] = PYTEST,
 ) -> Bounded:
-    """``python -m pytest ARGS`` in ``root`` with its address space capped at ``memory_mb``
-    (RLIMIT_AS: an allocation beyond it fails instead of swapping the machine) and killed
-    after ``timeout`` seconds (the test then fails, saying so). For hostile-input tests:
-    they assert the time and memory it took stayed bounded, not only its outcome."""
+    """``python -m pytest ARGS`` (``python -m COMMAND ARGS`` with ``command``, e.g. MERGE) in
+    ``root`` with its address space capped at ``memory_mb`` (RLIMIT_AS: an allocation beyond
+    it fails instead of swapping the machine) and killed after ``timeout`` seconds (the test
+    then fails, saying so). For hostile-input tests: they assert the time and memory it took
+    stayed bounded, not only its outcome."""
     limit = memory_mb * 1024 * 1024
 
     def cap() -> None:
@@ -169,7 +179,7 @@ def run_bounded(
     peak = root / ".peak-rss-kib"
     start = time.monotonic()
     proc = subprocess.Popen(
-        [sys.executable, "-c", LAUNCHER, str(peak), "-p", "no:cacheprovider", "-p", "no:hypothesispytest", *args],
+        [sys.executable, "-c", LAUNCHER, str(peak), *command, *args],
         cwd=root,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

@@ -463,8 +463,10 @@ def test_page_xml_image_from_the_file_and_region_level(tmp_path):
     # Region-level text: the real file's regions carry none, so r1 is given one here.
     write(tmp_path / "gt/0008.xml", page.replace("<Unicode/>", "<Unicode>— Vl —</Unicode>", 1))
     copy("pages/dinglehopper_462875_0008.jpg", tmp_path / "scans/0008.jpg")
-    cases, _ = load(write(tmp_path / "s.ocr.yaml", "dataset: {type: page-xml, path: gt, level: region}\n"))
-    assert [(c.id, c.image, c.expected_text) for c in cases] == [("0008", tmp_path / "scans/0008.jpg", "— Vl —")]
+    # the image a file names must be in the dataset's folder: here, the folder that holds gt/ and scans/
+    suite = write(tmp_path / "s.ocr.yaml", "dataset: {type: page-xml, path: ., include: [gt/*.xml], level: region}\n")
+    cases, _ = load(suite)
+    assert [(c.id, c.image, c.expected_text) for c in cases] == [("gt.0008", tmp_path / "scans/0008.jpg", "— Vl —")]
 
 
 BOMB = """<?xml version="1.0"?>
@@ -479,18 +481,18 @@ def test_page_xml_unusable_files_are_skipped_with_file_line_and_reason(tmp_path)
     write(tmp_path / "gt/bomb.xml", BOMB)
     write(tmp_path / "gt/broken.xml", "<PcGts>\n<Page>\n</PcGts>\n")
     write(tmp_path / "gt/mets.xml", "<mets/>")
-    copy("pages/dinglehopper_462875_0008.jpg", tmp_path / "scans/0008.jpg")
+    copy("pages/dinglehopper_462875_0008.jpg", tmp_path / "gt/scans/0008.jpg")
     write(
         tmp_path / "gt/good.xml",
         (DATA / PAGE)
         .read_text(encoding="utf-8")
-        .replace('imageFilename="462875_0008.jpg"', 'imageFilename="../scans/0008.jpg"'),
+        .replace('imageFilename="462875_0008.jpg"', 'imageFilename="scans/0008.jpg"'),
     )
     cases, scope = load(write(tmp_path / "s.ocr.yaml", "dataset: {type: page-xml, path: gt}\n"))
     assert [c.id for c in cases] == ["good"]
     skipped = {Path(s["file"]).name: (s["line"], s["reason"]) for s in scope.dataset.to_dict()["skipped"]}
     assert skipped["0008.page.xml"] == (
-        None,
+        9,  # the Page element naming it
         f"image not found: {tmp_path / 'gt/462875_0008.jpg'} (named by "
         "Page/@imageFilename); set image_dir to take the image with the "
         "same stem from a directory",
@@ -568,8 +570,8 @@ def test_alto_and_hocr_give_the_text_tesseract_wrote_with_the_image_the_file_nam
         (
             "{type: paddle, lable_file: l.txt}",
             "s.ocr.yaml:1: dataset.lable_file: unknown key 'lable_file'; did you mean "
-            "'label_file'? (allowed here: allow_empty, conf_threshold, images, label_file, "
-            "max_images, type)",
+            "'label_file'? (allowed here: allow_empty, conf_threshold, follow_symlinks, images, "
+            "label_file, max_images, type)",
         ),
         (
             "{type: paddle, label_file: l.txt, conf_threshold: 1.5}",

@@ -364,9 +364,11 @@ def test_a_fifo_among_layout_files_is_skipped_with_its_reason(tmp_path: Path) ->
     root = make_suite(tmp_path)
     write(
         root / "pages" / "ok.xml",
-        '<PcGts><Page imageFilename="../good.tif"><TextRegion id="r"><TextLine><TextEquiv>'
+        '<PcGts><Page imageFilename="ok.tif"><TextRegion id="r"><TextLine><TextEquiv>'
         "<Unicode>hello</Unicode></TextEquiv></TextLine></TextRegion></Page></PcGts>",
     )
+    shutil.copy(root / "good.tif", root / "pages" / "ok.tif")  # in the dataset's folder
+    write(root / "pages" / "ok.ocr.txt", "hello")
     os.mkfifo(root / "pages" / "pipe.xml")
     write(root / "pages.ocr.yaml", "dataset: {type: page-xml, path: pages}\n")
     result = run(root)

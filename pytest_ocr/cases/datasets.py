@@ -12,7 +12,10 @@ Problems with the block itself (a label file or directory that does not exist) r
 DatasetError naming the option, which the loader locates in the suite file.
 
 Layout XML (PAGE, ALTO, hOCR) and METS are untrusted input: parsed with defusedxml, which refuses
-entity declarations instead of expanding them.
+entity declarations instead of expanding them. So are the paths data files name and the
+links in a dataset's folders: a file a dataset uses must be in the folders its block names
+(files.Tree), else its entry is skipped, naming the path (and the file and line that named
+it) or the link that leads out; ``follow_symlinks: true`` lets links lead out.
 """
 
 from __future__ import annotations
@@ -26,14 +29,15 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlparse
-from xml.etree.ElementTree import Element, ParseError
+from xml.etree.ElementTree import Element, ParseError, TreeBuilder
 
 import defusedxml
 from defusedxml import ElementTree as SafeET
 
 from ..errors import OcrError
-from ..files import UnreadableFile, check_regular, decode_text
+from ..files import Tree, UnreadableFile, check_regular, decode_text
 from ..metrics.facts import FactError, parse_fact
 from . import document as doc
 
@@ -182,6 +186,16 @@ def _file(config: dict, option: str, base: Path) -> Path:
     return path
 
 
+def _tree(config: dict, *roots: Path | None) -> Tree:
+    """The dataset's folders (the block names them): every file it uses must be in them."""
+    return Tree(
+        [r for r in roots if r is not None],
+        "the dataset's folder",
+        "`follow_symlinks: true` in its dataset: block",
+        bool(config.get("follow_symlinks")),
+    )
+
+
 def _matches(relative: str, patterns: list[str]) -> bool:
     # Case-insensitive, and `*` also matches `/`: "*.png" finds PNGs at any depth.
     relative = relative.lower()
@@ -239,14 +253,16 @@ def _case(name: str, source: str, image: Path, **expected: object) -> dict:
 def pairs(config: dict, base: Path) -> Loaded:
     """Every image under ``path`` (``include``/``exclude`` globs) with its ``.gt.txt``."""
     root = _directory(config, "path", base)
+    tree = _tree(config, root)
     loaded = Loaded()
     for relative, image in _walk(root, config.get("include", DEFAULT_IMAGES), config.get("exclude", [])):
         truth = image.with_name(_name(image.name) + GT_SUFFIX)
-        problem = _ground_truth_problem(truth)
+        problem = tree.outside(image) or tree.outside(truth)
+        if problem is None and not os.path.lexists(truth):
+            problem = f"no ground truth: {truth.name} not found next to it"
+        problem = problem or _ground_truth_problem(truth)
         if problem is None:
             loaded.cases.append(_case(_name(relative), str(image), image, text_file=str(truth)))
-        elif not os.path.lexists(truth):
-            loaded.skipped.append(Skipped(str(image), None, f"no ground truth: {truth.name} not found next to it"))
         else:
             loaded.skipped.append(Skipped(str(image), None, problem))
     return loaded
@@ -262,6 +278,7 @@ def paddle(config: dict, base: Path) -> Loaded:
     ``{"transcription": ..., "points": ...}``) gives the legible transcriptions, one per line."""
     label_file = _file(config, "label_file", base)
     images = _directory(config, "images", base) if "images" in config else label_file.parent
+    tree = _tree(config, images)
     limit = config.get("max_images")
     minimum = config.get("conf_threshold")
     loaded = Loaded()
@@ -299,6 +316,10 @@ def paddle(config: dict, base: Path) -> Loaded:
             continue
         first_line[key] = number
         image = Path(os.path.normpath(images / path))
+        escape = tree.outside(image)
+        if escape is not None:
+            skip(f"image path {path}: {escape}")
+            continue
         if not image.is_file():
             skip(f"image not found: {image}")
             continue
@@ -340,6 +361,10 @@ def ground_truth_json(config: dict, base: Path) -> Loaded:
         raise DatasetError("path", f"no ground_truth.json in {root}")
     if not images.is_dir():
         raise DatasetError("path", f"no images/ directory in {root}")
+    tree = _tree(config, root)
+    escape = tree.outside(truth_file)
+    if escape is not None:
+        raise DatasetError("path", escape)
     try:
         document = doc.load(truth_file, "ground truth file")
     except doc.DocumentError as exc:
@@ -358,6 +383,7 @@ def ground_truth_json(config: dict, base: Path) -> Loaded:
             continue
         unknown = sorted(set(entry) - {"full_text", "fields"})
         text, fields = entry.get("full_text"), entry.get("fields")
+        image = Path(os.path.normpath(images / name))
         if unknown:
             skip(f"{name}: unknown key {unknown[0]!r} (allowed: full_text, fields)")
         elif text is not None and not isinstance(text, str):
@@ -366,13 +392,15 @@ def ground_truth_json(config: dict, base: Path) -> Loaded:
             skip(f"{name}: fields must be an object")
         elif text is None and not fields:
             skip(f"{name}: no full_text and no fields")
-        elif not (images / name).is_file():
-            skip(f"image not found: {images / name}")
+        elif (escape := tree.outside(image)) is not None:
+            skip(f"{name}: {escape}")
+        elif not image.is_file():
+            skip(f"image not found: {image}")
         else:
             expected: dict[str, object] = {"text": text} if text is not None else {}
             if fields:
                 expected["fields"] = fields
-            loaded.cases.append(_case(_name(Path(name).as_posix()), f"{truth_file}:{line}", images / name, **expected))
+            loaded.cases.append(_case(_name(Path(name).as_posix()), f"{truth_file}:{line}", image, **expected))
     return loaded
 
 
@@ -386,8 +414,12 @@ def model_csv(config: dict, base: Path) -> Loaded:
     images = _directory(config, "images", base)
     models = _directory(config, "models", base)
     truth_root = _directory(config, "ground_truth", base) if "ground_truth" in config else None
+    tree = _tree(config, images, models, truth_root)
     loaded = Loaded()
     for csv_file in sorted(p for p in models.iterdir() if p.suffix.lower() == ".csv" and p.is_file()):
+        escape = tree.outside(csv_file)
+        if escape is not None:
+            raise DatasetError("models", escape)
         if not _ENGINE_NAME.fullmatch(csv_file.stem):
             raise DatasetError(
                 "models",
@@ -409,7 +441,7 @@ def model_csv(config: dict, base: Path) -> Loaded:
         for image in sorted(p for p in entry.iterdir() if p.is_file() and _is_image(p) and p.name[0] != "."):
             stem = _name(image.name)
             truth = (truth_root / batch / f"{stem}.txt") if truth_root else image.with_name(stem + GT_SUFFIX)
-            problem = _ground_truth_problem(truth)
+            problem = tree.outside(image) or tree.outside(truth) or _ground_truth_problem(truth)
             if problem is not None:
                 loaded.skipped.append(Skipped(str(image), None, problem))
                 continue
@@ -448,12 +480,51 @@ def _descendants(element: Element, name: str) -> list[Element]:
     return [e for e in element.iter() if _local(e) == name]
 
 
-def _parse(path: Path) -> Element:
-    """A layout file's root element; read within --ocr-max-file-mb (not a FIFO or device)."""
+class _Lines(TreeBuilder):
+    """ElementTree's builder, noting the line each element starts on, in document order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list[int] = []
+        self.expat: Any = None  # the parser's expat parser, which knows the line
+
+    def start(self, tag: Any, attrs: Any) -> Element:
+        self.lines.append(self.expat.CurrentLineNumber)
+        return super().start(tag, attrs)
+
+
+@dataclass
+class _Xml:
+    """A parsed file, and the line an element starts on when a message names one: found
+    by parsing the file again, as noting it for every element would double every parse."""
+
+    root: Element
+    data: bytes
+    _lines: list[int] | None = None
+    _order: dict[int, int] | None = None  # id(element) -> its place in document order
+
+    def line(self, element: Element | None) -> int | None:
+        if element is None:
+            return None
+        if self._lines is None or self._order is None:
+            builder = _Lines()
+            parser = SafeET.DefusedXMLParser(target=builder)
+            builder.expat = parser.parser
+            parser.feed(self.data)
+            parser.close()
+            self._lines = builder.lines
+            self._order = {id(e): i for i, e in enumerate(self.root.iter())}
+        place = self._order.get(id(element))
+        return self._lines[place] if place is not None else None
+
+
+def _parse(path: Path) -> _Xml:
+    """A layout file's elements; read within --ocr-max-file-mb (not a FIFO or device)."""
     try:
-        root = SafeET.fromstring(doc.read_bytes(path, "layout file"))
+        data = doc.read_bytes(path, "layout file")
+        root = SafeET.fromstring(data)
         assert root is not None  # a parsed document has a root element, or fromstring() raised
-        return root
+        return _Xml(root, data)
     except UnreadableFile as exc:
         raise _Unusable(exc.message) from None
     except ParseError as exc:
@@ -523,7 +594,7 @@ def _page_regions(page: Element) -> list[Element]:
     return unique + [r for r in regions if id(r) not in seen]
 
 
-def _page(root: Element, level: str) -> tuple[str, str]:
+def _page(root: Element, level: str) -> tuple[str, str, Element | None]:
     if _local(root) != "PcGts":
         raise _Unusable(f"not a PAGE document (root element {_local(root)!r}, expected PcGts)")
     pages = _children(root, "Page")
@@ -534,16 +605,16 @@ def _page(root: Element, level: str) -> tuple[str, str]:
         text = _blocks([[_text_equiv(r)] for r in regions])
     else:
         text = _blocks([[_text_equiv(line) for line in _children(r, "TextLine")] for r in regions])
-    return text, pages[0].get("imageFilename", "")
+    return text, pages[0].get("imageFilename", ""), pages[0]
 
 
-def _alto(root: Element, level: str) -> tuple[str, str]:
+def _alto(root: Element, level: str) -> tuple[str, str, Element | None]:
     if _local(root) != "alto":
         raise _Unusable(f"not an ALTO document (root element {_local(root)!r}, expected alto)")
     pages = _descendants(root, "Page")
     if len(pages) != 1:
         raise _Unusable(f"{len(pages)} Page elements; one image per ALTO file is expected")
-    names = [e.text or "" for e in _descendants(root, "sourceImageInformation") for e in _children(e, "fileName")]
+    names = [e for e in _descendants(root, "sourceImageInformation") for e in _children(e, "fileName")]
 
     def line_text(line: Element) -> str:
         words: list[str] = []
@@ -557,14 +628,14 @@ def _alto(root: Element, level: str) -> tuple[str, str]:
 
     blocks = _descendants(pages[0], "TextBlock")
     text = _blocks([[line_text(line) for line in _children(block, "TextLine")] for block in blocks])
-    return text, names[0].strip() if names else ""
+    return text, (names[0].text or "").strip() if names else "", names[0] if names else None
 
 
 def _classes(element: Element) -> set[str]:
     return set(element.get("class", "").split())
 
 
-def _hocr(root: Element, level: str) -> tuple[str, str]:
+def _hocr(root: Element, level: str) -> tuple[str, str, Element | None]:
     pages = [e for e in root.iter() if "ocr_page" in _classes(e)]
     if len(pages) != 1:
         raise _Unusable(
@@ -586,10 +657,10 @@ def _hocr(root: Element, level: str) -> tuple[str, str]:
 
     text = _blocks([[line_text(e) for e in r.iter() if _classes(e) & HOCR_LINES] for r in regions])
     match = _HOCR_IMAGE.search(page.get("title", ""))
-    return text, (match.group(1) or match.group(2)) if match else ""
+    return text, (match.group(1) or match.group(2)) if match else "", page
 
 
-LayoutReader = Callable[[Element, str], tuple[str, str]]
+LayoutReader = Callable[[Element, str], tuple[str, str, Element | None]]  # text, image named, the element naming it
 _WHERE_IMAGE = {
     "page-xml": "Page/@imageFilename",
     "alto": "sourceImageInformation/fileName",
@@ -611,15 +682,22 @@ def _layout(reader: LayoutReader, default_include: list[str]) -> Callable[[dict,
     def adapter(config: dict, base: Path) -> Loaded:
         root = _directory(config, "path", base)
         image_dir = _directory(config, "image_dir", base) if "image_dir" in config else None
+        # an OCR-D workspace around the files: the images they name may be anywhere in it
+        tree = _tree(config, root, image_dir, _workspace(root))
         level = config.get("level", "line")
         loaded = Loaded()
         for relative, path in _walk(root, config.get("include", default_include), config.get("exclude", [])):
             stems = _layout_stems(path.name)
             try:
-                text, reference = reader(_parse(path), level)
+                escape = tree.outside(path)
+                if escape is not None:
+                    raise _Unusable(escape)
+                xml = _parse(path)
+                text, reference, naming = reader(xml.root, level)
                 if not text.strip():
                     raise _Unusable(f"no text at level {level}" if config["type"] == "page-xml" else "no text")
-                image = _layout_image(path, relative, stems, reference, image_dir, config["type"])
+                named = _Named(reference, _WHERE_IMAGE[config["type"]], xml.line(naming))
+                image = _layout_image(path, relative, stems, named, image_dir, tree)
             except _Unusable as exc:
                 loaded.skipped.append(Skipped(str(path), exc.line, exc.reason))
                 continue
@@ -633,8 +711,21 @@ def _layout(reader: LayoutReader, default_include: list[str]) -> Callable[[dict,
     return adapter
 
 
+@dataclass(frozen=True)
+class _Named:
+    """A path a layout file names: as written, where (which element or attribute), its line."""
+
+    path: str
+    where: str
+    line: int | None
+
+    def outside(self, problem: str, hint: bool) -> _Unusable:
+        how = "; a `path` that holds the images too, or image_dir, takes images from elsewhere" if hint else ""
+        return _Unusable(f"{self.where} {self.path!r}: {problem}{how}", self.line)
+
+
 def _layout_image(
-    path: Path, relative: str, stems: list[str], reference: str, image_dir: Path | None, kind: str
+    path: Path, relative: str, stems: list[str], named: _Named, image_dir: Path | None, tree: Tree
 ) -> Path:
     """With image_dir: the image there (mirroring the layout file's folder) with the
     layout file's stem; else the image the file names, relative to the file or, in an
@@ -645,32 +736,38 @@ def _layout_image(
             for suffix in IMAGE_SUFFIXES:
                 for candidate in (folder / (stem + suffix), folder / (stem + suffix.upper())):
                     if candidate.is_file():
+                        escape = tree.outside(candidate)
+                        if escape is not None:
+                            raise _Unusable(escape)
                         return candidate
         raise _Unusable(f"no image named {stems[-1]}.* ({', '.join(IMAGE_SUFFIXES)}) in {folder}")
-    if not reference:
-        raise _Unusable(f"names no image ({_WHERE_IMAGE[kind]}); set image_dir")
-    image = Path(os.path.normpath(path.parent / reference))
-    if image.is_file():
-        return image
-    tried = ""
-    workspace = _workspace(path)
+    if not named.path:
+        raise _Unusable(f"names no image ({named.where}); set image_dir")
+    image = Path(os.path.normpath(path.parent / named.path))
+    candidates = [image]
+    workspace = _workspace(path.parent)
     if workspace is not None and workspace != path.parent:
         # OCR-D: file paths are relative to the workspace (the METS file's folder)
-        in_workspace = Path(os.path.normpath(workspace / reference))
-        if in_workspace.is_file():
-            return in_workspace
-        tried = f", nor in the OCR-D workspace: {in_workspace}"
+        candidates.append(Path(os.path.normpath(workspace / named.path)))
+    escapes = [tree.outside(c) for c in candidates]
+    for candidate, escape in zip(candidates, escapes, strict=True):
+        if escape is None and candidate.is_file():
+            return candidate
+    if escapes[-1] is not None:  # not in the workspace either: an image outside the dataset is never looked at
+        raise named.outside(escapes[-1], hint=not tree.holds(candidates[-1]))
+    tried = f", nor in the OCR-D workspace: {candidates[1]}" if len(candidates) > 1 else ""
     raise _Unusable(
-        f"image not found: {image} (named by {_WHERE_IMAGE[kind]}){tried}; "
-        "set image_dir to take the image with the same stem from a directory"
+        f"image not found: {image} (named by {named.where}){tried}; "
+        "set image_dir to take the image with the same stem from a directory",
+        named.line,
     )
 
 
-def _workspace(path: Path) -> Path | None:
-    """The OCR-D workspace a file is in: the nearest folder above it with a mets.xml."""
-    for folder in path.parents:
-        if (folder / "mets.xml").is_file():
-            return folder
+def _workspace(folder: Path) -> Path | None:
+    """The OCR-D workspace a folder is in: the nearest folder with a mets.xml, it or above it."""
+    for candidate in (folder, *folder.parents):
+        if (candidate / "mets.xml").is_file():
+            return candidate
     return None
 
 
@@ -703,31 +800,41 @@ def _mets_pages(mets: Element, where: Path) -> list[Element]:
     return sorted(pages, key=order) if all(p.get("ORDER", "").isdigit() for p in pages) else pages
 
 
-def _mets_path(file: Element, workspace: Path) -> Path:
-    """Where a mets:file is: its FLocat's href, relative to the workspace or a file: URL."""
-    locations = [loc.get(_XLINK_HREF) or "" for loc in _children(file, "FLocat")]
-    href = next((h for h in locations if h), "")
-    if not href:
-        raise _Unusable(f"file {file.get('ID')!r} has no FLocat with an xlink:href")
+def _mets_path(file: Element, workspace: Path, mets: _Xml, tree: Tree) -> Path:
+    """Where a mets:file is: its FLocat's href, relative to the workspace or a file: URL;
+    in the workspace (``tree``), or _Unusable at the FLocat's line."""
+    locations = [loc for loc in _children(file, "FLocat") if loc.get(_XLINK_HREF)]
+    if not locations:
+        raise _Unusable(f"file {file.get('ID')!r} has no FLocat with an xlink:href", mets.line(file))
+    href, line = locations[0].get(_XLINK_HREF) or "", mets.line(locations[0])
     parsed = urlparse(href)
     if parsed.scheme in ("http", "https", "ftp"):
-        raise _Unusable(f"file {file.get('ID')!r} is remote ({href}); pytest-ocr does not download, fetch it first")
-    if parsed.scheme == "file":
-        return Path(unquote(parsed.path))
-    return Path(os.path.normpath(workspace / href))
+        raise _Unusable(
+            f"file {file.get('ID')!r} is remote ({href}); pytest-ocr does not download, fetch it first", line
+        )
+    path = Path(os.path.normpath(unquote(parsed.path) if parsed.scheme == "file" else workspace / href))
+    escape = tree.outside(path)
+    if escape is not None:
+        raise _Unusable(f"file {file.get('ID')!r}: xlink:href {href!r}: {escape}", line)
+    return path
 
 
 def ocrd_workspace(config: dict, base: Path) -> Loaded:
     """One case per physical page of an OCR-D workspace: the ground truth of file group
     ``gt`` (PAGE or ALTO) and the image of file group ``images`` that the page points at."""
     workspace = _directory(config, "path", base)
+    tree = _tree(config, workspace)
     mets_path = workspace / config.get("mets", "mets.xml")
+    escape = tree.outside(mets_path)
+    if escape is not None:
+        raise DatasetError("mets" if "mets" in config else "path", escape)
     if not mets_path.is_file():
         raise DatasetError("path", f"no {mets_path.name} in {workspace}: an OCR-D workspace has its METS file there")
     try:
-        mets = _parse(mets_path)
+        xml = _parse(mets_path)
     except _Unusable as exc:
         raise DatasetError("path", f"{mets_path}{f':{exc.line}' if exc.line else ''}: {exc.reason}") from None
+    mets = xml.root
     if _local(mets) != "mets":
         raise DatasetError("path", f"{mets_path}: not a METS document (root element {_local(mets)!r}, expected mets)")
     groups = _mets_files(mets)
@@ -753,9 +860,9 @@ def ocrd_workspace(config: dict, base: Path) -> Loaded:
         try:
             if found["gt"] is None or found["images"] is None:
                 missing = [wanted[o] for o in ("gt", "images") if found[o] is None]
-                raise _Unusable(f"no file in {' and '.join(missing)}")
-            truth = _mets_path(found["gt"], workspace)
-            image = _mets_path(found["images"], workspace)
+                raise _Unusable(f"no file in {' and '.join(missing)}", xml.line(page))
+            truth = _mets_path(found["gt"], workspace, xml, tree)
+            image = _mets_path(found["images"], workspace, xml, tree)
             # a FIFO or a directory is said to be one, not "not found"
             problem = _ground_truth_problem(truth) if os.path.exists(truth) else f"ground truth not found: {truth}"
             if problem is not None:
@@ -763,11 +870,11 @@ def ocrd_workspace(config: dict, base: Path) -> Loaded:
             if not image.is_file():
                 raise _Unusable(f"image not found: {image}")
             located = truth
-            root = _parse(truth)
+            root = _parse(truth).root
             if _local(root) == "PcGts":
-                text, _ = _page(root, level)
+                text, _, _ = _page(root, level)
             elif _local(root) == "alto":
-                text, _ = _alto(root, level)
+                text, _, _ = _alto(root, level)
             else:
                 raise _Unusable(f"neither PAGE nor ALTO (root element {_local(root)!r})")
             if not text.strip():
@@ -799,9 +906,21 @@ def olmocr_bench(config: dict, base: Path) -> Loaded:
     pdfs = root / "pdfs"
     if not pdfs.is_dir():
         raise DatasetError("path", f"no pdfs/ folder in {root} (olmOCR-Bench keeps its documents in pdfs/)")
-    documents = {relative for relative, _ in _walk(pdfs, ["*.pdf"], [])}
+    tree = _tree(config, root)
     loaded = Loaded()
+    documents: set[str] = set()
+    refused: dict[str, str] = {}  # a document outside the dataset -> why
+    for relative, document in _walk(pdfs, ["*.pdf"], []):
+        escape = tree.outside(document)
+        if escape is None:
+            documents.add(relative)
+        else:
+            refused[relative] = escape
+            loaded.skipped.append(Skipped(str(document), None, escape))
     for folder in sorted(p for p in root.iterdir() if p.is_dir() and p.name != "pdfs" and p.name[0] != "."):
+        escape = tree.outside(folder)
+        if escape is not None:
+            raise DatasetError("path", escape)
         if not _ENGINE_NAME.fullmatch(folder.name):
             raise DatasetError(
                 "path",
@@ -813,6 +932,8 @@ def olmocr_bench(config: dict, base: Path) -> Loaded:
             "path": os.path.relpath(folder, base),
             "documents": os.path.relpath(pdfs, base),
         }
+        if tree.follow_symlinks:  # its outputs too may be links out of the dataset
+            loaded.engines[folder.name]["follow_symlinks"] = True
     pages: dict[tuple[str, int], list[dict]] = {}
     sources: dict[tuple[str, int], str] = {}
     lines: dict[int, tuple[Path, int]] = {}  # id(a fact) -> its file and line
@@ -820,11 +941,15 @@ def olmocr_bench(config: dict, base: Path) -> Loaded:
     if not files:
         raise DatasetError("path", f"no .jsonl files of facts in {root}")
     for file in files:
+        escape = tree.outside(file)
+        if escape is not None:
+            loaded.skipped.append(Skipped(str(file), None, escape))
+            continue
         text = _read_text(file, "path", "facts file")
         for number, line in enumerate(text.split("\n"), start=1):
             if not line.strip():
                 continue
-            fact, problem = _bench_fact(line, documents, file.stem)
+            fact, problem = _bench_fact(line, documents, refused, file.stem)
             if problem is not None:
                 loaded.skipped.append(Skipped(str(file), number, problem))
                 continue
@@ -856,8 +981,9 @@ def olmocr_bench(config: dict, base: Path) -> Loaded:
     return loaded
 
 
-def _bench_fact(line: str, documents: set[str], category: str) -> tuple[dict, str | None]:
-    """A line of an olmOCR-Bench facts file as a fact with its category, or why it is none."""
+def _bench_fact(line: str, documents: set[str], refused: dict[str, str], category: str) -> tuple[dict, str | None]:
+    """A line of an olmOCR-Bench facts file as a fact with its category, or why it is none
+    (``refused``: documents outside the dataset, and why)."""
     try:
         fact = doc.json_value(line)
     except ValueError as exc:
@@ -869,6 +995,8 @@ def _bench_fact(line: str, documents: set[str], category: str) -> tuple[dict, st
         return {}, "no 'pdf' (the document's path in pdfs/)"
     if not isinstance(page, int) or isinstance(page, bool) or page < 1:
         return {}, f"'page' must be a page number from 1, got {json.dumps(page)}"
+    if Path(pdf).as_posix() in refused:
+        return {}, f"the document {pdf}: {refused[Path(pdf).as_posix()]}"
     if Path(pdf).as_posix() not in documents:
         return {}, f"the document {pdf} is not in pdfs/"
     fact = {**fact, "pdf": Path(pdf).as_posix(), "category": category}

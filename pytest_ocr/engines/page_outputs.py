@@ -4,7 +4,9 @@
 is the PDF's path relative to ``documents`` (the benchmark's ``pdfs/`` folder) without
 ``.pdf``: ``pdfs/tables/a.pdf`` page 2 is ``tables/a_pg2_repeat1.md``. Every repeat of
 a page is an output: the item gets them all at once (``outputs``) and judges them as
-repeats. A page without a stored output is the item's error, never an empty text.
+repeats. A page without a stored output is the item's error, never an empty text; so is
+one that is a symbolic link out of ``path`` (unless ``follow_symlinks: true``): a file
+elsewhere on the machine is not read into the reports.
 """
 
 from __future__ import annotations
@@ -16,11 +18,15 @@ import re
 from pathlib import Path
 
 from ..cases.document import read_bytes
-from ..files import UnreadableFile, decode_text
+from ..files import Tree, UnreadableFile, decode_text
 from . import _options
 from .base import EngineError, EngineSpec, Recognition
 
-SCHEMA = {"path": (str, _options.REQUIRED), "documents": (str, _options.REQUIRED)}
+SCHEMA = {
+    "path": (str, _options.REQUIRED),
+    "documents": (str, _options.REQUIRED),
+    "follow_symlinks": (bool, False),
+}
 
 _NAME = re.compile(r"(?P<document>.+)_pg(?P<page>\d+)_repeat(?P<repeat>\d+)\.md")
 
@@ -39,6 +45,9 @@ class PageOutputsEngine:
         self.documents = _options.resolve(spec, options["documents"])
         if not self.path.is_dir():
             raise _options.error(spec, f"option 'path' must name a folder of page outputs, got {self.path}")
+        self.tree = Tree(
+            [self.path], "the engine's folder", "the option follow_symlinks: true", options["follow_symlinks"]
+        )
         self._index: dict[tuple[str, int], list[Path]] | None = None
         self._digest = ""
 
@@ -76,6 +85,9 @@ class PageOutputsEngine:
             )
         texts = []
         for file in files:
+            escape = self.tree.outside(file)
+            if escape is not None:
+                raise EngineError(f"page output {escape}")
             try:
                 texts.append(decode_text(read_bytes(file, "page output")))
             except UnreadableFile as exc:
@@ -89,4 +101,6 @@ class PageOutputsEngine:
 
     def fingerprint(self) -> dict:
         self._load()
-        return {"type": "page-outputs", "version": self._digest, "config": dict(self.options)}
+        # whether links may lead out decides which items error, never what an output reads
+        config = {k: v for k, v in self.options.items() if k != "follow_symlinks"}
+        return {"type": "page-outputs", "version": self._digest, "config": config}

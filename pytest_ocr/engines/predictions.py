@@ -7,7 +7,9 @@
 earlier step of the same session. An image is looked up by its file name, then by its
 path relative to the predictions file's directory, then by its stem; an image without a
 prediction is an error, never an empty text. A PDF case's page is looked up by the PDF
-and page (``report.pdf#page=3``, ``report_pg3``; see ``_candidates``).
+and page (``report.pdf#page=3``, ``report_pg3``; see ``_candidates``). In a directory, a
+``.txt`` file that is a symbolic link out of it is not read (unless ``follow_symlinks:
+true``): looking it up is an error.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from pathlib import Path
 
 from ..cases import pages
 from ..cases.document import NestingError, json_value, read_bytes
-from ..files import UnreadableFile, decode_text
+from ..files import Tree, UnreadableFile, decode_text
 from . import _options
 from .base import EngineError, EngineSpec, Recognition
 
@@ -31,6 +33,7 @@ SCHEMA = {
     "path": (str, _options.REQUIRED),
     "image_column": (str, None),
     "text_column": (str, None),
+    "follow_symlinks": (bool, False),
 }
 
 # The "one CSV per model" contract: image_name,batch_id,inference.
@@ -83,6 +86,8 @@ class PredictionsEngine:
             )
         self.image_column = options["image_column"]
         self.text_column = options["text_column"]
+        self.follow_symlinks = options["follow_symlinks"]
+        self._refused: dict[str, str] = {}  # in a directory: a stem whose file links out of it -> why
         self._table: dict[str, str] | None = None
         self._batched = False  # keys are batch_id/image_name
         self._digest = ""
@@ -106,7 +111,12 @@ class PredictionsEngine:
         try:
             files = [self.path]
             if is_dir:
+                tree = Tree(
+                    [self.path], "the predictions folder", "the option follow_symlinks: true", self.follow_symlinks
+                )
                 files = sorted(p for p in self.path.iterdir() if p.suffix == ".txt" and p.is_file())
+                self._refused = {p.stem: why for p in files if (why := tree.outside(p)) is not None}
+                files = [p for p in files if p.stem not in self._refused]
             # within --ocr-max-file-mb each; a FIFO or device is refused, not waited on
             contents = {path: read_bytes(path, "predictions file") for path in files}
         except UnreadableFile as exc:
@@ -233,6 +243,8 @@ class PredictionsEngine:
         for key in self._candidates(image):
             if key in table:
                 return Recognition(text=table[key])
+            if key in self._refused:
+                raise EngineError(f"prediction {self._refused[key]}")
         tried = ", ".join(repr(key) for key in self._candidates(image))
         raise EngineError(f"no prediction for {pages.source(image) or image} in {self.path} (looked up {tried})")
 

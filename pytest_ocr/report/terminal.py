@@ -283,7 +283,8 @@ def dataset_lines(summaries: list[DatasetSummary], columns: int | None = None) -
     files: dict[str, list[dict[str, Any]]] = {d.file: d.skipped_entries for d in summaries}
     for file, entries in files.items():
         for e in entries[:WORST_CASES]:
-            lines += item_line("  ", f"{e['file']}:{e['line']}", f": {visible(e['reason'])}", columns, "skipped: ")
+            where = f"{e['file']}:{e['line']}" if e["line"] else e["file"]  # a file without lines: no ":None"
+            lines += item_line("  ", where, f": {visible(e['reason'])}", columns, "skipped: ")
         if len(entries) > WORST_CASES:
             lines.append(
                 f"  … and {len(entries) - WORST_CASES} more skipped entries of {visible(file)} "

@@ -6,12 +6,15 @@ timings aside.
 
 Shards of different suites (other item keys), split differently (other N, other
 durations), of another pytest-ocr, or whose engines differ (fingerprints) are refused:
-their results do not make one run. A shard that is missing, or that stopped early,
-leaves the merged run incomplete, and says how many items did not run.
+their results do not make one run, and so is a report that contradicts itself (shard 7
+of 3, a time that is not one, results of items that are not the shard's). A shard that
+is missing, that stopped early, or whose report lacks results of items it lists as its
+own leaves the merged run incomplete, and says how many items did not run and which.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -21,6 +24,8 @@ from ..cases.gates import Gate
 from ..cases.model import DatasetInfo
 from ..engines import fingerprint_changes
 from ..errors import OcrError
+from ..metrics import METRICS
+from . import shard as sharding
 from .record import RunInfo
 from .result import CaseResult
 from .shard import ShardInfo
@@ -67,7 +72,7 @@ def merge(reports: Sequence[tuple[str, dict[str, Any]]]) -> Merged:
     for path, document in reports:
         if not document.get("shard"):
             raise MergeError(f"{path} is not a shard's report (its run had no --ocr-shard); merge joins shard reports")
-    shards = [(path, ShardInfo.from_dict(document["shard"])) for path, document in reports]
+    shards = [(path, _shard(path, document["shard"])) for path, document in reports]
     _same(reports, "different pytest-ocr versions", lambda d: d["tool"]["version"], "tool versions differ")
     _same(reports, "different splits", lambda d: d["shard"]["total"], "their N in --ocr-shard K/N differs")
     for path, shard in shards:
@@ -94,42 +99,106 @@ def merge(reports: Sequence[tuple[str, dict[str, Any]]]) -> Merged:
             raise MergeError(f"shard {shard.index}/{shard.total} given twice: {given[shard.index]} and {path}")
         given[shard.index] = path
     _check_engines(reports)
-
-    results: dict[str, CaseResult] = {}
-    where: dict[str, str] = {}
+    owner: dict[str, str] = {}
     twice: list[str] = []
-    for path, document in reports:
-        for result in results_of(document):
-            if result.key in results:
-                twice.append(f"{result.key} ({where[result.key]} and {path})")
-            results[result.key] = result
-            where[result.key] = path
+    for path, shard in shards:
+        for key in shard.keys:
+            if key in owner:
+                twice.append(f"{key} ({owner[key]} and {path})")
+            owner[key] = path
     if twice:
         raise MergeError(f"items in more than one shard: {_listed(twice)}")
 
     total = shards[0][1].total
     missing = [k for k in range(1, total + 1) if k not in given]
-    missing_items = shards[0][1].suite_items - sum(s.items for _, s in shards)
+    if not missing:
+        _whole(shards)
+    missing_items = shards[0][1].suite_items - len(owner)
+    if missing_items < 0:
+        raise MergeError(
+            f"{', '.join(path for path, _ in shards)}: the shards list {len(owner)} items (/shard/keys), more than "
+            f"their suite's {shards[0][1].suite_items} (/shard/suite_items)"
+        )
+    results: dict[str, CaseResult] = {}
     runs = [document["run"] for _, document in reports]
-    reasons = [
-        f"shard {s.index}/{s.total}: {run['interruption']}"
-        for (_, s), run in zip(shards, runs, strict=True)
-        if run.get("interruption")
-    ]
+    reasons = []
+    not_run = missing_items
+    for (path, shard), (_, document), run in zip(shards, reports, runs, strict=True):
+        recorded = results_of(document)
+        mine = set(shard.keys)
+        foreign = [r.key for r in recorded if r.key not in mine]
+        if foreign:
+            raise MergeError(
+                f"{path}: results of items that are not shard {shard.index}/{shard.total}'s (/shard/keys): "
+                f"{_listed(foreign)}; a shard's report holds the results of its own items only"
+            )
+        results.update((r.key, r) for r in recorded)
+        lost = sorted(mine - {r.key for r in recorded})
+        not_run += max(len(lost), run.get("not_run", 0))
+        said = [run["interruption"]] if run.get("interruption") else []
+        if lost:
+            said.append(f"{len(lost)} of its {shard.items} OCR item(s) without a result in {path}: {_listed(lost)}")
+        if said:
+            reasons.append(f"shard {shard.index}/{shard.total}: {'; '.join(said)}")
     if missing:
         shown = ", ".join(f"{k}/{total}" for k in missing)
         reasons.insert(0, f"shard(s) {shown} missing: {missing_items} OCR item(s) not in the merged run")
-    not_run = missing_items + sum(run.get("not_run", 0) for run in runs)
     projects = {s.project for _, s in shards}
     return Merged(
         sorted(results.values(), key=lambda r: r.key),
         _gates(shards),
         _datasets(shards),
-        _run(runs, not_run, "; ".join(reasons) or None, len(reports)),
+        _run(reports, not_run, "; ".join(reasons) or None),
         [s for _, s in sorted(shards, key=lambda ps: ps[1].index)],
         missing,
         projects.pop() if len(projects) == 1 else None,
     )
+
+
+def _shard(path: str, data: dict[str, Any]) -> ShardInfo:
+    """A (schema-valid) report's ``shard``, when what it says holds together (what a schema cannot say)."""
+    for i, gate in enumerate(data["gates"]):
+        if gate["metric"] not in METRICS:
+            raise MergeError(f"{path}: at /shard/gates/{i}/metric: unknown metric {gate['metric']!r}")
+        try:
+            Gate.from_dict(gate)
+        except ValueError as exc:  # its tolerance
+            raise MergeError(f"{path}: at /shard/gates/{i}/tolerance: {exc}") from None
+    shard = ShardInfo.from_dict(data)
+    if shard.index > shard.total:
+        raise MergeError(
+            f"{path}: at /shard/index: shard {shard.index} of {shard.total}; expected 1 to {shard.total} "
+            f"(K of --ocr-shard K/N)"
+        )
+    if shard.items > shard.suite_items:
+        raise MergeError(
+            f"{path}: at /shard/items: {shard.items} items; expected at most the suite's {shard.suite_items} "
+            f"(/shard/suite_items)"
+        )
+    twice = [key for key, n in Counter(shard.keys).items() if n > 1]
+    if twice:
+        raise MergeError(f"{path}: at /shard/keys: items listed more than once: {_listed(twice)}")
+    if len(shard.keys) != shard.items:
+        raise MergeError(
+            f"{path}: at /shard/keys: {len(shard.keys)} items listed; expected {shard.items}, as /shard/items says"
+        )
+    return shard
+
+
+def _whole(shards: Sequence[tuple[str, ShardInfo]]) -> None:
+    """Every shard given: together their items are the suite their reports declare, split as declared."""
+    first = shards[0][1]
+    paths = ", ".join(path for path, _ in shards)
+    if sharding.fingerprint(k for _, s in shards for k in s.keys) != first.suite:
+        raise MergeError(
+            f"{paths}: the items the shards list (/shard/keys) are not the suite they declare (/shard/suite, "
+            f"{first.suite_items} items); merge the shards' reports as they wrote them"
+        )
+    if sharding.fingerprint(f"{k}\t{s.index}" for _, s in shards for k in s.keys) != first.partition:
+        raise MergeError(
+            f"{paths}: the items the shards list (/shard/keys) are not shared out as their split declares "
+            f"(/shard/partition); merge the shards' reports as they wrote them"
+        )
 
 
 def _check_engines(reports: Sequence[tuple[str, dict[str, Any]]]) -> None:
@@ -165,10 +234,18 @@ def _datasets(shards: Sequence[tuple[str, ShardInfo]]) -> list[DatasetInfo]:
     return sorted(datasets.values(), key=lambda d: d.file)
 
 
-def _run(runs: Sequence[dict[str, Any]], not_run: int, interruption: str | None, shards: int) -> RunInfo:
+def _time(path: str, run: dict[str, Any], key: str) -> datetime:
+    try:
+        return datetime.fromisoformat(run[key])
+    except ValueError:  # the schema's pattern passes a 13th month
+        raise MergeError(f"{path}: at /run/{key}: expected a date and time (ISO 8601), got {run[key]!r}") from None
+
+
+def _run(reports: Sequence[tuple[str, dict[str, Any]]], not_run: int, interruption: str | None) -> RunInfo:
     """From the first shard's start to the last one's end; the most workers any shard had."""
-    started = min(datetime.fromisoformat(run["started_at"]) for run in runs)
-    finished = max(datetime.fromisoformat(run["finished_at"]) for run in runs)
+    runs = [document["run"] for _, document in reports]
+    started = min(_time(path, document["run"], "started_at") for path, document in reports)
+    finished = max(_time(path, document["run"], "finished_at") for path, document in reports)
     first = runs[0]
     return RunInfo(
         started_at=started.isoformat(),
@@ -178,7 +255,7 @@ def _run(runs: Sequence[dict[str, Any]], not_run: int, interruption: str | None,
         status="interrupted" if not_run or interruption else "complete",
         not_run=not_run,
         interruption=(interruption or "stopped early") if not_run or interruption else None,
-        shards=shards,
+        shards=len(reports),
         pytest=first["pytest"],
         python=first["python"],
         platform=first["platform"],

@@ -103,9 +103,10 @@ def fingerprint(lines: Iterable[str]) -> str:
 class ShardInfo:
     """What a shard's report records of the whole: which suite (the keys of every OCR item
     the command selected) split how (which key went to which shard), how many items are
-    this shard's, the suite's declarations the merged run judges (its gates, and its
-    datasets' accounting), as this shard saw them, and the project directory it ran in
-    (where the merge finds the images its report's paths are relative to)."""
+    this shard's and their keys (what the merge checks its results against), the suite's
+    declarations the merged run judges (its gates, and its datasets' accounting), as this
+    shard saw them, and the project directory it ran in (where the merge finds the images
+    its report's paths are relative to)."""
 
     index: int
     total: int
@@ -117,6 +118,7 @@ class ShardInfo:
     gates: list[Gate] = field(default_factory=list)
     datasets: list[DatasetInfo] = field(default_factory=list)
     project: str | None = None  # absolute, on the shard's machine
+    keys: list[str] = field(default_factory=list)  # this shard's items, sorted
 
     @classmethod
     def of(cls, shard: Shard, keys: Sequence[str], assigned: Mapping[str, int], weights: str | None) -> ShardInfo:
@@ -128,6 +130,7 @@ class ShardInfo:
             len(assigned),
             sum(s == shard.index for s in assigned.values()),
             weights,
+            keys=sorted(k for k, s in assigned.items() if s == shard.index),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -142,6 +145,7 @@ class ShardInfo:
             "gates": [g.to_dict() for g in self.gates],
             "datasets": [d.to_dict() for d in self.datasets],
             "project": self.project,
+            "keys": self.keys,
         }
 
     @classmethod

@@ -94,9 +94,11 @@ def load_report(path: str | Path) -> dict[str, Any]:
     validator = jsonschema.Draft202012Validator(report_schema())
     error = jsonschema.exceptions.best_match(validator.iter_errors(document))
     if error is not None:
-        raise ReportError(
-            f"{path}: not a valid pytest-ocr report: at {_pointer(error.absolute_path) or '/'}: {error.message}"
-        )
+        message = error.message
+        if error.validator == "pattern" and "description" in error.schema:  # the pattern says it to no one
+            message = f"expected {error.schema['description']}, got {error.instance!r}"
+        where = _pointer(error.absolute_path) or "/"
+        raise ReportError(f"{path}: not a valid pytest-ocr report: at {where}: {message}")
     seen: set[str] = set()
     for i, record in enumerate(document["results"]):
         if record["key"] in seen:
