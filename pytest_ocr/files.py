@@ -93,17 +93,25 @@ def read_limited(path: Path, what: str, max_bytes: int, limit_message: Callable[
 def write_atomic(path: Path, data: str | bytes | Iterable[str]) -> None:
     """Write ``data`` (text is UTF-8; an iterable of text is written piece by piece as it
     is made) to ``path`` atomically; creates the parent directory."""
+    pieces = [data] if isinstance(data, (str, bytes)) else data
+    with atomic_file(path) as temporary, open(temporary, "wb") as file:
+        for piece in pieces:
+            file.write(piece.encode("utf-8") if isinstance(piece, str) else piece)
+        file.flush()
+        os.fsync(file.fileno())
+
+
+@contextlib.contextmanager
+def atomic_file(path: Path) -> Iterator[Path]:
+    """A new, empty temporary file beside ``path`` for the block to fill (another process
+    may: it is a name), renamed to ``path`` when the block ends, removed when it raises.
+    Creates the parent directory. Whoever writes it syncs it (``write_atomic`` does)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    pieces = [data] if isinstance(data, (str, bytes)) else data
     temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    os.close(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
     try:
-        with os.fdopen(fd, "wb") as file:
-            for piece in pieces:
-                file.write(piece.encode("utf-8") if isinstance(piece, str) else piece)
-            file.flush()
-            os.fsync(file.fileno())
+        yield temporary
         os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):

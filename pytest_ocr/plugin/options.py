@@ -116,6 +116,8 @@ def add_options(parser: pytest.Parser) -> None:
         ("max_yaml_nodes", int, "most nodes a YAML document may expand to through aliases"),
         ("max_image_mb", float, "largest image or PDF file, in MB"),
         ("max_image_pixels", int, "most pixels (width x height) of a decoded image or a rasterised PDF page"),
+        ("max_rasterise_mb", float, "most memory (address space) of the process rasterising PDF pages, in MB"),
+        ("max_rasterise_s", float, "longest rasterising of one PDF page, in s"),
         ("max_output_mb", float, "longest text of one recognition, in MB of UTF-8"),
         ("max_align_chars", int, "longest text aligned exactly; longer ones take a cheaper path (README)"),
         ("max_render_s", float, "longest wait for one equation's KaTeX rendering in the browser (math checks), in s"),
@@ -171,11 +173,7 @@ class Settings:
         settings = cls(project or project_dir(config.inipath, here), summary=option("ocr_summary"))
         settings.github = option("ocr_github") != "off"
         settings.columns = columns if project is not None else terminal_columns()
-        values = {name: option(f"ocr_{name}") for name in NAMES}
-        bad = [OPTIONS[name] for name, value in values.items() if not value > 0]
-        if bad:
-            raise pytest.UsageError(f"{', '.join(bad)}: expected a number above 0")
-        settings.limits = Limits(**values)
+        settings.limits = _limits(config)
         settings.repeat = option("ocr_repeat")
         if settings.repeat is not None and not 1 <= settings.repeat <= 1000:
             raise pytest.UsageError(f"--ocr-repeat: expected a whole number from 1 to 1000, not {settings.repeat}")
@@ -237,6 +235,21 @@ class Settings:
                 str(exc) if isinstance(exc, OutputPathError) else f"--ocr-baseline: {exc}"
             ) from None
         return settings
+
+
+# The sane range of a limit (limits.py): above 0, finite, and at most this; beyond it a
+# number of MB or seconds (a terabyte, eleven days) or of items no longer bounds anything,
+# and inf or 1e400 would overflow where the limit is used, failing every item.
+MOST = {int: 10**12, float: 10**6}
+
+
+def _limits(config: pytest.Config) -> Limits:
+    values = {name: config.getoption(f"ocr_{name}") for name in NAMES}
+    for name, value in values.items():
+        most = MOST[type(getattr(DEFAULT_LIMITS, name))]
+        if not 0 < value <= most:  # NaN too
+            raise pytest.UsageError(f"{OPTIONS[name]}: expected a number above 0 and at most {most:,}, not {value}")
+    return Limits(**values)
 
 
 def _shard(config: pytest.Config) -> tuple[Shard | None, str | None, dict[str, float] | None]:
