@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 from .. import limits
 from ..files import atomic_file, locked
 from .images import check_image, open_image, use_pixel_limit
-from .rasteriser import Job, PageError, draw
+from .rasteriser import BeyondLimits, Job, PageError, draw
 
 if TYPE_CHECKING:
     from PIL.Image import Image
@@ -85,7 +85,7 @@ def pdfium_version() -> str:
 # pages that could not be drawn, so that their other items do not draw them again.
 _DIGESTS: dict[tuple, str] = {}
 _SOURCES: dict[str, Page] = {}
-_FAILED: dict[tuple, str] = {}  # (a page's PNG, the limits) -> why it could not be drawn
+_FAILED: dict[tuple, str] = {}  # (PDF digest, page, dpi, limits) -> why drawing it went beyond them
 _KEPT = 4096
 
 
@@ -111,32 +111,15 @@ def rasterise(page: Page, directory: Path) -> Raster:
     """The PNG of ``page`` in ``directory``, rendered unless it is there already (rendered
     by another item, process or run). Raises PageError (ImageError) for a PDF or page that
     cannot be rendered within the limits, OSError when the PNG cannot be written."""
-    check_image(page.pdf)  # a regular file within max_image_mb, starting with %PDF
-    try:
-        info = os.stat(page.pdf)
-    except OSError as exc:
-        raise PageError(f"cannot read PDF {page.pdf}: {exc.strerror or exc}") from None
-    file = (os.fspath(page.pdf), info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
-    digest = _DIGESTS.get(file)
-    if digest is None:
-        digest = hashlib.sha256(_read(page.pdf)).hexdigest()
-        _remember(_DIGESTS, file, digest)
+    digest = _digest(page.pdf)
     found = directory / f"{_key(digest, page)}.png"
-    bound = limits.active()
-    failed = (os.fspath(found), bound)
-    if failed in _FAILED:
-        raise PageError(_FAILED[failed])
     seconds = None
     if not _is_file(found):
         with locked(found, remove=True):  # one renderer of a page at a time, across processes
             if not _is_file(found):  # rendered by another while this one waited
                 start = time.perf_counter()
-                try:
-                    with atomic_file(found) as temporary:
-                        draw(Job(os.fspath(page.pdf), page.number, page.dpi, os.fspath(temporary), bound, digest))
-                except PageError as exc:
-                    _remember(_FAILED, failed, str(exc))
-                    raise
+                with atomic_file(found) as temporary:
+                    _draw(page, digest, os.fspath(temporary))
                 seconds = time.perf_counter() - start
     _remember(_SOURCES, os.fspath(found), page)
     return Raster(found, seconds)
@@ -146,13 +129,43 @@ def thumbnail(page: Page, box: tuple[int, int]) -> Image:
     """``page`` rendered to fit in ``box`` pixels (for the HTML report), never above its dpi."""
     from PIL import Image
 
-    check_image(page.pdf)
+    digest = _digest(page.pdf)
     with tempfile.NamedTemporaryFile(prefix="pytest-ocr-thumbnail-", suffix=".png") as png:
-        draw(Job(os.fspath(page.pdf), page.number, page.dpi, png.name, limits.active(), box=box))
+        _draw(page, digest, png.name, box)
         use_pixel_limit()
         with Image.open(png.name) as image:
             image.load()
             return image
+
+
+def _digest(pdf: Path) -> str:
+    """The sha256 of the PDF's bytes, checked as any image is (a regular file within
+    max_image_mb, starting with %PDF); read once while the file stays as it was."""
+    check_image(pdf)
+    try:
+        info = os.stat(pdf)
+    except OSError as exc:
+        raise PageError(f"cannot read PDF {pdf}: {exc.strerror or exc}") from None
+    file = (os.fspath(pdf), info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+    digest = _DIGESTS.get(file)
+    if digest is None:
+        digest = hashlib.sha256(_read(pdf)).hexdigest()
+        _remember(_DIGESTS, file, digest)
+    return digest
+
+
+def _draw(page: Page, digest: str, out: str, box: tuple[int, int] | None = None) -> None:
+    """``page`` drawn into ``out`` by the rasteriser, unless drawing it at its dpi went
+    beyond the limits before (it is not tried again, for a thumbnail neither)."""
+    bound = limits.active()
+    tried = (digest, page.number, page.dpi, bound)
+    if tried in _FAILED:
+        raise BeyondLimits(_FAILED[tried])
+    try:
+        draw(Job(os.fspath(page.pdf), page.number, page.dpi, out, bound, digest, box))
+    except BeyondLimits as exc:
+        _remember(_FAILED, tried, str(exc))
+        raise
 
 
 def _is_file(path: Path) -> bool:

@@ -65,6 +65,10 @@ class PageError(ImageError):
     """A PDF page that cannot be rasterised: the message names the file and the page."""
 
 
+class BeyondLimits(PageError):
+    """A page whose drawing took more memory or time than the worker has, or ended it."""
+
+
 @dataclass(frozen=True)
 class Job:
     """One page to draw, as the worker gets it."""
@@ -180,8 +184,8 @@ _worker: _Worker | None = None
 
 def draw(job: Job) -> None:
     """Draw ``job``'s page into ``job.out`` as a PNG, in the worker process (started, or
-    replaced, as needed). Raises PageError for a page that cannot be drawn within the
-    limits, located by its file and page."""
+    replaced, as needed). Raises PageError for a page that cannot be drawn, BeyondLimits
+    for one that took the worker's memory or time; located by its file and page."""
     global _worker
     bound = job.limits
     with _LOCK:
@@ -195,10 +199,10 @@ def draw(job: Job) -> None:
         try:
             answer = worker.exchange(job, bound.max_rasterise_s)
         except _Ended as ended:
-            raise PageError(_ended_message(job, str(ended), worker)) from None
+            raise BeyondLimits(_ended_message(job, str(ended), worker)) from None
         if answer[0] == "exhausted":  # a MemoryError: it ended; what was left of its heap is not worth keeping
             worker.close()
-            raise PageError(_memory_message(job, worker.limit, answer[1]))
+            raise BeyondLimits(_memory_message(job, worker.limit, answer[1]))
         _worker = worker
     if answer[0] == "error":
         raise PageError(answer[1])
