@@ -8,7 +8,9 @@ With ``isolate: true`` the function runs in a worker process of its own, one per
 calls ``os._exit()`` or crashes the interpreter (a segfault in a native extension) costs
 that image's item, and the next image gets a new worker; so does a call that takes longer
 than ``timeout`` seconds (the worker is killed: a thread in pytest's process could not be
-stopped, which is why only an isolated function has a timeout). Requests and answers are pickled
+stopped, which is why only an isolated function has a timeout). Without it, a call of
+``os._exit()`` by the function is that image's error naming ``isolate: true``, not the end of
+the run (it is refused while the function runs). Requests and answers are pickled
 over the worker's stdin and a copy of its stdout; what the function prints goes to the
 worker's stderr, which is passed on to the item's captured stderr (its tail is in the
 error when the worker dies).
@@ -26,8 +28,9 @@ import sys
 import tempfile
 import threading
 import traceback
+from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NoReturn
 
 from ..imports import FunctionNotFound, load_function
 from . import _options
@@ -210,6 +213,45 @@ class _Worker:
         self.stderr.close()
 
 
+class _Exited(BaseException):
+    """os._exit called by a function in pytest's process (a BaseException: not caught as an error would be)."""
+
+    def __init__(self, code: object) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+_EXIT = os._exit
+_REFUSING = threading.local()  # on the threads calling a function in pytest's process
+_EXIT_LOCK = threading.Lock()
+_refusals = 0
+
+
+def _exit(status: int) -> NoReturn:
+    if getattr(_REFUSING, "on", False):
+        raise _Exited(status)
+    _EXIT(status)  # another thread's exit (pytest-timeout's, a pytest-xdist worker's) is its own
+
+
+@contextlib.contextmanager
+def _exit_refused() -> Iterator[None]:
+    """While a function runs in pytest's process, os._exit on its thread raises _Exited:
+    it would end the run without a summary or any output (it skips even atexit handlers)."""
+    global _refusals
+    with _EXIT_LOCK:
+        _refusals += 1
+        os._exit = _exit
+    _REFUSING.on = True
+    try:
+        yield
+    finally:
+        _REFUSING.on = False
+        with _EXIT_LOCK:
+            _refusals -= 1
+            if not _refusals:
+                os._exit = _EXIT
+
+
 class PythonEngine:
     def __init__(self, spec: EngineSpec) -> None:
         options = _options.check_options(spec, SCHEMA)
@@ -264,7 +306,14 @@ class PythonEngine:
             result = self._call_isolated(image)
         else:
             try:
-                result = self.function(str(image), **self.kwargs)
+                with _exit_refused():
+                    result = self.function(str(image), **self.kwargs)
+            except _Exited as exited:
+                raise EngineError(
+                    f"{self.target} called os._exit({exited.code}) while reading {image}, which would have ended "
+                    "pytest's process and the run with it, its outputs unwritten; an engine function that may end "
+                    "its process takes `isolate: true` (it then runs in a process of its own)"
+                ) from None
             except Exception as exc:
                 raise EngineError(
                     f"{self.target} raised {type(exc).__name__}: {exc}\n"

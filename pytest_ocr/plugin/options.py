@@ -14,7 +14,7 @@ from ..cases.gates import Gate, GateError
 from ..cases.gates import parse_cli as parse_gate
 from ..cases.loader import load_project_config
 from ..cases.model import Defaults, Scope
-from ..files import OutputPathError, check_output_directory, check_output_file
+from ..files import OutputPathError, check_apart, check_output_directory, check_output_file
 from ..limits import DEFAULT as DEFAULT_LIMITS
 from ..limits import NAMES, OPTIONS, Limits
 from ..report.columns import terminal_columns
@@ -118,6 +118,7 @@ def add_options(parser: pytest.Parser) -> None:
         ("max_image_pixels", int, "most pixels (width x height) of a decoded image or a rasterised PDF page"),
         ("max_rasterise_mb", float, "most memory (address space) of the process rasterising PDF pages, in MB"),
         ("max_rasterise_s", float, "longest rasterising of one PDF page, in s"),
+        ("max_lock_wait_s", float, "longest wait for another process's lock on a baseline file or a PDF page, in s"),
         ("max_output_mb", float, "longest text of one recognition, in MB of UTF-8"),
         ("max_align_chars", int, "longest text aligned exactly; longer ones take a cheaper path (README)"),
         ("max_render_s", float, "longest wait for one equation's KaTeX rendering in the browser (math checks), in s"),
@@ -181,10 +182,8 @@ class Settings:
         settings.chromium = str(here / chromium) if chromium and "/" in chromium else chromium
         engines = option("ocr_engine")
         settings.engine_override = tuple(n.strip() for n in engines.split(",") if n.strip()) if engines else ()
-        ini = config.getini("ocr_config")
-        if ini:
-            base = config.inipath.parent if config.inipath else config.rootpath
-            path = (base / ini).resolve()
+        path = _project_config(config)
+        if path is not None:
             if not path.is_file():
                 raise pytest.UsageError(f"ocr_config: project configuration file not found: {path}")
             try:
@@ -230,11 +229,52 @@ class Settings:
                 settings.results_dir = here / option("ocr_results_dir")
                 if writes:
                     check_output_directory(settings.results_dir, "--ocr-results-dir")
+            if writes:
+                _check_apart(config, settings)
         except (OutputPathError, ReportError) as exc:
             raise pytest.UsageError(
                 str(exc) if isinstance(exc, OutputPathError) else f"--ocr-baseline: {exc}"
             ) from None
         return settings
+
+
+def _project_config(config: pytest.Config) -> Path | None:
+    """The ocr_config file the ini file names, relative to it."""
+    ini = config.getini("ocr_config")
+    if not ini:
+        return None
+    return ((config.inipath.parent if config.inipath else config.rootpath) / ini).resolve()
+
+
+def _check_apart(config: pytest.Config, settings: Settings) -> None:
+    """No output overwrites another, a file the run reads (its ini file, ocr_config, the
+    baseline it compares with, the durations report) or a case file, nor lies in the
+    results directory. Raises OutputPathError."""
+    from .items import is_case_file  # which imports this module
+
+    here = config.invocation_params.dir
+    baseline = settings.baseline.path if settings.baseline is not None else None
+    written = baseline if settings.baseline_verb else None
+    durations = here / settings.shard_durations if settings.shard_durations else None
+    named = (("--ocr-report", settings.report), ("--ocr-html", settings.html), ("--ocr-baseline", written))
+    outputs = [(option, path) for option, path in named if path is not None]
+    inputs = [
+        (what, path)
+        for what, path in (
+            ("pytest's ini file", config.inipath),
+            ("the ocr_config file", _project_config(config)),
+            ("the --ocr-baseline file", None if written else baseline),
+            ("the --ocr-shard-durations report", durations),
+        )
+        if path is not None
+    ]
+    for option, path in outputs:
+        if is_case_file(path, config):
+            patterns = " ".join(config.getini("ocr_files"))
+            why = "it would overwrite one or be read as one"
+            raise OutputPathError(f"{path} is named as case files are ({patterns}): {why}", option)
+    results = ("--ocr-results-dir", settings.results_dir) if settings.results_dir is not None else None
+    check_apart(outputs, inputs, results)
 
 
 # The sane range of a limit (limits.py): above 0, finite, and at most this; beyond it a
