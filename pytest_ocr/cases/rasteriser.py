@@ -12,7 +12,7 @@ error naming the limit and its option; the next page gets a new process.
 The worker writes the PNG itself, its rows filtered and compressed band by band straight
 from pdfium's bitmap (RGB, 3 bytes a pixel, the one copy of the raster: Pillow would
 hold another 4 bytes a pixel), so a page takes width × height × 3 bytes and about
-120 MB besides (the interpreter, numpy, pdfium): 1,024 MB renders every page up to
+140 MB besides (the interpreter, numpy, pdfium): 1,024 MB renders every page up to
 ``max_image_pixels``' default of 250,000,000 pixels. Each row is filtered by PNG's "Up"
 filter (its difference from the row above): on the olmOCR-Bench sample's pages as small
 as Pillow's adaptive choice (0.81-1.02 of its size) in half its time.
