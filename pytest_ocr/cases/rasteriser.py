@@ -23,7 +23,6 @@ one request at a time (pdfium is not thread-safe, and one process's memory is th
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import math
 import os
@@ -39,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from .. import limits
+from .. import limits, workers
 from ..limits import MB, OPTIONS, Limits
 from .images import ImageError, open_image
 
@@ -55,10 +54,6 @@ _LOAD_ERRORS = {
     5: "it is encrypted with a security handler pdfium does not support",
     6: "a page is damaged",
 }
-_PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent.parent)
-WORKER_CODE = (
-    f"import sys; sys.path.insert(0, {_PACKAGE_PARENT!r}); from pytest_ocr.cases.rasteriser import worker; worker()"
-)
 
 
 class PageError(ImageError):
@@ -104,7 +99,7 @@ def pixel_size(width: float, height: float, dpi: float) -> tuple[int, int]:
 
 
 class _Ended(Exception):
-    """The worker is gone (it ended, or was stopped); the message says how."""
+    """The worker is gone: it ended, or the timer stopped it."""
 
 
 class _Worker:
@@ -117,7 +112,7 @@ class _Worker:
         self.expired = False  # the timer stopped it
         self.stderr = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", WORKER_CODE, str(self.limit)],
+            workers.command("pytest_ocr.cases.rasteriser", str(self.limit)),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.stderr,
@@ -136,46 +131,25 @@ class _Worker:
             if not self.ready:  # started: its limit set, pdfium and numpy loaded
                 self.limit = pickle.load(self.proc.stdout)[1]
                 self.ready = True
-            self.proc.stdin.write(pickle.dumps(job, protocol=pickle.HIGHEST_PROTOCOL))
-            self.proc.stdin.flush()
+            workers.send(self.proc.stdin, job)
             return pickle.load(self.proc.stdout)
         except Exception:  # EOF, a broken pipe, half an answer: the process is gone
             timer.cancel()
             self.close()
-            raise _Ended(self._how()) from None
+            raise _Ended() from None
         finally:
             timer.cancel()
 
     def _expire(self) -> None:
         self.expired = True
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
-
-    def _how(self) -> str:
-        """How the process ended: ``expired`` (stopped by the timer), a signal's name, an exit code."""
-        if self.expired:
-            return "expired"
-        code = self.proc.returncode
-        if code is not None and code < 0:
-            with contextlib.suppress(ValueError):
-                return signal.Signals(-code).name
-            return f"signal {-code}"
-        return f"exit code {code}"
+        workers.kill(self.proc)
 
     def stderr_tail(self) -> str:
         self.stderr.seek(0)
         return self.stderr.read().decode(errors="replace").strip()[-STDERR_TAIL:]
 
     def close(self) -> None:
-        for stream in (self.proc.stdin, self.proc.stdout):
-            with contextlib.suppress(OSError):
-                if stream is not None:
-                    stream.close()
-        try:
-            self.proc.wait(5)  # at the end of its input it ends
-        except subprocess.TimeoutExpired:
-            self._expire()
-            self.proc.wait()
+        workers.stop(self.proc)
 
 
 _LOCK = threading.Lock()  # one page at a time: engines started ahead and thumbnails ask from threads
@@ -198,8 +172,8 @@ def draw(job: Job) -> None:
             _close_at_exit()
         try:
             answer = worker.exchange(job, bound.max_rasterise_s)
-        except _Ended as ended:
-            raise BeyondLimits(_ended_message(job, str(ended), worker)) from None
+        except _Ended:
+            raise BeyondLimits(_ended_message(job, worker)) from None
         if answer[0] == "exhausted":  # a MemoryError: it ended; what was left of its heap is not worth keeping
             worker.close()
             raise BeyondLimits(_memory_message(job, worker.limit, answer[1]))
@@ -220,12 +194,13 @@ def _memory_message(job: Job, limit: int, how: str) -> str:
     return f"{job} could not be rasterised within {_limit_text(job, limit)}: it ran out of memory ({how})"
 
 
-def _ended_message(job: Job, how: str, worker: _Worker) -> str:
-    if how == "expired":
+def _ended_message(job: Job, worker: _Worker) -> str:
+    if worker.expired:
         seconds = job.limits.max_rasterise_s
         return f"{job} could not be rasterised within {seconds:g} s ({OPTIONS['max_rasterise_s']}): it was stopped"
-    if how == "SIGABRT":  # what pdfium does when an allocation fails
+    if worker.proc.returncode == -signal.SIGABRT:  # what pdfium does when an allocation fails
         return _memory_message(job, worker.limit, "pdfium aborted its process, as it does when an allocation fails")
+    how = workers.ended(worker.proc.returncode)
     tail = worker.stderr_tail()
     said = f"; its stderr: {tail}" if tail else ""
     doing = "drawing it" if worker.ready else "starting"
@@ -253,23 +228,20 @@ def close() -> None:
 
 
 def worker() -> None:
-    """The worker's loop (``WORKER_CODE``, its address-space limit in bytes as argv[1]):
+    """The worker's loop (a worker process: pytest_ocr/workers.py; its address-space limit in bytes as argv[1]):
     the limit set, then ``("ready", limit)``; then one Job per request, answered
     ``("ok",)``, ``("error", message)`` or ``("exhausted", what)`` (a MemoryError, after
     which it ends). Ends at the end of its input."""
     import resource
 
-    requests = os.fdopen(os.dup(0), "rb")
-    answers = os.fdopen(os.dup(1), "wb")
-    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
-    os.dup2(2, 1)  # nothing printed can corrupt the answers
+    requests, answers = workers.streams()
     _, hard = resource.getrlimit(resource.RLIMIT_AS)
     limit = int(sys.argv[1]) if hard == resource.RLIM_INFINITY else min(int(sys.argv[1]), hard)
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
     import numpy  # noqa: F401 - loaded now, within the limit, not at the first page
     import pypdfium2  # noqa: F401
 
-    _send(answers, ("ready", limit))
+    workers.send(answers, ("ready", limit))
     while True:
         try:
             job = pickle.load(requests)
@@ -281,16 +253,11 @@ def worker() -> None:
         except PageError as exc:
             answer = ("error", str(exc))
         except MemoryError as exc:
-            _send(answers, ("exhausted", f"MemoryError{': ' + str(exc) if str(exc) else ''}"))
+            workers.send(answers, ("exhausted", f"MemoryError{': ' + str(exc) if str(exc) else ''}"))
             return
         except Exception as exc:  # pdfium or numpy failing otherwise: the page's error, not the worker's end
             answer = ("error", f"{job} could not be rasterised: {type(exc).__name__}: {exc}")
-        _send(answers, answer)
-
-
-def _send(stream: IO[bytes], message: object) -> None:
-    stream.write(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
-    stream.flush()
+        workers.send(answers, answer)
 
 
 def _draw(job: Job) -> None:

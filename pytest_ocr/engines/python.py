@@ -22,7 +22,6 @@ import contextlib
 import inspect
 import os
 import pickle
-import signal
 import subprocess
 import sys
 import tempfile
@@ -30,8 +29,9 @@ import threading
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any, NoReturn
+from typing import Any, NoReturn
 
+from .. import workers
 from ..imports import FunctionNotFound, load_function
 from . import _options
 from .base import EngineError, EngineSpec, Recognition
@@ -50,11 +50,6 @@ EXPECTED = "a str, a Recognition or a dict with key 'text' (and optionally 'line
 TRACEBACK_FRAMES = 5
 STDERR_TAIL = 2000  # characters of a dead worker's stderr shown in the error
 STDERR_PASSED_ON = 64 * 1024  # bytes of a call's stderr passed on to the item (its tail)
-# The worker's first statement: the directory pytest_ocr is in, then the worker loop.
-_PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent.parent)
-WORKER_CODE = (
-    f"import sys; sys.path.insert(0, {_PACKAGE_PARENT!r}); from pytest_ocr.engines.python import worker; worker()"
-)
 
 
 def source_digest(function: Any, module: Any) -> str | None:
@@ -80,30 +75,20 @@ def _frames(exc: BaseException) -> list[str]:
     return traceback.format_tb(exc.__traceback__)[1:][-TRACEBACK_FRAMES:]
 
 
-def _send(stream: IO[bytes], message: object) -> None:
-    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)  # whole, before any of it is written
-    stream.write(data)
-    stream.flush()
-
-
 def worker() -> None:
-    """The isolated worker's loop (``WORKER_CODE``): a setup message (sys.path, the
+    """The isolated worker's loop (a worker process: pytest_ocr/workers.py): a setup message (sys.path, the
     function, its kwargs, the declaring directory), then one image path per request,
     answered ``("ok", result)``, ``("raised", type, message, frames)`` or
     ``("unpicklable", type, error)``. Ends at the end of its input."""
-    requests = os.fdopen(os.dup(0), "rb")
-    answers = os.fdopen(os.dup(1), "wb")
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)  # the function reading stdin must not eat the requests
-    os.dup2(2, 1)  # nor its prints corrupt the answers: they go to stderr
+    requests, answers = workers.streams()
     setup = pickle.load(requests)
     sys.path[:] = setup["path"]
     try:
         function, _ = load_function(setup["function"], Path(setup["base_dir"]))
     except FunctionNotFound as exc:
-        _send(answers, ("failed", str(exc)))
+        workers.send(answers, ("failed", str(exc)))
         return
-    _send(answers, ("ready",))
+    workers.send(answers, ("ready",))
     kwargs = setup["kwargs"]
     while True:
         try:
@@ -118,19 +103,9 @@ def worker() -> None:
             with contextlib.suppress(Exception):
                 stream.flush()
         try:
-            _send(answers, answer)
+            workers.send(answers, answer)
         except Exception as exc:  # the result cannot be pickled
-            _send(answers, ("unpicklable", type(answer[1]).__name__, f"{type(exc).__name__}: {exc}"))
-
-
-def _ended(code: int | None) -> str:
-    if code is None:
-        return "it stopped answering"
-    if code < 0:
-        with contextlib.suppress(ValueError):
-            return f"killed by {signal.Signals(-code).name}"
-        return f"killed by signal {-code}"
-    return f"exit code {code}"
+            workers.send(answers, ("unpicklable", type(answer[1]).__name__, f"{type(exc).__name__}: {exc}"))
 
 
 class _Worker:
@@ -143,7 +118,7 @@ class _Worker:
         self.expired = False  # the timer killed it
         self.stderr = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", WORKER_CODE],
+            workers.command("pytest_ocr.engines.python"),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.stderr,
@@ -160,11 +135,11 @@ class _Worker:
         timer = threading.Timer(self.timeout, self._expire)
         timer.start()
         try:
-            _send(self.proc.stdin, message)
+            workers.send(self.proc.stdin, message)
             answer = pickle.load(self.proc.stdout)
         except Exception:  # EOF, a broken pipe, half an answer: the process is gone
             timer.cancel()
-            self._stop()
+            workers.stop(self.proc)
             self.stderr.seek(0)
             stderr = self.stderr.read().decode(errors="replace").strip()
             self.stderr.close()
@@ -172,7 +147,7 @@ class _Worker:
             ended = (
                 f"took more than {self.timeout:g} s (option 'timeout') and was killed"
                 if self.expired
-                else f"ended ({_ended(self.proc.returncode)})"
+                else f"ended ({workers.ended(self.proc.returncode)})"
             )
             raise EngineError(
                 f"{self.target}'s isolated process {ended} while {what}; the next image gets a new process{tail}"
@@ -183,8 +158,7 @@ class _Worker:
 
     def _expire(self) -> None:
         self.expired = True
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.proc.pid, signal.SIGKILL)  # with what it started
+        workers.kill(self.proc)
 
     def call(self, image: Path) -> tuple:
         self.stderr.seek(0)
@@ -197,19 +171,8 @@ class _Worker:
             sys.stderr.write(printed.decode(errors="replace"))
         return answer
 
-    def _stop(self) -> None:
-        for stream in (self.proc.stdin, self.proc.stdout):
-            with contextlib.suppress(OSError):
-                if stream is not None:
-                    stream.close()
-        try:
-            self.proc.wait(5)  # at the end of its input it ends
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-
     def close(self) -> None:
-        self._stop()
+        workers.stop(self.proc)
         self.stderr.close()
 
 
