@@ -13,6 +13,9 @@ import io
 import json
 import re
 import shutil
+import subprocess
+import sys
+import time
 import zlib
 from pathlib import Path
 
@@ -186,6 +189,38 @@ def test_a_limit_lowered_by_the_process_itself_is_named_as_such(tmp_path: Path) 
         "could not be rasterised within 700 MB (--ocr-max-rasterise-mb is 1,024, but this process's own "
         "address-space limit is lower): it ran out of memory"
     ) in found["rectangles"]["error"]
+
+
+def test_a_drawing_ends_on_its_own_when_the_process_that_asked_for_it_is_killed(tmp_path: Path) -> None:
+    """pytest killed (the OOM killer, a CI timeout) while its rasterising process draws a
+    page that would draw for many minutes: that process does not draw on, orphaned; it
+    holds itself to --ocr-max-rasterise-s and a few seconds."""
+    (tmp_path / "tiles.pdf").write_bytes(tiles(100))
+    asker = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from pathlib import Path; from pytest_ocr import limits; "
+            "from pytest_ocr.cases.pages import Page, rasterise; "
+            "limits.use(limits.Limits(max_rasterise_s=1)); rasterise(Page(Path('tiles.pdf'), 1, 300), Path('pages'))",
+        ],
+        cwd=tmp_path,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not (children := Path(f"/proc/{asker.pid}/task/{asker.pid}/children").read_text().split()):
+            assert time.monotonic() < deadline, "the rasterising process did not start"
+            time.sleep(0.05)
+        [drawer] = children
+        time.sleep(0.5)
+    finally:
+        asker.kill()
+        asker.wait()
+    limit = 1 + rasteriser.ALARM_SLACK_S + 10  # its bound, and the start it may still be in
+    deadline = time.monotonic() + limit
+    while Path(f"/proc/{drawer}/stat").exists() and Path(f"/proc/{drawer}/stat").read_text().split()[2] != "Z":
+        assert time.monotonic() < deadline, f"the orphaned rasterising process still draws after {limit} s"
+        time.sleep(0.1)
 
 
 def test_the_png_written_holds_pdfiums_pixels(tmp_path: Path) -> None:

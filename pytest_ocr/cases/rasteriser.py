@@ -45,6 +45,7 @@ from .images import ImageError, open_image
 POINTS_PER_INCH = 72  # a PDF's unit (pdfium does not apply a page's UserUnit, nor does this)
 BAND_ROWS = 64  # rows filtered and compressed at once: a few hundred kilobytes of a page's width
 STDERR_TAIL = 1000  # characters of a dead worker's stderr shown in the error
+ALARM_SLACK_S = 5  # the worker's own time bound is max_rasterise_s and this
 # pdfium's error codes for a document it cannot open (FPDF_ERR_*)
 _LOAD_ERRORS = {
     1: "pdfium cannot read it (unknown error)",
@@ -247,6 +248,9 @@ def worker() -> None:
             job = pickle.load(requests)
         except EOFError:
             return
+        # Its own bound too, a little past the asking process's: if that one is gone (killed), the
+        # alarm's default action still ends a drawing that would never end.
+        signal.alarm(math.ceil(job.limits.max_rasterise_s) + ALARM_SLACK_S)
         try:
             answer: tuple = ("ok",)
             _draw(job)
@@ -257,6 +261,7 @@ def worker() -> None:
             return
         except Exception as exc:  # pdfium or numpy failing otherwise: the page's error, not the worker's end
             answer = ("error", f"{job} could not be rasterised: {type(exc).__name__}: {exc}")
+        signal.alarm(0)
         workers.send(answers, answer)
 
 
