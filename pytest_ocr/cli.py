@@ -344,8 +344,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
         named = (("--output", args.output), ("--html", args.html), ("--baseline", written))
         check_apart(
             [(option, Path(path)) for option, path in named if path],
-            [("a shard's report", Path(path)) for path in args.shards]
-            + ([("the --baseline file", Path.cwd() / args.baseline)] if args.baseline and not written else []),
+            [("a shard's report", Path(path)) for path in args.shards],
             ("--results-dir", Path(args.results_dir)) if args.results_dir else None,
         )
         merged = merge([(path, load_report(path)) for path in args.shards])

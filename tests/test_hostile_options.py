@@ -91,24 +91,23 @@ def test_a_number_beyond_its_range_is_a_usage_error(tmp_path: Path, args: list[s
         (["--ocr-html=ocr.yaml"], "--ocr-html: {root}/ocr.yaml is the ocr_config file, which the run reads"),
         (["--ocr-report=pytest.ini"], "--ocr-report: {root}/pytest.ini is pytest's ini file, which the run reads"),
         (
-            ["--ocr-baseline=base.json", "--ocr-html=link-to-base.json"],
-            "--ocr-html: {root}/link-to-base.json is the --ocr-baseline file, which the run reads: the output would",
+            ["--ocr-baseline=base.json", "--ocr-baseline-write=update", "--ocr-html=link-to-base.json"],
+            "--ocr-baseline: {root}/base.json is also --ocr-html's file; each output needs a file of its own",
         ),
-        (
-            ["--ocr-shard=1/2", "--ocr-shard-durations=base.json", "--ocr-report=base.json"],
-            "--ocr-report: {root}/base.json is the --ocr-shard-durations report, which the run reads",
-        ),
+        (["--ocr-html=link-to-ini"], "--ocr-html: {root}/link-to-ini is pytest's ini file, which the run reads"),
     ],
 )
 def test_an_output_that_would_overwrite_an_input_or_another_output_is_a_usage_error(
     tmp_path: Path, args: list[str], error: str
 ) -> None:
     """--ocr-html naming a case file overwrote it; --ocr-report and --ocr-html naming one file
-    lost the report. Links are followed: a hard link to the baseline is the baseline."""
+    lost the report. Links are followed: a hard link to the baseline is the baseline, a
+    symbolic one to the ini file the ini file."""
     root = project(tmp_path)
     first = run_bounded(root, "--ocr-report=base.json", memory_mb=MEMORY_MB, timeout=TIMEOUT)
     assert first.returncode == 0, first.output[-3000:]
     (root / "link-to-base.json").hardlink_to(root / "base.json")
+    (root / "link-to-ini").symlink_to(root / "pytest.ini")
     before = files(root)
     assert refused(root, *args).startswith("ERROR: " + error.format(root=root))
     assert files(root) == before  # nothing written, nothing overwritten
@@ -129,7 +128,6 @@ def test_merge_outputs_that_would_overwrite_a_shard_or_each_other_are_usage_erro
         (["-o", "shard.json"], "--output: shard.json is a shard's report, which the run reads: the output would"),
         (["-o", "m.json", "--html", "m.json"], "--html: m.json is also --output's file; each output needs a file"),
         (["--results-dir", "out", "--html", "out/m.html"], "--html: out/m.html is inside --results-dir out, which"),
-        (["--baseline", "shard.json", "-o", "shard.json"], "--output: shard.json is a shard's report, which the run"),
         (["--baseline", "b.json", "--baseline-write", "create", "-o", "b.json"], "--baseline: "),
     ):
         done = merge(root, "shard.json", *args)

@@ -4,6 +4,7 @@ status 4, one line naming the option) before any OCR runs."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -247,29 +248,19 @@ def _project_config(config: pytest.Config) -> Path | None:
 
 
 def _check_apart(config: pytest.Config, settings: Settings) -> None:
-    """No output overwrites another, a file the run reads (its ini file, ocr_config, the
-    baseline it compares with, the durations report) or a case file, nor lies in the
-    results directory. Raises OutputPathError."""
+    """No output overwrites another, a file the run is configured by (its ini file,
+    ocr_config) or a case file, nor lies in the results directory. Raises OutputPathError.
+    A report the run reads (the baseline it compares with, the durations report) may be
+    replaced by its report: a rolling baseline."""
     from .items import is_case_file  # which imports this module
 
-    here = config.invocation_params.dir
-    baseline = settings.baseline.path if settings.baseline is not None else None
-    written = baseline if settings.baseline_verb else None
-    durations = here / settings.shard_durations if settings.shard_durations else None
+    written = settings.baseline.path if settings.baseline is not None and settings.baseline_verb else None
     named = (("--ocr-report", settings.report), ("--ocr-html", settings.html), ("--ocr-baseline", written))
     outputs = [(option, path) for option, path in named if path is not None]
-    inputs = [
-        (what, path)
-        for what, path in (
-            ("pytest's ini file", config.inipath),
-            ("the ocr_config file", _project_config(config)),
-            ("the --ocr-baseline file", None if written else baseline),
-            ("the --ocr-shard-durations report", durations),
-        )
-        if path is not None
-    ]
+    configured = (("pytest's ini file", config.inipath), ("the ocr_config file", _project_config(config)))
+    inputs = [(what, path) for what, path in configured if path is not None]
     for option, path in outputs:
-        if is_case_file(path, config):
+        if is_case_file(path, config) or is_case_file(Path(os.path.realpath(path)), config):
             patterns = " ".join(config.getini("ocr_files"))
             why = "it would overwrite one or be read as one"
             raise OutputPathError(f"{path} is named as case files are ({patterns}): {why}", option)
