@@ -10,8 +10,6 @@ sessions under ``run_bounded``'s memory limit and timeout, every output written.
 from __future__ import annotations
 
 import io
-import json
-import re
 import shutil
 import subprocess
 import sys
@@ -22,6 +20,8 @@ from pathlib import Path
 import pypdfium2
 from conftest import REPO, run_bounded
 from PIL import Image
+from test_hostile_inputs import html_cases
+from test_pdf_pages import pdf_file
 
 from pytest_ocr.cases import rasteriser
 from pytest_ocr.cases.pages import Page, rasterise
@@ -46,26 +46,18 @@ def read(image_path):
 
 def pdf(content: bytes, size: float = 612, resources: bytes = b"<< >>", more: tuple[bytes, ...] = ()) -> bytes:
     """A one-page PDF, ``size`` points square, drawing ``content`` (compressed), with ``more``
-    objects from number 5 on; the cross-reference table's offsets computed."""
+    objects from number 5 on."""
     stream = zlib.compress(content, 9)
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %g %g] /Contents 4 0 R /Resources %s >>"
-        % (size, size, resources),
-        b"<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream" % (len(stream), stream),
-        *more,
-    ]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    return bytes(out)
+    return pdf_file(
+        [
+            b"<< /Type /Catalog /Pages 2 0 R >>",
+            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %g %g] /Contents 4 0 R /Resources %s >>"
+            % (size, size, resources),
+            b"<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream" % (len(stream), stream),
+            *more,
+        ]
+    )
 
 
 def rectangles(count: int) -> bytes:
@@ -112,13 +104,6 @@ OUTPUTS = ("--ocr-report", "report.json", "--ocr-html", "report.html", "--ocr-ca
 
 def records(root: Path, result) -> dict[str, dict]:
     return {r["case"]: r for r in result.report(root)["results"]}
-
-
-def html_cases(root: Path) -> dict[str, dict]:
-    page = (root / "report.html").read_text(encoding="utf-8")
-    data = re.search(r'<script type="application/json" id="ocr-data">(.*?)</script>', page, re.S)
-    assert data is not None, "the HTML page has no case data"
-    return {case["case"]: case for case in json.loads(data[1])["cases"]}
 
 
 def leftovers(root: Path) -> list[str]:
