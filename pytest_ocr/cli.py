@@ -324,9 +324,9 @@ MERGE_USAGE_ERROR = 4  # pytest's exit status for input it cannot use
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from .files import OutputPathError, check_output_directory, check_output_file
+    from .files import OutputPathError, check_apart, check_output_directory, check_output_file
     from .report import github, terminal
-    from .report.outputs import Outputs, write_all
+    from .report.outputs import Outputs, lost, write_all
     from .run import baseline as run_baseline
     from .run.merge import MergeError, merge
     from .run.record import build, judge
@@ -344,6 +344,13 @@ def cmd_merge(args: argparse.Namespace) -> int:
                 check_output_file(Path(path), option)
         if args.results_dir:
             check_output_directory(Path(args.results_dir), "--results-dir")
+        written = Path.cwd() / args.baseline if args.baseline and args.baseline_write else None
+        named = (("--output", args.output), ("--html", args.html), ("--baseline", written))
+        check_apart(
+            [(option, Path(path)) for option, path in named if path],
+            [("a shard's report", Path(path)) for path in args.shards],
+            ("--results-dir", Path(args.results_dir)) if args.results_dir else None,
+        )
         merged = merge([(path, load_report(path)) for path in args.shards])
         baseline = None
         if args.baseline:  # named as the plugin names --ocr-baseline: from the invocation directory
@@ -380,7 +387,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     lines += notes
     print("\n".join(visible(line) for line in lines))
     counts = record.counts()
-    failed = counts["failed"] + counts["error"] + counts["invalid"] + len(record.failed_gates)
+    failed = counts["failed"] + counts["error"] + counts["invalid"] + len(record.failed_gates) + len(lost(notes))
     if record.run.status != "complete":
         return 2  # pytest's "interrupted": not every item of the suite ran
     return 1 if failed else 0

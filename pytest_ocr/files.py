@@ -1,6 +1,6 @@
 """Reading and writing files safely: the one rule for decoding a text file, the one atomic
-writer, the check that an output path is usable before any OCR runs, and the lock that
-serialises writers of one file.
+writer, the checks that an output path is usable and overwrites no other output or input
+before any OCR runs, and the lock that serialises writers of one file.
 
 Every file pytest-ocr writes (reports, the baseline, the HTML page, the results
 directory's files, cache entries) goes through ``write_atomic``: a temporary file in
@@ -16,9 +16,11 @@ import contextlib
 import os
 import secrets
 import stat
-from collections.abc import Callable, Iterable, Iterator
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
+from . import limits
 from .errors import OcrError
 
 try:  # POSIX; elsewhere writers of one baseline are not serialised
@@ -180,17 +182,25 @@ def _prefix(folder: str) -> str:
 def write_atomic(path: Path, data: str | bytes | Iterable[str]) -> None:
     """Write ``data`` (text is UTF-8; an iterable of text is written piece by piece as it
     is made) to ``path`` atomically; creates the parent directory."""
+    pieces = [data] if isinstance(data, (str, bytes)) else data
+    with atomic_file(path) as temporary, open(temporary, "wb") as file:
+        for piece in pieces:
+            file.write(piece.encode("utf-8") if isinstance(piece, str) else piece)
+        file.flush()
+        os.fsync(file.fileno())
+
+
+@contextlib.contextmanager
+def atomic_file(path: Path) -> Iterator[Path]:
+    """A new, empty temporary file beside ``path`` for the block to fill (another process
+    may: it is a name), renamed to ``path`` when the block ends, removed when it raises.
+    Creates the parent directory. Whoever writes it syncs it (``write_atomic`` does)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    pieces = [data] if isinstance(data, (str, bytes)) else data
     temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    os.close(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
     try:
-        with os.fdopen(fd, "wb") as file:
-            for piece in pieces:
-                file.write(piece.encode("utf-8") if isinstance(piece, str) else piece)
-            file.flush()
-            os.fsync(file.fileno())
+        yield temporary
         os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -215,6 +225,38 @@ def check_output_directory(path: Path, option: str) -> None:
     _check_directory(path, option)
 
 
+def check_apart(
+    outputs: Sequence[tuple[str, Path]],
+    inputs: Sequence[tuple[str, Path]] = (),
+    directory: tuple[str, Path] | None = None,
+) -> None:
+    """Raise OutputPathError unless each output file (option, path) is a file of its own:
+    not another output's, not one of the ``inputs`` the run reads (what, path), and not
+    inside the output ``directory`` (option, path), a folder of runs. Paths are compared
+    with links followed, files that exist by identity (a hard link is the same file)."""
+    for number, (option, path) in enumerate(outputs):
+        for other, taken in outputs[:number]:
+            if _same(path, taken):
+                raise OutputPathError(f"{path} is also {other}'s file; each output needs a file of its own", option)
+        for what, read in inputs:
+            if _same(path, read):
+                raise OutputPathError(f"{path} is {what}, which the run reads: the output would overwrite it", option)
+        if directory is not None and Path(os.path.realpath(path)).is_relative_to(os.path.realpath(directory[1])):
+            raise OutputPathError(
+                f"{path} is inside {directory[0]} {directory[1]}, which holds a folder per run: write it elsewhere",
+                option,
+            )
+
+
+def _same(a: Path, b: Path) -> bool:
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them is not there (yet)
+        return False
+
+
 def _check_directory(directory: Path, option: str) -> None:
     try:
         directory.mkdir(parents=True, exist_ok=True)
@@ -228,10 +270,19 @@ def _check_directory(directory: Path, option: str) -> None:
         raise OutputPathError(f"cannot write in {directory}: {exc.strerror or exc}", option) from None
 
 
+LOCK_POLL_S = 0.1  # the longest pause between two asks for a lock another process holds
+
+
+class LockTimeout(OcrError):
+    """A lock another process held for longer than ``max_lock_wait_s``."""
+
+
 @contextlib.contextmanager
 def locked(path: Path, remove: bool = False) -> Iterator[None]:
     """Hold an exclusive lock for writing ``path`` (a hidden ``.NAME.lock`` beside it):
     two runs updating one baseline take turns, and each re-reads what the other wrote.
+    Raises LockTimeout, naming the lock file and the process holding it, when another
+    holds it for longer than ``max_lock_wait_s`` (a stuck run would hold every other for ever).
 
     ``remove``: the holder removes the lock file when done, for a ``path`` written once
     (a rasterised page) that every holder checks for first: one waiting on the removed
@@ -244,10 +295,55 @@ def locked(path: Path, remove: bool = False) -> Iterator[None]:
     lock = path.with_name(f".{path.name}.lock")
     fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        _acquire(fd, lock)
         yield
     finally:
         if remove:
             with contextlib.suppress(OSError):
                 os.unlink(lock)
         os.close(fd)  # closing releases the lock
+
+
+def _acquire(fd: int, lock: Path) -> None:
+    """Take the lock on ``fd``, asking again every LOCK_POLL_S at most until max_lock_wait_s."""
+    seconds = limits.active().max_lock_wait_s
+    deadline = time.monotonic() + seconds
+    pause = 0.005
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                option = limits.OPTIONS["max_lock_wait_s"]
+                raise LockTimeout(
+                    f"waited {seconds:g} s ({option}) for the lock {lock}, held by {_holder(fd)}; "
+                    "if that process is stuck, end it"
+                ) from None
+            time.sleep(min(pause, left))
+            pause = min(pause * 2, LOCK_POLL_S)
+
+
+def _holder(fd: int) -> str:
+    """The process holding the flock on ``fd``'s file, from Linux's /proc/locks: its pid
+    and command line, as far as they can be read."""
+    info = os.fstat(fd)
+    device = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
+    try:
+        with open("/proc/locks", encoding="ascii", errors="replace") as table:
+            lines = table.read().splitlines()
+    except OSError:
+        return "another process"
+    for line in lines:
+        fields = line.split()
+        if "->" in fields or len(fields) < 6 or fields[1] != "FLOCK" or fields[5] != device:
+            continue  # "->": a process waiting for the lock, not holding it
+        pid = fields[4]
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                command = cmdline.read(300).replace(b"\0", b" ").decode(errors="replace").strip()
+        except OSError:
+            command = ""
+        return f"process {pid}" + (f" ({command})" if command else "")
+    return "another process"

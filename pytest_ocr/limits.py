@@ -20,6 +20,10 @@ class Limits:
     max_yaml_nodes: int = 1_000_000  # nodes a YAML document may expand to through aliases
     max_image_mb: float = 200.0  # an image or PDF file
     max_image_pixels: int = 250_000_000  # width × height of a decoded image or a rasterised PDF page
+    # The process that rasterises PDF pages (cases/rasteriser.py): its address space, and one page's time.
+    max_rasterise_mb: float = 1024.0
+    max_rasterise_s: float = 60.0
+    max_lock_wait_s: float = 120.0  # for another process's lock on a baseline file or a page being rasterised
     max_output_mb: float = 10.0  # the text of one recognition, UTF-8
     max_align_chars: int = 200_000  # longer texts are aligned by a cheaper, documented path
     max_render_s: float = 30.0  # one equation rendered by KaTeX in the browser (math checks)

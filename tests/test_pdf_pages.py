@@ -43,6 +43,12 @@ def minimal_pdf(media_box: str = "0 0 612 792", text: str = "Hello", trailer: by
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
         *more,
     ]
+    return pdf_file(objects, trailer)
+
+
+def pdf_file(objects: list[bytes], trailer: bytes = b"") -> bytes:
+    """A PDF of these objects (numbered from 1, the first the catalog), the cross-reference
+    table's offsets computed."""
     out = bytearray(b"%PDF-1.4\n")
     offsets = []
     for number, body in enumerate(objects, 1):

@@ -7,17 +7,18 @@ rendered here (``FORMAT``), in the run's pages directory (``<output cache>/pages
 plugin/executor.py). Engines get that PNG's path, so the output cache, which keys an
 output by the image's bytes and the engine's fingerprint, works for pages as for images;
 a PDF moved or renamed is the same PDF. A page is rendered under a lock on its file
-(``files.locked``) and written atomically (``files.write_atomic``): pytest-xdist workers
+(``files.locked``) and written atomically (``files.atomic_file``): pytest-xdist workers
 and engines wanting the same page render it once, and a reader never sees half a PNG.
 
 A hostile PDF costs its item, never the run: the file is checked as any image is
 (``images.check_image``: a regular file within ``max_image_mb``, starting with ``%PDF``);
-a document pdfium cannot load, one that needs a password, a page it does not have, and a
+pdfium draws in a process of its own bounded in memory and time (cases/rasteriser.py),
+and a document pdfium cannot load, one that needs a password, a page it does not have, a
 page whose raster would be beyond ``max_image_pixels`` (its size in points × dpi / 72,
 computed before anything is rendered: a MediaBox of 200 × 200 inches at 300 dpi is 3.6
-billion pixels) are the item's error, in one line naming the file and the page. pdfium is
-not thread-safe: every call into it holds one lock (engines started ahead of their items
-and the HTML report's thumbnails run in threads).
+billion pixels) and a page whose drawing takes more than ``max_rasterise_mb`` or
+``max_rasterise_s`` are the item's error, in one line naming the file and the page. A page
+that failed is not drawn again by this process for its other items.
 
 An engine that looks outputs up by the image's name rather than reading its pixels (the
 ``predictions`` engine) asks ``source`` which PDF page a rendered PNG shows.
@@ -26,20 +27,18 @@ An engine that looks outputs up by the image's name rather than reading its pixe
 from __future__ import annotations
 
 import hashlib
-import io
-import math
 import os
 import stat
-import threading
+import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import limits
-from ..files import locked, write_atomic
-from .images import ImageError, check_image, open_image, use_pixel_limit
+from ..files import atomic_file, locked
+from .images import check_image, open_image, use_pixel_limit
+from .rasteriser import BeyondLimits, Job, PageError, draw
 
 if TYPE_CHECKING:
     from PIL.Image import Image
@@ -56,23 +55,7 @@ if TYPE_CHECKING:
 # only. A case or a suite's defaults set ``dpi:`` to change it.
 DEFAULT_DPI = 300
 DEFAULT_PAGE = 1
-POINTS_PER_INCH = 72  # a PDF's unit (pdfium does not apply a page's UserUnit, nor does this)
 FORMAT = "pytest-ocr-page/1"  # how a page is rendered here (RGB, annotations drawn, PNG): in every key
-
-# pdfium's error codes for a document it cannot open (FPDF_ERR_*)
-_LOAD_ERRORS = {
-    1: "pdfium cannot read it (unknown error)",
-    2: "the file cannot be read",
-    3: "it is not a PDF or is damaged (pdfium cannot parse it)",
-    4: "it is encrypted and needs a password",
-    5: "it is encrypted with a security handler pdfium does not support",
-    6: "a page is damaged",
-}
-_PDFIUM = threading.Lock()  # pdfium is not thread-safe
-
-
-class PageError(ImageError):
-    """A PDF page that cannot be rasterised: the message names the file and the page."""
 
 
 @dataclass(frozen=True)
@@ -91,20 +74,6 @@ def is_pdf(path: Path | str) -> bool:
     return os.fspath(path).lower().endswith(".pdf")
 
 
-def _scale(dpi: float) -> float:
-    """Pixels per point at ``dpi``, less a billionth: pdfium's renderer (pypdfium2's
-    ``PdfPage.render``) sizes its bitmap by rounding up, and 792 × (300 / 72) is
-    3300.0000000000005 in floating point, so an 11-inch page would be 3301 pixels tall."""
-    return dpi / POINTS_PER_INCH * (1 - 1e-9)
-
-
-def pixel_size(width: float, height: float, dpi: float) -> tuple[int, int]:
-    """The raster of a page ``width`` × ``height`` points large at ``dpi``: its size in
-    inches × dpi, rounded up (8.5 × 11 inches at 300 dpi: 2550 × 3300), as rendered."""
-    scale = _scale(dpi)
-    return math.ceil(width * scale), math.ceil(height * scale)
-
-
 def pdfium_version() -> str:
     import pypdfium2
 
@@ -112,9 +81,11 @@ def pdfium_version() -> str:
 
 
 # The sha256 of a PDF this process read, by what would change if the file did (a document
-# of many pages is hashed once, not once a page); and which page a PNG shows (``source``).
+# of many pages is hashed once, not once a page); which page a PNG shows (``source``); and the
+# pages that could not be drawn, so that their other items do not draw them again.
 _DIGESTS: dict[tuple, str] = {}
 _SOURCES: dict[str, Page] = {}
+_FAILED: dict[tuple, str] = {}  # (PDF digest, page, dpi, limits) -> why drawing it went beyond them
 _KEPT = 4096
 
 
@@ -140,26 +111,15 @@ def rasterise(page: Page, directory: Path) -> Raster:
     """The PNG of ``page`` in ``directory``, rendered unless it is there already (rendered
     by another item, process or run). Raises PageError (ImageError) for a PDF or page that
     cannot be rendered within the limits, OSError when the PNG cannot be written."""
-    check_image(page.pdf)  # a regular file within max_image_mb, starting with %PDF
-    try:
-        info = os.stat(page.pdf)
-    except OSError as exc:
-        raise PageError(f"cannot read PDF {page.pdf}: {exc.strerror or exc}") from None
-    file = (os.fspath(page.pdf), info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
-    data = None
-    digest = _DIGESTS.get(file)
-    if digest is None:
-        data = _read(page.pdf)
-        digest = hashlib.sha256(data).hexdigest()
-        _remember(_DIGESTS, file, digest)
+    digest = _digest(page.pdf)
     found = directory / f"{_key(digest, page)}.png"
     seconds = None
     if not _is_file(found):
         with locked(found, remove=True):  # one renderer of a page at a time, across processes
             if not _is_file(found):  # rendered by another while this one waited
                 start = time.perf_counter()
-                image = _render(data if data is not None else _read(page.pdf), page, lambda width, height: page.dpi)
-                write_atomic(found, _png(image))
+                with atomic_file(found) as temporary:
+                    _draw(page, digest, os.fspath(temporary))
                 seconds = time.perf_counter() - start
     _remember(_SOURCES, os.fspath(found), page)
     return Raster(found, seconds)
@@ -167,10 +127,45 @@ def rasterise(page: Page, directory: Path) -> Raster:
 
 def thumbnail(page: Page, box: tuple[int, int]) -> Image:
     """``page`` rendered to fit in ``box`` pixels (for the HTML report), never above its dpi."""
-    data = _read(page.pdf)
-    return _render(
-        data, page, lambda width, height: min(page.dpi, POINTS_PER_INCH * min(box[0] / width, box[1] / height))
-    )
+    from PIL import Image
+
+    digest = _digest(page.pdf)
+    with tempfile.NamedTemporaryFile(prefix="pytest-ocr-thumbnail-", suffix=".png") as png:
+        _draw(page, digest, png.name, box)
+        use_pixel_limit()
+        with Image.open(png.name) as image:
+            image.load()
+            return image
+
+
+def _digest(pdf: Path) -> str:
+    """The sha256 of the PDF's bytes, checked as any image is (a regular file within
+    max_image_mb, starting with %PDF); read once while the file stays as it was."""
+    check_image(pdf)
+    try:
+        info = os.stat(pdf)
+    except OSError as exc:
+        raise PageError(f"cannot read PDF {pdf}: {exc.strerror or exc}") from None
+    file = (os.fspath(pdf), info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+    digest = _DIGESTS.get(file)
+    if digest is None:
+        digest = hashlib.sha256(_read(pdf)).hexdigest()
+        _remember(_DIGESTS, file, digest)
+    return digest
+
+
+def _draw(page: Page, digest: str, out: str, box: tuple[int, int] | None = None) -> None:
+    """``page`` drawn into ``out`` by the rasteriser, unless drawing it at its dpi went
+    beyond the limits before (it is not tried again, for a thumbnail neither)."""
+    bound = limits.active()
+    tried = (digest, page.number, page.dpi, bound)
+    if tried in _FAILED:
+        raise BeyondLimits(_FAILED[tried])
+    try:
+        draw(Job(os.fspath(page.pdf), page.number, page.dpi, out, bound, digest, box))
+    except BeyondLimits as exc:
+        _remember(_FAILED, tried, str(exc))
+        raise
 
 
 def _is_file(path: Path) -> bool:
@@ -193,60 +188,3 @@ def _key(digest: str, page: Page) -> str:
     """The page's PNG's name: what its pixels depend on, hashed."""
     identity = f"{FORMAT}\0{digest}\0{page.number}\0{page.dpi}\0{pdfium_version()}"
     return hashlib.sha256(identity.encode()).hexdigest()
-
-
-def _render(data: bytes, page: Page, dpi_for: Callable[[float, float], float]) -> Image:
-    """The page rendered at ``dpi_for(width, height)`` (its size in points), as an RGB
-    image; its pixels counted against max_image_pixels before pdfium draws any."""
-    import pypdfium2
-
-    use_pixel_limit()
-    with _PDFIUM:
-        try:
-            document = pypdfium2.PdfDocument(data)
-        except pypdfium2.PdfiumError as exc:
-            why = _LOAD_ERRORS.get(exc.err_code or 1, _LOAD_ERRORS[1])
-            raise PageError(f"PDF {page.pdf} cannot be opened: {why}") from None
-        try:
-            count = len(document)
-            if not 1 <= page.number <= count:
-                pages = f"{count} page" + ("" if count == 1 else "s")
-                raise PageError(
-                    f"PDF {page.pdf} has no page {page.number}: it has {pages} (page: expects 1 to {count})"
-                )
-            try:
-                pdf_page = document[page.number - 1]
-            except pypdfium2.PdfiumError as exc:
-                raise PageError(f"{page} cannot be loaded: {exc}") from None
-            try:
-                width, height = pdf_page.get_size()
-                if not (math.isfinite(width) and math.isfinite(height) and width > 0 and height > 0):
-                    raise PageError(f"{page} has no area: its size is {width:g} × {height:g} points")
-                dpi = dpi_for(width, height)
-                columns, rows = pixel_size(width, height, dpi)
-                pixels = columns * rows
-                if pixels > limits.active().max_image_pixels:
-                    raise PageError(
-                        f"{page} is {width / POINTS_PER_INCH:.4g} × {height / POINTS_PER_INCH:.4g} inches: "
-                        f"{columns:,} × {rows:,} = {pixels:,} pixels at {dpi:g} dpi; the limit is "
-                        f"{limits.active().max_image_pixels:,} pixels ({limits.OPTIONS['max_image_pixels']}); "
-                        "set a lower dpi: or raise the limit"
-                    )
-                try:
-                    bitmap = pdf_page.render(scale=_scale(dpi), draw_annots=True)
-                except (pypdfium2.PdfiumError, ValueError, MemoryError) as exc:
-                    raise PageError(f"{page} cannot be rendered at {dpi:g} dpi: {exc}") from None
-                try:
-                    return bitmap.to_pil().convert("RGB")  # a copy: the bitmap's memory is pdfium's
-                finally:
-                    bitmap.close()
-            finally:
-                pdf_page.close()
-        finally:
-            document.close()
-
-
-def _png(image: Image) -> bytes:
-    out = io.BytesIO()
-    image.save(out, "PNG")
-    return out.getvalue()

@@ -8,7 +8,9 @@ With ``isolate: true`` the function runs in a worker process of its own, one per
 calls ``os._exit()`` or crashes the interpreter (a segfault in a native extension) costs
 that image's item, and the next image gets a new worker; so does a call that takes longer
 than ``timeout`` seconds (the worker is killed: a thread in pytest's process could not be
-stopped, which is why only an isolated function has a timeout). Requests and answers are pickled
+stopped, which is why only an isolated function has a timeout). Without it, a call of
+``os._exit()`` by the function is that image's error naming ``isolate: true``, not the end of
+the run (it is refused while the function runs). Requests and answers are pickled
 over the worker's stdin and a copy of its stdout; what the function prints goes to the
 worker's stderr, which is passed on to the item's captured stderr (its tail is in the
 error when the worker dies).
@@ -20,15 +22,16 @@ import contextlib
 import inspect
 import os
 import pickle
-import signal
 import subprocess
 import sys
 import tempfile
 import threading
 import traceback
+from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any, NoReturn
 
+from .. import workers
 from ..imports import FunctionNotFound, load_function
 from . import _options
 from .base import EngineError, EngineSpec, Recognition
@@ -47,11 +50,6 @@ EXPECTED = "a str, a Recognition or a dict with key 'text' (and optionally 'line
 TRACEBACK_FRAMES = 5
 STDERR_TAIL = 2000  # characters of a dead worker's stderr shown in the error
 STDERR_PASSED_ON = 64 * 1024  # bytes of a call's stderr passed on to the item (its tail)
-# The worker's first statement: the directory pytest_ocr is in, then the worker loop.
-_PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent.parent)
-WORKER_CODE = (
-    f"import sys; sys.path.insert(0, {_PACKAGE_PARENT!r}); from pytest_ocr.engines.python import worker; worker()"
-)
 
 
 def source_digest(function: Any, module: Any) -> str | None:
@@ -77,30 +75,20 @@ def _frames(exc: BaseException) -> list[str]:
     return traceback.format_tb(exc.__traceback__)[1:][-TRACEBACK_FRAMES:]
 
 
-def _send(stream: IO[bytes], message: object) -> None:
-    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)  # whole, before any of it is written
-    stream.write(data)
-    stream.flush()
-
-
 def worker() -> None:
-    """The isolated worker's loop (``WORKER_CODE``): a setup message (sys.path, the
+    """The isolated worker's loop (a worker process: pytest_ocr/workers.py): a setup message (sys.path, the
     function, its kwargs, the declaring directory), then one image path per request,
     answered ``("ok", result)``, ``("raised", type, message, frames)`` or
     ``("unpicklable", type, error)``. Ends at the end of its input."""
-    requests = os.fdopen(os.dup(0), "rb")
-    answers = os.fdopen(os.dup(1), "wb")
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)  # the function reading stdin must not eat the requests
-    os.dup2(2, 1)  # nor its prints corrupt the answers: they go to stderr
+    requests, answers = workers.streams()
     setup = pickle.load(requests)
     sys.path[:] = setup["path"]
     try:
         function, _ = load_function(setup["function"], Path(setup["base_dir"]))
     except FunctionNotFound as exc:
-        _send(answers, ("failed", str(exc)))
+        workers.send(answers, ("failed", str(exc)))
         return
-    _send(answers, ("ready",))
+    workers.send(answers, ("ready",))
     kwargs = setup["kwargs"]
     while True:
         try:
@@ -115,19 +103,9 @@ def worker() -> None:
             with contextlib.suppress(Exception):
                 stream.flush()
         try:
-            _send(answers, answer)
+            workers.send(answers, answer)
         except Exception as exc:  # the result cannot be pickled
-            _send(answers, ("unpicklable", type(answer[1]).__name__, f"{type(exc).__name__}: {exc}"))
-
-
-def _ended(code: int | None) -> str:
-    if code is None:
-        return "it stopped answering"
-    if code < 0:
-        with contextlib.suppress(ValueError):
-            return f"killed by {signal.Signals(-code).name}"
-        return f"killed by signal {-code}"
-    return f"exit code {code}"
+            workers.send(answers, ("unpicklable", type(answer[1]).__name__, f"{type(exc).__name__}: {exc}"))
 
 
 class _Worker:
@@ -140,7 +118,7 @@ class _Worker:
         self.expired = False  # the timer killed it
         self.stderr = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", WORKER_CODE],
+            workers.command("pytest_ocr.engines.python"),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.stderr,
@@ -157,11 +135,11 @@ class _Worker:
         timer = threading.Timer(self.timeout, self._expire)
         timer.start()
         try:
-            _send(self.proc.stdin, message)
+            workers.send(self.proc.stdin, message)
             answer = pickle.load(self.proc.stdout)
         except Exception:  # EOF, a broken pipe, half an answer: the process is gone
             timer.cancel()
-            self._stop()
+            workers.stop(self.proc)
             self.stderr.seek(0)
             stderr = self.stderr.read().decode(errors="replace").strip()
             self.stderr.close()
@@ -169,7 +147,7 @@ class _Worker:
             ended = (
                 f"took more than {self.timeout:g} s (option 'timeout') and was killed"
                 if self.expired
-                else f"ended ({_ended(self.proc.returncode)})"
+                else f"ended ({workers.ended(self.proc.returncode)})"
             )
             raise EngineError(
                 f"{self.target}'s isolated process {ended} while {what}; the next image gets a new process{tail}"
@@ -180,8 +158,7 @@ class _Worker:
 
     def _expire(self) -> None:
         self.expired = True
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.proc.pid, signal.SIGKILL)  # with what it started
+        workers.kill(self.proc)
 
     def call(self, image: Path) -> tuple:
         self.stderr.seek(0)
@@ -194,20 +171,48 @@ class _Worker:
             sys.stderr.write(printed.decode(errors="replace"))
         return answer
 
-    def _stop(self) -> None:
-        for stream in (self.proc.stdin, self.proc.stdout):
-            with contextlib.suppress(OSError):
-                if stream is not None:
-                    stream.close()
-        try:
-            self.proc.wait(5)  # at the end of its input it ends
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-
     def close(self) -> None:
-        self._stop()
+        workers.stop(self.proc)
         self.stderr.close()
+
+
+class _Exited(BaseException):
+    """os._exit called by a function in pytest's process (a BaseException: not caught as an error would be)."""
+
+    def __init__(self, code: object) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+_EXIT = os._exit
+_REFUSING = threading.local()  # on the threads calling a function in pytest's process
+_EXIT_LOCK = threading.Lock()
+_refusals = 0
+
+
+def _exit(status: int) -> NoReturn:
+    if getattr(_REFUSING, "on", False):
+        raise _Exited(status)
+    _EXIT(status)  # another thread's exit (pytest-timeout's, a pytest-xdist worker's) is its own
+
+
+@contextlib.contextmanager
+def _exit_refused() -> Iterator[None]:
+    """While a function runs in pytest's process, os._exit on its thread raises _Exited:
+    it would end the run without a summary or any output (it skips even atexit handlers)."""
+    global _refusals
+    with _EXIT_LOCK:
+        _refusals += 1
+        os._exit = _exit
+    _REFUSING.on = True
+    try:
+        yield
+    finally:
+        _REFUSING.on = False
+        with _EXIT_LOCK:
+            _refusals -= 1
+            if not _refusals:
+                os._exit = _EXIT
 
 
 class PythonEngine:
@@ -264,7 +269,14 @@ class PythonEngine:
             result = self._call_isolated(image)
         else:
             try:
-                result = self.function(str(image), **self.kwargs)
+                with _exit_refused():
+                    result = self.function(str(image), **self.kwargs)
+            except _Exited as exited:
+                raise EngineError(
+                    f"{self.target} called os._exit({exited.code}) while reading {image}, which would have ended "
+                    "pytest's process and the run with it, its outputs unwritten; an engine function that may end "
+                    "its process takes `isolate: true` (it then runs in a process of its own)"
+                ) from None
             except Exception as exc:
                 raise EngineError(
                     f"{self.target} raised {type(exc).__name__}: {exc}\n"

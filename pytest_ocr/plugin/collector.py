@@ -24,7 +24,7 @@ from ..cases.gates import Gate
 from ..cases.model import DatasetInfo
 from ..report import github, terminal
 from ..report.junit import gate_properties
-from ..report.outputs import Outputs, write_all
+from ..report.outputs import Outputs, lost, write_all
 from ..report.reasons import gate_text
 from ..report.visible import visible
 from ..run import baseline as run_baseline
@@ -210,6 +210,8 @@ class Collector:
             settings.github,
         )
         self.notes += write_all(record, outputs, settings.project_dir)
+        if lost(self.notes) and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED  # a requested output lost fails the run
 
     def _shard(self) -> ShardInfo | None:
         """What this shard's report records for the merge: the split, and the gates and

@@ -31,6 +31,7 @@ from ..engines.cache import OutputCache
 from ..engines.prefetch import Prefetcher
 from ..engines.recognize import Timed, recognize, stored
 from ..errors import OcrError
+from ..files import LockTimeout
 from ..report.junit import item_properties
 from ..run.identity import relative, relative_paths
 from ..run.result import INVALID_FILE_ITEM, CaseResult, first_line, make_result
@@ -194,7 +195,7 @@ class Executor:
         try:
             raster = rasterise(page, directory)
             return raster.path, raster.seconds
-        except ImageError as exc:
+        except (ImageError, LockTimeout) as exc:
             raise CaseInputError(f"{exc} (case {case.id} at {case.location})") from None
         except OSError as exc:
             raise CaseInputError(

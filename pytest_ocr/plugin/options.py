@@ -4,6 +4,7 @@ status 4, one line naming the option) before any OCR runs."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from ..cases.gates import Gate, GateError
 from ..cases.gates import parse_cli as parse_gate
 from ..cases.loader import load_project_config
 from ..cases.model import Defaults, Scope
-from ..files import OutputPathError, check_output_directory, check_output_file
+from ..files import OutputPathError, check_apart, check_output_directory, check_output_file
 from ..limits import DEFAULT as DEFAULT_LIMITS
 from ..limits import NAMES, OPTIONS, Limits
 from ..report.columns import terminal_columns
@@ -116,6 +117,9 @@ def add_options(parser: pytest.Parser) -> None:
         ("max_yaml_nodes", int, "most nodes a YAML document may expand to through aliases"),
         ("max_image_mb", float, "largest image or PDF file, in MB"),
         ("max_image_pixels", int, "most pixels (width x height) of a decoded image or a rasterised PDF page"),
+        ("max_rasterise_mb", float, "most memory (address space) of the process rasterising PDF pages, in MB"),
+        ("max_rasterise_s", float, "longest rasterising of one PDF page, in s"),
+        ("max_lock_wait_s", float, "longest wait for another process's lock on a baseline file or a PDF page, in s"),
         ("max_output_mb", float, "longest text of one recognition, in MB of UTF-8"),
         ("max_align_chars", int, "longest text aligned exactly; longer ones take a cheaper path (README)"),
         ("max_render_s", float, "longest wait for one equation's KaTeX rendering in the browser (math checks), in s"),
@@ -173,11 +177,7 @@ class Settings:
         settings = cls(project or project_dir(config.inipath, here), summary=option("ocr_summary"))
         settings.github = option("ocr_github") != "off"
         settings.columns = columns if project is not None else terminal_columns()
-        values = {name: option(f"ocr_{name}") for name in NAMES}
-        bad = [OPTIONS[name] for name, value in values.items() if not value > 0]
-        if bad:
-            raise pytest.UsageError(f"{', '.join(bad)}: expected a number above 0")
-        settings.limits = Limits(**values)
+        settings.limits = _limits(config)
         settings.repeat = option("ocr_repeat")
         if settings.repeat is not None and not 1 <= settings.repeat <= 1000:
             raise pytest.UsageError(f"--ocr-repeat: expected a whole number from 1 to 1000, not {settings.repeat}")
@@ -185,10 +185,8 @@ class Settings:
         settings.chromium = str(here / chromium) if chromium and "/" in chromium else chromium
         engines = option("ocr_engine")
         settings.engine_override = tuple(n.strip() for n in engines.split(",") if n.strip()) if engines else ()
-        ini = config.getini("ocr_config")
-        if ini:
-            base = config.inipath.parent if config.inipath else config.rootpath
-            path = (base / ini).resolve()
+        path = _project_config(config)
+        if path is not None:
             if not path.is_file():
                 raise pytest.UsageError(f"ocr_config: project configuration file not found: {path}")
             try:
@@ -234,11 +232,57 @@ class Settings:
                 settings.results_dir = here / option("ocr_results_dir")
                 if writes:
                     check_output_directory(settings.results_dir, "--ocr-results-dir")
+            if writes:
+                _check_apart(config, settings)
         except (OutputPathError, ReportError) as exc:
             raise pytest.UsageError(
                 str(exc) if isinstance(exc, OutputPathError) else f"--ocr-baseline: {exc}"
             ) from None
         return settings
+
+
+def _project_config(config: pytest.Config) -> Path | None:
+    """The ocr_config file the ini file names, relative to it."""
+    ini = config.getini("ocr_config")
+    if not ini:
+        return None
+    return ((config.inipath.parent if config.inipath else config.rootpath) / ini).resolve()
+
+
+def _check_apart(config: pytest.Config, settings: Settings) -> None:
+    """No output overwrites another, a file the run is configured by (its ini file,
+    ocr_config) or a case file, nor lies in the results directory. Raises OutputPathError.
+    A report the run reads (the baseline it compares with, the durations report) may be
+    replaced by its report: a rolling baseline."""
+    from .items import is_case_file  # which imports this module
+
+    written = settings.baseline.path if settings.baseline is not None and settings.baseline_verb else None
+    named = (("--ocr-report", settings.report), ("--ocr-html", settings.html), ("--ocr-baseline", written))
+    outputs = [(option, path) for option, path in named if path is not None]
+    configured = (("pytest's ini file", config.inipath), ("the ocr_config file", _project_config(config)))
+    inputs = [(what, path) for what, path in configured if path is not None]
+    for option, path in outputs:
+        if is_case_file(path, config) or is_case_file(Path(os.path.realpath(path)), config):
+            patterns = " ".join(config.getini("ocr_files"))
+            why = "it would overwrite one or be read as one"
+            raise OutputPathError(f"{path} is named as case files are ({patterns}): {why}", option)
+    results = ("--ocr-results-dir", settings.results_dir) if settings.results_dir is not None else None
+    check_apart(outputs, inputs, results)
+
+
+# The sane range of a limit (limits.py): above 0, finite, and at most this; beyond it a
+# number of MB or seconds (a terabyte, eleven days) or of items no longer bounds anything,
+# and inf or 1e400 would overflow where the limit is used, failing every item.
+MOST = {int: 10**12, float: 10**6}
+
+
+def _limits(config: pytest.Config) -> Limits:
+    values = {name: config.getoption(f"ocr_{name}") for name in NAMES}
+    for name, value in values.items():
+        most = MOST[type(getattr(DEFAULT_LIMITS, name))]
+        if not 0 < value <= most:  # NaN too
+            raise pytest.UsageError(f"{OPTIONS[name]}: expected a number above 0 and at most {most:,}, not {value}")
+    return Limits(**values)
 
 
 def _shard(config: pytest.Config) -> tuple[Shard | None, str | None, dict[str, float] | None]:

@@ -1,7 +1,7 @@
 """Every file a run asked for, written from its record: the JSON report, the HTML report,
 the results directory, the baseline file and GitHub's step summary. The plugin's
 controller and ``pytest-ocr merge`` both write through here. A failure costs that output
-alone and is said in the notes returned; the others are still written."""
+alone and is said in the notes returned (``lost`` finds them); the others are still written."""
 
 from __future__ import annotations
 
@@ -14,6 +14,13 @@ from ..files import write_atomic
 from ..run.record import RunRecord
 from . import github, json_report
 from .baseline_file import write as write_baseline
+
+LOST = "ERROR: "  # how a note says that an output could not be written
+
+
+def lost(notes: list[str]) -> list[str]:
+    """The notes of outputs that could not be written: each fails the run."""
+    return [note for note in notes if note.startswith(LOST)]
 
 
 @dataclass(frozen=True)
@@ -34,7 +41,7 @@ def write_all(record: RunRecord, outputs: Outputs, project: Path, environ: Mappi
         try:
             said = write(path)
         except Exception as exc:  # noqa: BLE001 - any failure of one writer must not lose the others
-            notes.append(f"ERROR: {what} could not be written to {path}: {type(exc).__name__}: {exc}")
+            notes.append(f"{LOST}{what} could not be written to {path}: {type(exc).__name__}: {exc}")
             return
         notes.append(f"{what}: {said if isinstance(said, str) else path}")
 

@@ -25,6 +25,7 @@ from ..errors import OcrError
 # GitLab's `parallel:` sets these (1-based index); a GitHub Actions matrix can set them too
 INDEX_VARIABLE = "CI_NODE_INDEX"
 TOTAL_VARIABLE = "CI_NODE_TOTAL"
+MOST_SHARDS = 10_000  # far beyond a CI system's parallel jobs (GitLab's parallel: takes 200)
 
 
 class ShardError(OcrError, ValueError):
@@ -41,7 +42,9 @@ class Shard:
 
     @classmethod
     def parse(cls, text: str, environ: Mapping[str, str] = os.environ) -> Shard:
-        """``K/N`` (1 <= K <= N), or ``auto``: K and N from CI_NODE_INDEX and CI_NODE_TOTAL."""
+        """``K/N`` (1 <= K <= N <= MOST_SHARDS, written in the digits 0-9 alone: Python's int()
+        would also read ``1_0`` as 10, and 400 digits overflow where shares are cut), or
+        ``auto``: K and N from CI_NODE_INDEX and CI_NODE_TOTAL."""
         if text.strip() == "auto":
             index, total = environ.get(INDEX_VARIABLE), environ.get(TOTAL_VARIABLE)
             if not index or not total:
@@ -52,13 +55,13 @@ class Shard:
             where = f"--ocr-shard auto ({INDEX_VARIABLE}={index!r}, {TOTAL_VARIABLE}={total!r})"
         else:
             index, _, total = text.partition("/")
-            where = f"--ocr-shard {text!r}"
-        try:
-            shard = cls(int(index), int(total))
-        except ValueError:
-            raise ShardError(f"{where}: expected K/N, two whole numbers with 1 <= K <= N, e.g. 2/4") from None
-        if not 1 <= shard.index <= shard.total:
-            raise ShardError(f"{where}: expected K/N with 1 <= K <= N, e.g. 2/4")
+            where = f"--ocr-shard {text if len(text) <= 40 else text[:30] + '...'!r}"
+        parts = (index.strip(), total.strip())
+        if not all(part.isascii() and part.isdigit() for part in parts):
+            raise ShardError(f"{where}: expected K/N, two whole numbers with 1 <= K <= N, e.g. 2/4")
+        shard = cls(*(int(part) if len(part.lstrip("0")) <= 9 else MOST_SHARDS + 1 for part in parts))
+        if not 1 <= shard.index <= shard.total <= MOST_SHARDS:
+            raise ShardError(f"{where}: expected K/N with 1 <= K <= N <= {MOST_SHARDS:,}, e.g. 2/4")
         return shard
 
 
