@@ -5,16 +5,13 @@ under ``run_bounded``; and the same for ``pytest-ocr merge``'s own outputs."""
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO, run_bounded
+from conftest import run_bounded
 from PIL import Image
-
-from pytest_ocr.limits import DEFAULT, NAMES, OPTIONS
 
 MEMORY_MB = 800
 TIMEOUT = 60
@@ -139,13 +136,3 @@ def test_merge_outputs_that_would_overwrite_a_shard_or_each_other_are_usage_erro
         assert done.stderr.count("\n") == 1 and done.stdout == "", (args, done.stderr)
     assert (root / "shard.json").read_bytes() == kept
     assert not (root / "m.json").exists() and not (root / "b.json").exists()
-
-
-def test_the_readme_limits_table_lists_every_limit_with_its_default() -> None:
-    """Every bound on hostile input has its option and its default in the README's table."""
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    table = readme[readme.index("**Limits.**") : readme.index("Every error you can cause is shown")]
-    for name in NAMES:
-        row = re.search(rf"^\| `{OPTIONS[name]}` \| ([^|]+) \|", table, re.M)
-        assert row is not None, f"{OPTIONS[name]} is not in the README's limits table"
-        assert float(row[1].replace(",", "")) == getattr(DEFAULT, name), (name, row[1])
