@@ -17,7 +17,7 @@ from ..cases.gates import Gate
 from ..cases.loader import load_cases
 from ..cases.model import Case, DatasetInfo
 from ..engines import EngineRegistry, EngineSpec
-from ..errors import OcrError
+from ..errors import OcrError, error_message
 from ..metrics import Normalization
 from ..report.columns import width
 from ..report.failure import STYLES, failure_line, failure_text
@@ -200,7 +200,7 @@ class OcrItem(pytest.Item):
             room = None if columns is None else columns - width(f"{where[0]}:{where[1]}: ")
             return _shown(where, failure_line(error.result, room), text)
         if isinstance(error, OcrError):
-            text = visible(str(error), multiline=True)
+            text = visible(error_message(error, self.runner.settings.project_dir), multiline=True)
             return _shown(where, text.partition("\n")[0], text)
         return super().repr_failure(excinfo)
 
