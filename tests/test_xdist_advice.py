@@ -37,28 +37,30 @@ def said(result: pytest.RunResult) -> list[str]:
 
 @requires_tesseract
 def test_few_items_per_worker_suggest_a_serial_run(pytester, monkeypatch):
-    project(pytester, 4)
+    items = BREAK_EVEN["tesseract"]  # on 2 workers: below the break-even
+    project(pytester, items)
     expected = (
-        f"note: pytest-xdist: 4 OCR items on 2 workers is 2.0 per worker, below the {BREAK_EVEN['tesseract']} "
-        "from which -n 2 beat a serial run with tesseract (benchmarks/bench_xdist_breakeven.py): starting the "
-        "workers likely cost more than they saved; -n 0 (a serial run) is likely faster"
+        f"note: pytest-xdist: {items} OCR items on 2 workers is {items / 2:.1f} per worker, below the "
+        f"{BREAK_EVEN['tesseract']} from which -n 2 beat a serial run with tesseract "
+        "(benchmarks/bench_xdist_breakeven.py): starting the workers likely cost more than they saved; "
+        "-n 0 (a serial run) is likely faster"
     )
     two = pytester.runpytest_subprocess(*OPTIONS, "-n", "2")
-    two.assert_outcomes(passed=4)
+    two.assert_outcomes(passed=items)
     assert said(two) == [expected]
     monkeypatch.setenv("PYTEST_XDIST_AUTO_NUM_WORKERS", "2")  # what -n auto finds, on any machine
     auto = pytester.runpytest_subprocess(*OPTIONS, "-n", "auto")
-    auto.assert_outcomes(passed=4)
+    auto.assert_outcomes(passed=items)
     assert said(auto) == [expected]
     assert said(pytester.runpytest_subprocess(*OPTIONS, "-n", "auto", "-qq")) == []  # -qq: the summary is hidden
 
     serial = pytester.runpytest_subprocess(*OPTIONS)
-    serial.assert_outcomes(passed=4)
+    serial.assert_outcomes(passed=items)
     assert said(serial) == []
     # with other tests in the run, pytest-ocr cannot tell what the workers are worth to them
     pytester.makepyfile(test_other="def test_other():\n    assert 1 + 1 == 2\n")
     mixed = pytester.runpytest_subprocess(*OPTIONS, "-n", "2")
-    mixed.assert_outcomes(passed=5)
+    mixed.assert_outcomes(passed=items + 1)
     assert said(mixed) == []
 
 
@@ -80,3 +82,8 @@ def test_enough_items_per_worker_say_nothing_and_more_workers_than_pay_are_named
     assert advice(four, items + 1) is None  # a test besides the OCR items
     unmeasured = replace(four, engines={"tesseract": {**record.engines["tesseract"], "type": "command"}})
     assert advice(unmeasured, items) is None  # an engine type the benchmark did not measure
+    # RapidOCR pays later: the same items on 2 workers are too few for it
+    rapid = replace(record, engines={"tesseract": {**record.engines["tesseract"], "type": "rapidocr"}})
+    line = advice(rapid, items)
+    assert items / 2 < BREAK_EVEN["rapidocr"] and line is not None
+    assert f"below the {BREAK_EVEN['rapidocr']} from which -n 2 beat a serial run with rapidocr" in line
