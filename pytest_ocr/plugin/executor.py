@@ -333,9 +333,8 @@ class Executor:
         if call.when == "call":
             if state is not None and state.result is not None:
                 return state.result
-            return self.result(
-                item, "error", error=error_message(error, self.settings.project_dir)
-            )  # scoring itself raised
+            message = error_message(error, self.settings.project_dir)  # scoring itself raised
+            return self.result(item, "error", error=message)
         return None
 
     def shard_to_send(self) -> ShardInfo | None:

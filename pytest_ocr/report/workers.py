@@ -32,7 +32,7 @@ def advice(record: RunRecord, tests: int) -> str | None:
     types = {str(record.engines.get(r.engine, {}).get("type")) for r in ocr if r.engine is not None}
     if not types <= BREAK_EVEN.keys():
         return None
-    break_even = min(BREAK_EVEN[t] for t in types)  # for every engine of the run, the more cautious
+    break_even = min(BREAK_EVEN[t] for t in types)  # a claim that holds for every engine of the run
     per_worker = len(ocr) / workers
     if per_worker >= break_even:
         return None
