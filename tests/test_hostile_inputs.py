@@ -68,9 +68,14 @@ def stem_case(name: str, engine: str = "stem") -> str:
 
 
 def location(suite: Path, case: str) -> str:
-    """``/path/to/s.ocr.yaml:LINE`` of the case with this id."""
+    """``s.ocr.yaml:LINE`` of the case with this id, as errors name it (the suite is at the project's top)."""
     lines = suite.read_text(encoding="utf-8").splitlines()
-    return f"{suite}:{next(n for n, line in enumerate(lines, 1) if f'id: {case},' in line)}"
+    return f"{suite.name}:{next(n for n, line in enumerate(lines, 1) if f'id: {case},' in line)}"
+
+
+def shown(path: Path, root: Path) -> str:
+    """A file as errors name it: relative to the project when inside it, else absolute."""
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
 
 
 def run(root: Path, *args: str):
@@ -139,12 +144,13 @@ def test_an_image_that_is_not_a_regular_file_is_its_items_error_before_it_is_ope
             shutil.rmtree(hostile.parent)
     assert result.returncode == TESTS_FAILED, result.output[-3000:]
     found = results(root, result)
-    message = f"image is {what}, not a regular file: {hostile} (case hostile at {location(suite, 'hostile')})"
+    where = f"(case hostile at {location(suite, 'hostile')})"
+    message = f"image is {what}, not a regular file: {shown(hostile, root)} {where}"
     assert_error(result, found["hostile"], message)
     assert found["good1"]["outcome"] == found["good2"]["outcome"] == "passed"
     thumbs = html_cases(root)
     assert thumbs["hostile"]["thumb"] is None
-    assert thumbs["hostile"]["thumb_error"] == f"image is {what}, not a regular file: {hostile}"
+    assert thumbs["hostile"]["thumb_error"] == f"image is {what}, not a regular file: {shown(hostile, root)}"
     assert thumbs["good1"]["thumb"] is not None and thumbs["good2"]["thumb"] is not None
 
 
@@ -179,24 +185,24 @@ def test_a_huge_image_or_a_decompression_bomb_is_its_items_error_before_any_engi
     if kind == "bomb-png":
         hostile = bomb(root / "bomb.png")
         message = (
-            f"image {hostile} is 20000 × 20000 = 400,000,000 pixels when decoded (PNG); "
+            f"image {hostile.name} is 20000 × 20000 = 400,000,000 pixels when decoded (PNG); "
             "the limit is 250,000,000 pixels (--ocr-max-image-pixels)"
         )
     elif kind == "bomb-tiff":
         hostile = bomb(root / "bomb.tif")
         message = (
-            f"image {hostile} is 20000 × 20000 = 400,000,000 pixels when decoded (TIFF); "
+            f"image {hostile.name} is 20000 × 20000 = 400,000,000 pixels when decoded (TIFF); "
             "the limit is 250,000,000 pixels (--ocr-max-image-pixels)"
         )
     elif kind == "file-over-max-image-mb":
         hostile = noise_png(root / "noise.png", 3)
         size = round(hostile.stat().st_size / (1024 * 1024), 1)
-        message = f"image {hostile} is {size:g} MB; the limit is 2 MB (--ocr-max-image-mb)"
+        message = f"image {hostile.name} is {size:g} MB; the limit is 2 MB (--ocr-max-image-mb)"
         args = ("--ocr-max-image-mb", "2")
     else:
         hostile = root / "scan.pdf"
         hostile.write_bytes(b"%PDF-1.4\n" + b"0" * (3 * 1024 * 1024))
-        message = f"image {hostile} is 3 MB; the limit is 2 MB (--ocr-max-image-mb)"
+        message = f"image {hostile.name} is 3 MB; the limit is 2 MB (--ocr-max-image-mb)"
         args = ("--ocr-max-image-mb", "2")
     shutil.copy(PAGE, root / "page.tif")
     shutil.copy(PAGE_TRUTH, root / "page.gt.txt")
@@ -264,8 +270,7 @@ def test_engine_output_beyond_max_output_mb_is_its_items_error(tmp_path, stem, e
     result = run(root)
     assert result.returncode == TESTS_FAILED, result.output[-3000:]
     found = results(root, result)
-    image = root / f"{stem}.png"
-    expected = message.format(image=image, python=sys.executable) + (
+    expected = message.format(image=f"{stem}.png", python=sys.executable) + (
         "; the limit is 10 MB of text (--ocr-max-output-mb)"
         if engine == "printer"
         else "; the limit is 10 MB (--ocr-max-output-mb)"
@@ -418,7 +423,7 @@ def test_a_python_engine_crashing_its_isolated_process_costs_its_item_only(tmp_p
     assert result.returncode == TESTS_FAILED, result.output[-3000:]
     found = results(root, result)
     message = (
-        f"engine:read's isolated process {ended} while reading {root / 'b-crash.png'}; "
+        f"engine:read's isolated process {ended} while reading b-crash.png; "
         "the next image gets a new process; its stderr:\nabout to crash"
     )
     crash = found["b-crash"]
@@ -465,7 +470,7 @@ def test_a_missing_tesseract_language_names_the_installed_ones_and_the_closest(t
     result = run(root)
     assert result.returncode == TESTS_FAILED, result.output[-3000:]
     found = results(root, result)
-    assert_error(result, found["hostile"], f"tesseract engine 'wrong' (declared at {root / 's.ocr.yaml'}:2): ")
+    assert_error(result, found["hostile"], "tesseract engine 'wrong' (declared at s.ocr.yaml:2): ")
     assert_error(result, found["hostile"], f"Tesseract language(s) {lang} not installed")
     assert_error(result, found["hostile"], f"(installed: {', '.join(installed)})")
     assert_error(result, found["hostile"], hint)
@@ -487,6 +492,6 @@ def test_a_missing_engine_binary_is_its_items_error(tmp_path):
     result = run(root)
     assert result.returncode == TESTS_FAILED, result.output[-3000:]
     found = results(root, result)
-    assert_error(result, found["hostile"], f"tesseract engine 'missing' (declared at {root / 's.ocr.yaml'}:2): ")
+    assert_error(result, found["hostile"], "tesseract engine 'missing' (declared at s.ocr.yaml:2): ")
     assert_error(result, found["hostile"], "Tesseract executable 'no-such-tesseract' not found; ")
     assert found["page"]["outcome"] == "passed", found["page"]

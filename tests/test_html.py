@@ -362,7 +362,7 @@ def test_thumbnails_are_scaled_jpegs_and_unreadable_images_are_placeholders(made
     assert len(tree.root.find_all("script", type="text/plain")) == 2
     assert cases["named[alpha]"]["thumb"] is not None and cases["named[alpha]"]["image"] == HOSTILE_IMAGE
     assert cases["missing[alpha]"]["thumb"] is None
-    assert cases["missing[alpha]"]["thumb_error"] == f"image not found: {suite.path / 'nope.png'}"
+    assert cases["missing[alpha]"]["thumb_error"] == "image not found: nope.png"
     assert cases["corrupt[beta]"]["thumb"] is None
     assert cases["corrupt[beta]"]["thumb_error"].startswith("image could not be read: UnidentifiedImageError")
 
@@ -563,7 +563,7 @@ def test_browser_shows_hostile_output_errors_and_fields_as_text(made):
 
     body = rendered(suite.path, path, "#case=hostile.ocr.yaml::missing[alpha]")
     placeholder = body.find("div", cls="placeholder")
-    assert placeholder.text() == f"image unavailableimage not found: {suite.path / 'nope.png'}"
+    assert placeholder.text() == "image unavailableimage not found: nope.png"
     assert "image not found" in body.find("pre", cls="error").text()
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from .. import limits, redaction
-from ..errors import OcrError
+from ..errors import OcrError, error_message
 from ..report.visible import visible
 from ..run.result import CaseResult
 from . import argv, hookspecs
@@ -73,9 +73,10 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile |
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield
     error = call.excinfo.value if call.excinfo else None
-    if call.when == "setup" and isinstance(error, OcrError):
-        report.longrepr = visible(str(error), multiline=True)  # pytest formats setup errors without asking the item
     executor = item.config.stash[EXECUTOR]
+    if call.when == "setup" and isinstance(error, OcrError):
+        # pytest formats setup errors without asking the item
+        report.longrepr = visible(error_message(error, executor.settings.project_dir), multiline=True)
     result = executor.report_result(item, call, report)
     if result is not None:
         report.ocr = result  # made plain data only if it travels to another process (below)

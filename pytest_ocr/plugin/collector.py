@@ -22,7 +22,7 @@ import pytest
 
 from ..cases.gates import Gate
 from ..cases.model import DatasetInfo
-from ..report import github, terminal
+from ..report import github, terminal, workers
 from ..report.junit import gate_properties
 from ..report.outputs import Outputs, lost, write_all
 from ..report.reasons import gate_text
@@ -54,6 +54,7 @@ class Collector:
             self._add_gate(gate)
         self.datasets: dict[str, DatasetInfo] = {}
         self.expected: set[str] = set()  # node ids of the OCR items collected
+        self.worker_collected = 0  # under pytest-xdist: the tests each worker collected, OCR items or not
         self.locations: dict[str, tuple[str, int | None]] = {}  # node id -> (file, line) of items running
         self.gate_results: list[GateResult] = []
         self.baseline_view: run_baseline.BaselineView | None = None  # judged with the gates, if they were
@@ -77,6 +78,7 @@ class Collector:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        self.worker_collected = len(ids)
         if not self.expected:
             self.expected = {nodeid for nodeid in ids if self._is_ocr_item(nodeid)}
 
@@ -247,6 +249,9 @@ class Collector:
             )
         for line in self.worker_errors:
             terminalreporter.write_line(visible(f"warning: pytest-xdist worker went down: {line}"))
+        few = workers.advice(record, self.worker_collected)
+        if few is not None and verbosity >= -1:
+            terminalreporter.write_line(f"note: {few}")
         for note in self.notes:
             terminalreporter.write_line(visible(note))
 

@@ -30,7 +30,7 @@ from ..engines import EngineError, EngineRegistry
 from ..engines.cache import OutputCache
 from ..engines.prefetch import Prefetcher
 from ..engines.recognize import Timed, recognize, stored
-from ..errors import OcrError
+from ..errors import error_message
 from ..files import LockTimeout
 from ..report.junit import item_properties
 from ..run.identity import relative, relative_paths
@@ -74,13 +74,6 @@ def output_cache(config: pytest.Config) -> OutputCache | None:
         return OutputCache(config.invocation_params.dir / directory)
     cache = getattr(config, "cache", None)
     return OutputCache(cache.mkdir("ocr-outputs")) if cache is not None else None
-
-
-def error_message(error: BaseException | None) -> str:
-    """An error as its item's result states it: a user's error as its message alone."""
-    if error is None:
-        return "no result"
-    return str(error) if isinstance(error, OcrError) else f"{type(error).__name__}: {error}"
 
 
 PAGES_DIR = "ocr_pages_dir"  # what the controller tells its pytest-xdist workers: Executor.pages_directory
@@ -332,7 +325,7 @@ class Executor:
                 engine=None,
                 image=None,
                 outcome="invalid",
-                error=str(item.error),
+                error=error_message(item.error, self.settings.project_dir),
             )
         if not isinstance(item, OcrItem):
             return None
@@ -343,11 +336,12 @@ class Executor:
             reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
             return self.result(item, "skipped", error=reason)
         if call.when == "setup" and report.failed:
-            return self.result(item, "error", error=error_message(error))
+            return self.result(item, "error", error=error_message(error, self.settings.project_dir))
         if call.when == "call":
             if state is not None and state.result is not None:
                 return state.result
-            return self.result(item, "error", error=error_message(error))  # scoring itself raised
+            message = error_message(error, self.settings.project_dir)  # scoring itself raised
+            return self.result(item, "error", error=message)
         return None
 
     def shard_to_send(self) -> ShardInfo | None:

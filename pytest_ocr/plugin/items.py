@@ -17,7 +17,7 @@ from ..cases.gates import Gate
 from ..cases.loader import load_cases
 from ..cases.model import Case, DatasetInfo
 from ..engines import EngineRegistry, EngineSpec
-from ..errors import OcrError
+from ..errors import OcrError, error_message
 from ..metrics import Normalization
 from ..report.failure import STYLES, failure_line, failure_text
 from ..report.visible import visible
@@ -198,7 +198,7 @@ class OcrItem(pytest.Item):
             text = "" if tb == "line" else error.text(tb, columns)
             return _shown(where, failure_line(error.result), text)
         if isinstance(error, OcrError):
-            text = visible(str(error), multiline=True)
+            text = visible(error_message(error, self.runner.settings.project_dir), multiline=True)
             return _shown(where, text.partition("\n")[0], text)
         return super().repr_failure(excinfo)
 

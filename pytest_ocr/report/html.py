@@ -44,6 +44,7 @@ from ..metrics.align import iter_opcodes
 from ..metrics.normalize import PROFILES, UNICODE_FORMS, WHITESPACE_STEPS, Normalization
 from ..run.aggregate import DatasetSummary, metric_order
 from ..run.baseline import BaselineView
+from ..run.identity import relative_paths
 from ..run.record import RunRecord
 from ..run.result import CaseResult
 from ..scoring.tolerance import Delta
@@ -884,7 +885,10 @@ def render(record: RunRecord, root: Path) -> str:
 
     images = sorted({_shown(r) for r in records if r.get("image")})
     urls, per_image = thumbnails([_source(root, *image) for image in images])
-    thumb_of = dict(zip(images, per_image, strict=True))
+    # why an image has no thumbnail names it as the results do, relative to the project
+    thumb_of = {
+        shown: (i, why and relative_paths(why, root)) for shown, (i, why) in zip(images, per_image, strict=True)
+    }
     changes = {r.key: baseline_change(r) for r in record.results}
     cases = []
     for r in records:

@@ -570,6 +570,8 @@ def run_markdown(record: RunRecord, limit: int = LIST_LIMIT, project: Path | Non
     if record.summaries:
         lines += _engines_table(record)
         lines += ["", "macro = mean over items; micro = pooled over items (total errors / total length)", ""]
+    for draws in record.cached_draws:
+        lines += [f"**Note:** {escape(draws.text(), 2 * CELL_CHARS)}", ""]
     if record.baseline is not None:
         lines += _baseline_sections(record.baseline, limit)
     lines += _gates_table(record, limit, path)

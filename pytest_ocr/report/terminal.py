@@ -87,6 +87,7 @@ def summary(record: RunRecord, verbosity: int, shape: str = "table", columns: in
             f"OCR outputs from the cache: {cached} of {len(record.results)} (not timed; "
             f"--ocr-refresh runs the engines again)"
         )
+    lines += [f"note: {visible(draws.text())}" for draws in record.cached_draws]
     if record.shard is not None:
         shard = record.shard
         lines.append(

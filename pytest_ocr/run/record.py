@@ -17,6 +17,7 @@ from typing import Any
 from ..cases.gates import Gate
 from ..cases.model import DatasetInfo
 from ..engines import fingerprint_id
+from ..engines.sampling import may_sample
 from ..metrics import DEFAULT_METRICS, METRICS
 from .aggregate import HEADLINE_METRICS, DatasetSummary, Summary, dataset_summaries, summarize
 from .baseline import BaselineView, match_check, noise_checks
@@ -65,6 +66,23 @@ class RunInfo:
         return asdict(self)
 
 
+@dataclass(frozen=True)
+class CachedDraws:
+    """An engine that may sample, every output of which this run took from the cache: its
+    scores are those of one earlier draw per item, not of what it answers now."""
+
+    engine: str
+    outputs: int  # its outputs in this run, all from the cache
+    why: str  # why it may sample: its fingerprint (engines/sampling.py), or its history
+
+    def text(self) -> str:
+        return (
+            f"{self.engine}: all {self.outputs} outputs came from the cache, and {self.why}: these scores are one "
+            f"earlier draw per item, not what it answers now (--ocr-refresh draws again; --ocr-repeat N measures "
+            f"the spread)"
+        )
+
+
 @dataclass
 class RunRecord:
     run: RunInfo
@@ -75,6 +93,7 @@ class RunRecord:
     baseline: BaselineView | None = None
     datasets: list[DatasetSummary] = field(default_factory=list)
     shard: ShardInfo | None = None  # a shard's run (--ocr-shard): part of a suite, judged when merged
+    cached_draws: list[CachedDraws] = field(default_factory=list)  # said once per engine in every summary
 
     def counts(self) -> Counter[str]:
         """Items per outcome (passed, failed, error, filtered, skipped, invalid)."""
@@ -122,6 +141,29 @@ def engines_of(results: Iterable[CaseResult]) -> dict[str, dict[str, Any]]:
     return dict(sorted(engines.items()))
 
 
+def cached_draws(
+    results: Sequence[CaseResult], engines: dict[str, dict[str, Any]], baseline: BaselineView | None
+) -> list[CachedDraws]:
+    """Each engine that may sample (by its fingerprint, or because its repeats gave
+    different outputs in the baseline) and whose outputs all came from the cache."""
+    found = []
+    for engine, fingerprint in engines.items():
+        mine = [r for r in results if r.engine == engine]
+        cached = sum(r.cached for r in mine)
+        if not cached or any(r.inference_s is not None for r in mine):  # none cached, or a new draw
+            continue
+        why = may_sample(fingerprint)
+        if why is None and baseline is not None:
+            unstable = sum(
+                bool(r.engine == engine and r.repeats and r.repeats.get("unstable")) for r in baseline.old.values()
+            )
+            if unstable:
+                why = f"its repeats gave different outputs on {unstable} item(s) of the baseline"
+        if why is not None:
+            found.append(CachedDraws(engine, cached, why))
+    return found
+
+
 def _declared_order(gate: Gate) -> tuple[bool, str, int]:
     line = gate.source.rpartition(":")[2]
     return (gate.file is not None, gate.file or "", int(line) if line.isdigit() else 0)
@@ -159,13 +201,15 @@ def build(
     shard: ShardInfo | None = None,
 ) -> RunRecord:
     ordered = sorted(results, key=lambda r: r.key)
+    engines = engines_of(ordered)
     return RunRecord(
         run,
         ordered,
-        engines_of(ordered),
+        engines,
         summarize(ordered),
         list(gates),
         baseline,
         dataset_summaries(datasets, ordered),
         shard,
+        cached_draws(ordered, engines, baseline),
     )
