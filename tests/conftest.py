@@ -82,6 +82,16 @@ def _no_terminal_width(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _not_an_xdist_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A session a test starts is not a pytest-xdist worker, though the test may run in one:
+    inherited, PYTEST_XDIST_WORKER would switch off the checks a controller makes (the
+    command line's paths, pytest_ocr/plugin/argv.py) and the suite would pass under -n and
+    fail serially."""
+    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(autouse=True)
 def _no_secrets_of_other_tests() -> Iterator[None]:
     """Engines register their secrets for the process (pytest_ocr/redaction.py); one test's
     are not another's."""

@@ -154,7 +154,7 @@ def test_a_python_engine_calling_os_exit_costs_its_item_and_names_isolate(tmp_pa
     assert (found["a"]["outcome"], found["c"]["outcome"]) == ("passed", "passed")
     assert found["exits"]["outcome"] == "error"
     message = (
-        f"engine:read called os._exit(3) while reading {root / 'exits.png'}, which would have ended pytest's "
+        "engine:read called os._exit(3) while reading exits.png, which would have ended pytest's "
         "process and the run with it, its outputs unwritten; an engine function that may end its process takes "
         "`isolate: true` (it then runs in a process of its own)"
     )

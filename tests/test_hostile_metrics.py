@@ -251,7 +251,7 @@ def test_a_predictions_csv_whose_quote_never_closes_is_located_where_it_opens(tm
     found = results(root, result)
     assert found["good"]["outcome"] == "passed"
     assert found["a"]["outcome"] == "error"
-    message = f"malformed predictions file {preds}, line 5: a quoted field opens here and is never closed"
+    message = "malformed predictions file preds.csv, line 5: a quoted field opens here and is never closed"
     assert message in found["a"]["error"], found["a"]["error"]
 
 
@@ -267,5 +267,6 @@ def test_an_ocrd_ground_truth_fifo_is_said_to_be_one(tmp_path):
     result = session(root)
     assert result.returncode != 0, result.output[-3000:]
     said = " ".join(result.output.split())  # terminal lines may wrap
-    assert f"page PHYS_0017: ground truth file is a named pipe (FIFO), not a regular file: {truth}" in said, said
+    located = truth.relative_to(root)  # errors name files relative to the project
+    assert f"page PHYS_0017: ground truth file is a named pipe (FIFO), not a regular file: {located}" in said, said
     assert "not found" not in said

@@ -125,7 +125,7 @@ def test_the_summary_fits_columns_engines_in_blocks_and_long_ids_kept_whole(suit
 
 def test_worst_lists_put_the_worst_first_and_count_the_rest(suite):
     _suite(suite, cases=9)
-    run(suite, "--ocr-report", "base.json", "--ocr-baseline", "base.json", "--ocr-baseline-write", "create")
+    run(suite, "--ocr-baseline", "base.json", "--ocr-baseline-write", "create")
     for i in range(9):  # every case but the first gets worse by a different amount
         suite.image(f"img/c{i}.tif", _bad(min(12, i + (i * 7) % 5)))
     out = run(suite, "--ocr-baseline", "base.json", "--ocr-report", "report.json").stdout.str()
