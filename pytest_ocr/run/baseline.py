@@ -29,7 +29,7 @@ from ..cases.rules import Tolerance, format_number
 from ..engines import fingerprint_changes, fingerprint_id
 from ..metrics import METRICS
 from ..scoring.facts import FactRecord
-from ..scoring.tolerance import Delta, ItemComparison, compare_item, lost_facts
+from ..scoring.tolerance import Delta, ItemComparison, compare_item, direction, lost_facts
 from . import noise
 from .aggregate import HEADLINE_METRICS, metric_order
 from .gates import GateResult
@@ -104,8 +104,7 @@ class MetricMove:
 
     @property
     def verdict(self) -> str:
-        worse_by = METRICS[self.metric].worse_by(self.old, self.new)
-        return "same" if abs(worse_by) <= 1e-12 else "worse" if worse_by > 0 else "better"
+        return direction(METRICS[self.metric].worse_by(self.old, self.new))
 
 
 @dataclass

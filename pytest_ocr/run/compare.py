@@ -36,7 +36,7 @@ from ..cases.rules import Tolerance, ToleranceError, item_tolerance
 from ..engines import fingerprint_changes
 from ..errors import OcrError, did_you_mean
 from ..metrics import METRICS
-from ..scoring.tolerance import SLACK, Delta, LostFact, lost_facts
+from ..scoring.tolerance import Delta, LostFact, direction, lost_facts
 from ..storable import json_safe
 from . import noise
 from .aggregate import Stability, aggregate_metric
@@ -110,10 +110,7 @@ def _direction(metric: str, old: float | None, new: float | None) -> str | None:
     """better / worse / same in the metric's direction; None when a side has no value."""
     if old is None or new is None:
         return None
-    worse_by = METRICS[metric].worse_by(old, new)
-    if abs(worse_by) <= SLACK:
-        return "same"
-    return "worse" if worse_by > 0 else "better"
+    return direction(METRICS[metric].worse_by(old, new))
 
 
 @dataclass

@@ -37,7 +37,7 @@ import numpy as np
 from ..cases.rules import Tolerance, format_number
 from ..metrics import METRICS, pooled
 from ..report.numbers import number, signed
-from ..scoring.tolerance import SLACK
+from ..scoring.tolerance import SLACK, direction
 from .result import CaseResult
 
 RESAMPLES = 10_000
@@ -80,7 +80,7 @@ class Paired:
     @property
     def direction(self) -> str:
         """same, worse or better: the estimate's direction."""
-        return "same" if abs(self.worse_by) <= SLACK else "worse" if self.worse_by > 0 else "better"
+        return direction(self.worse_by)
 
     def regressed(self, tolerance: Tolerance) -> bool:
         """The one predicate for an aggregate against a tolerance: without a confidence the

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from ..cases.rules import EXACT, Tolerance, format_number
 from ..metrics import METRICS
@@ -30,6 +30,16 @@ from .facts import FactRecord
 
 # A float sum such as 0.1 + 0.005 must not turn an allowed change into a regression.
 SLACK = 1e-12
+
+Direction = Literal["better", "worse", "same"]
+
+
+def direction(worse_by: float) -> Direction:
+    """The one rule of better, worse and same, for an item, an aggregate or an estimate:
+    ``worse_by`` is the change in the metric's worse direction (``Metric.worse_by``)."""
+    if abs(worse_by) <= SLACK:
+        return "same"
+    return "worse" if worse_by > 0 else "better"
 
 
 @dataclass(frozen=True)
@@ -114,9 +124,7 @@ class Delta:
         """regressed (worse beyond the tolerance), worse (within it, or not told from noise), better or same."""
         if self.regressed:
             return "regressed"
-        if abs(self.worse_by) <= SLACK:
-            return "same"
-        return "better" if self.worse_by < 0 else "worse"
+        return direction(self.worse_by)
 
     def how(self) -> str:
         """How the noise of its repeats entered the verdict ("" for an item recognised once)."""
