@@ -152,9 +152,11 @@ def record_recognitions(root: Path, recognitions: Path) -> dict:
 
 
 def scores(report: dict) -> dict:
-    """What a replay must keep of each result: everything scored from the text."""
+    """What a replay must keep of a run: everything scored from the texts, of each result and
+    summed up (per engine, tag and group, dataset and gate), its timings masked."""
     kept = ("outcome", "prediction", "metrics", "details", "checks", "facts", "fields", "warnings", "error")
-    return {r["key"]: {k: r.get(k) for k in kept} for r in report["results"]}
+    results = {r["key"]: {k: r.get(k) for k in kept} for r in report["results"]}
+    return {"results": results, **{part: masked(report[part]) for part in ("summary", "datasets", "gates")}}
 
 
 def masked(value: object, key: str = "") -> object:
