@@ -17,9 +17,10 @@ recorded).
 
 Masked, because they vary from run to run or machine to machine: timings (keys ending in
 ``_s`` or ``_ms``, ``started``, ``started_at``, ``finished_at``, the terminal's pages/s and
-time/page rows, durations in text), the Python, pytest, platform and pytest-ocr versions, the temporary
-directory, and the space that aligns the terminal's columns (the width of a column follows
-its timings). Everything else is compared exactly.
+time/page rows, durations in text), the Python, pytest, platform and pytest-ocr versions, the
+temporary directory, and the space that aligns the terminal's columns (a column is as wide as
+its widest cell, timings too). Everything else is compared exactly, the bootstrap intervals
+too (numpy's generator, seeded: a numpy that draws otherwise would change them for users as well).
 
 Regenerating, only for an intended change of an output (say so in the commit), never in CI:
 
