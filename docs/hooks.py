@@ -177,12 +177,40 @@ def metric_registry() -> str:
     return table(("metric", "better", "unit", "needs", "what it is"), rows) + "\n"
 
 
+def library_names() -> str:
+    """Every name of ``pytest_ocr.metrics.__all__``: what it is, its signature (a constant: its
+    value), its docstring's first paragraph."""
+    import inspect
+
+    from pytest_ocr import metrics
+
+    rows = []
+    for name in sorted(metrics.__all__, key=str.casefold):
+        value = getattr(metrics, name)
+        if inspect.isclass(value) or (callable(value) and not isinstance(value, metrics.Normalization)):
+            kind = "class" if inspect.isclass(value) else "function"
+            try:
+                shown = str(inspect.signature(value)).replace(repr(metrics.DEFAULT), "DEFAULT")
+            except (TypeError, ValueError):  # a builtin without one
+                shown = ""
+            doc = inspect.getdoc(value) or ""
+            summary = "" if doc.startswith(name + "(") else " ".join(doc.split("\n\n")[0].split())
+        else:
+            kind, summary = "constant", ""
+            shown = repr(value)
+            if len(shown) > 120:  # the metric registry, the profiles: their names
+                shown = f"{type(value).__name__}: {', '.join(map(str, value))}" if isinstance(value, dict) else shown
+        rows.append((f"`{name}`", kind, cell(f"`{shown}`" if shown else ""), cell(summary.replace("``", "`"))))
+    return table(("name", "kind", "signature or value", "what it is"), rows) + "\n"
+
+
 GENERATORS: dict[str, Callable[[], str]] = {
     "case-file-schema": case_file_schema,
     "report-schema": report_schema,
     "pytest-options": pytest_options,
     "cli-help": cli_help,
     "metrics": metric_registry,
+    "library-names": library_names,
 }
 
 
@@ -198,5 +226,19 @@ def expand(markdown: str) -> str:
     return MARKER.sub(generated, markdown)
 
 
+CODE_SPAN = re.compile(r"`[^`\n]*`")
+
+
+def for_the_site(markdown: str) -> str:
+    """GitHub needs a pipe in a table's code span escaped (`a\\|b`), and shows it as a pipe;
+    Python-Markdown splits no row inside a code span and would show the backslash. The
+    pages are written for GitHub; the site gets the pipes bare."""
+    lines = markdown.split("\n")
+    for index, line in enumerate(lines):
+        if line.startswith("|"):
+            lines[index] = CODE_SPAN.sub(lambda span: span[0].replace("\\|", "|"), line)
+    return "\n".join(lines)
+
+
 def on_page_markdown(markdown: str, **_: Any) -> str:
-    return expand(markdown)
+    return for_the_site(expand(markdown))

@@ -31,7 +31,7 @@ from pytest_ocr import cli
 from pytest_ocr.plugin.argv import separate_values
 
 SCHEMAS = REPO / "tests" / "data" / "ci-schemas"
-WHEEL = "pytest_ocr-0.1.0-py3-none-any.whl"  # what the recipes' wheel job leaves in dist/
+WHEEL = "pytest_ocr-0.2.0-py3-none-any.whl"  # what the recipes' wheel job leaves in dist/
 # What GitHub Actions puts in the recipes' expressions, for one run of them (a pull request, shard 1)
 EXPRESSIONS = {"matrix.shard": "1", "github.token": "ghs-token", "runner.os": "Linux", "github.sha": "0" * 40}
 GITLAB = {
