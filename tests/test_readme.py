@@ -332,3 +332,14 @@ def test_the_case_file_check_finds_the_mistakes_it_is_here_for():
     assert case_file_errors("match:\n  total: exactly\n")  # a fragment is held to the schema too
     assert not case_file_errors("match:\n  total: numeric\n")
     assert case_file_errors("# ocr.yaml\ncases: []\n")
+
+
+def test_the_metrics_explanation_explains_every_metric():
+    """Its table (written for people; the reference page's is generated) names every metric of
+    the registry, and no other."""
+    from pytest_ocr.metrics import METRICS
+
+    page = (DOCS / "explanation" / "metrics.md").read_text(encoding="utf-8")
+    table = page[page.index("| name | meaning | better |") :].split("\n\n", 1)[0]
+    named = {name for line in table.splitlines()[2:] for name in re.findall(r"`(\w+)`", line.split(" | ")[0])}
+    assert named == set(METRICS)
