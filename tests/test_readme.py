@@ -343,3 +343,20 @@ def test_the_metrics_explanation_explains_every_metric():
     table = page[page.index("| name | meaning | better |") :].split("\n\n", 1)[0]
     named = {name for line in table.splitlines()[2:] for name in re.findall(r"`(\w+)`", line.split(" | ")[0])}
     assert named == set(METRICS)
+
+
+def test_the_case_file_table_explains_every_key_a_case_takes():
+    """Its table (written for people; the schema section below it is generated) names every key
+    of a case; `engines:` and `aggregate:` are file-level blocks its prose explains."""
+    import json
+    from importlib import resources
+
+    schema = json.loads(resources.files("pytest_ocr.cases").joinpath("case-file.schema.json").read_text("utf-8"))
+    keys = set(schema["$defs"]["suiteCase"]["properties"]) | set(schema["$defs"]["singleCase"]["properties"])
+    page = (DOCS / "reference" / "case-files.md").read_text(encoding="utf-8")
+    table = page[page.index("| key | meaning |") :].split("\n\n", 1)[0]
+    named = {
+        key.split(".")[0] for line in table.splitlines()[2:] for key in re.findall(r"`([\w.]+)`", line.split(" | ")[0])
+    }
+    assert named == keys - {"engines", "aggregate"}
+    assert "under `engines:`" in page and "an `aggregate:` block" in page
