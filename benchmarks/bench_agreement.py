@@ -1,5 +1,5 @@
 """Agreement with the field's reference tools on random pairs: how often pytest-ocr,
-with the settings the README's "Compatibility with other tools" table gives, returns
+with the settings the docs' "Compatibility with other tools" table gives, returns
 exactly the number the tool returns.
 
 What is compared (N random pairs each, fixed seed)

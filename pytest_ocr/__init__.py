@@ -1,3 +1,3 @@
 """pytest-ocr: OCR regression testing as a pytest plugin."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

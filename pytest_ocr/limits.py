@@ -1,5 +1,5 @@
 """The bounds on what pytest-ocr reads and computes, so that hostile input costs an item,
-never the run: each has a default, a command-line option and a line in the README.
+never the run: each has a default, a command-line option and a line in docs/reference/limits.md.
 
 They are process-wide, like Pillow's ``Image.MAX_IMAGE_PIXELS``: the plugin sets them
 once per process from its options (``use``), and the code that reads a file, an image

@@ -1,11 +1,11 @@
-"""The README's CI recipes work when copied (issue 26, 5). Every GitHub Actions workflow and
-GitLab CI file in it is valid against its schema (SchemaStore's, vendored in
+"""The documentation's CI recipes work when copied (issue 26, 5). Every GitHub Actions workflow and
+GitLab CI file in the README and the pages (docs/) is valid against its schema (SchemaStore's, vendored in
 tests/data/ci-schemas), the workflows pass actionlint with ShellCheck on their scripts, and
 their scripts, run by bash as the CI would run them (with the CI's own tools, pip and the
 pytest commands standing in as recorders of their arguments), give every pytest and
 pytest-ocr command line that the real argument parsers accept, with every pytest-ocr
 option's value joined by ``=``, and a warning when no baseline could be fetched. The
-README's other command lines are parsed too."""
+other command lines of the README and the pages are parsed too."""
 
 from __future__ import annotations
 
@@ -25,13 +25,13 @@ import pytest
 import yaml
 from conftest import REPO
 from referencing import Registry, Resource
-from test_readme import FENCE, readme
+from test_readme import fenced_blocks
 
 from pytest_ocr import cli
 from pytest_ocr.plugin.argv import separate_values
 
 SCHEMAS = REPO / "tests" / "data" / "ci-schemas"
-WHEEL = "pytest_ocr-0.1.0-py3-none-any.whl"  # what the recipes' wheel job leaves in dist/
+WHEEL = "pytest_ocr-0.2.0-py3-none-any.whl"  # what the recipes' wheel job leaves in dist/
 # What GitHub Actions puts in the recipes' expressions, for one run of them (a pull request, shard 1)
 EXPRESSIONS = {"matrix.shard": "1", "github.token": "ghs-token", "runner.os": "Linux", "github.sha": "0" * 40}
 GITLAB = {
@@ -75,27 +75,26 @@ Yaml12Loader.add_implicit_resolver(
 @dataclass
 class Example:
     kind: str  # "github" or "gitlab"
-    line: int  # in README.md
+    where: str  # file:line of its first line
     text: str
     data: dict[str, Any]
 
     def __str__(self) -> str:
-        return f"README.md:{self.line} ({self.kind})"
+        return f"{self.where} ({self.kind})"
 
 
 def examples() -> list[Example]:
-    text = readme()
     found = []
-    for match in FENCE.finditer(text):
-        first = match.group(2).split("\n", 1)[0]
+    for path, line, language, text in fenced_blocks():
+        first = text.split("\n", 1)[0]
         kind = "github" if first.startswith("# .github/workflows/") else "gitlab" if first == "# .gitlab-ci.yml" else ""
-        if match.group(1) == "yaml" and kind:
-            data = yaml.load(match.group(2), Loader=Yaml12Loader)  # noqa: S506 - a SafeLoader
-            found.append(Example(kind, text.count("\n", 0, match.start()) + 2, match.group(2), data))
+        if language == "yaml" and kind:
+            data = yaml.load(text, Loader=Yaml12Loader)  # noqa: S506 - a SafeLoader
+            found.append(Example(kind, f"{path.relative_to(REPO)}:{line + 1}", text, data))
     return found
 
 
-def test_the_readme_has_its_ci_examples() -> None:
+def test_the_pages_have_their_ci_examples() -> None:
     assert sorted(e.kind for e in examples()) == ["github", "github", "gitlab", "gitlab"]
 
 
@@ -348,20 +347,20 @@ def test_the_gitlab_examples_name_the_report_job_the_baseline_download_asks_for(
         assert reporting == sorted(asked), f"{example}: the job that writes ocr-report.json is {reporting}"
 
 
-# -- the README's other command lines ------------------------------------------------------
+# -- the other command lines of the README and the pages --------------------------------------
 
 
 def readme_command_lines() -> list[str]:
-    """pytest and pytest-ocr commands of the README's other code blocks: every line of an
-    ``sh`` block; in a plain block the lines after a ``$`` prompt, or every line of a block
-    without prompts. Usage synopses (``text``) and YAML are not commands."""
+    """pytest and pytest-ocr commands of the other code blocks of the README and the pages:
+    every line of an ``sh`` block; in a plain block the lines after a ``$`` prompt, or every
+    line of a block without prompts. Usage synopses (``text``) and YAML are not commands."""
     lines = []
-    for match in FENCE.finditer(readme()):
-        if match.group(1) not in ("sh", ""):
+    for _, _, language, text in fenced_blocks():
+        if language not in ("sh", ""):
             continue
-        block = match.group(2).splitlines()
+        block = text.splitlines()
         prompted = [line[2:] for line in block if line.startswith("$ ")]
-        for line in block if match.group(1) == "sh" or not prompted else prompted:
+        for line in block if language == "sh" or not prompted else prompted:
             for part in re.split(r"\s&&\s|;\s", line.split("  #", 1)[0].split(" >> ", 1)[0]):
                 words = part.split()
                 while words and re.fullmatch(r"[A-Z_]+=\S*", words[0]):
@@ -378,4 +377,4 @@ def test_the_readmes_other_command_lines_parse(pytester: pytest.Pytester) -> Non
     assert sum(line.split()[0] == "pytest" for line in lines) >= 4 and len(lines) >= 14, lines
     for line in lines:
         argv = shlex.split(line)
-        check_command(Command(f"README.md: {line}", argv, ""), pytester)
+        check_command(Command(f"docs: {line}", argv, ""), pytester)

@@ -302,7 +302,7 @@ class PythonEngine:
         # Not `isolate`: where the function runs does not change what it returns, so
         # turning isolation on (after a crash) keeps the cached outputs and the baseline's
         # fingerprint. A function whose output depends on sharing pytest's process is
-        # already beyond what the cache trusts (README, Cache).
+        # already beyond what the cache trusts (docs/how-to/large-suites.md, Cache).
         config = {"function": self.target, "kwargs": self.kwargs, "source": self.source}
         return {"type": "python", "version": self.version, "config": config}
 

@@ -26,8 +26,9 @@ import json
 import re
 import sys
 import unicodedata
+import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import InitVar, dataclass, field, fields
 from functools import cache, lru_cache
 from typing import Literal, cast
 
@@ -160,8 +161,16 @@ class Normalization:
     unit: str = "codepoint"
     profile: str = "default"
     equivalences: tuple[tuple[str, str], ...] = field(default=())
+    # The keyword before 0.2 (whitespace= now): accepted with a DeprecationWarning until 0.3.
+    collapse_whitespace: InitVar[bool | None] = None
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, collapse_whitespace: bool | None = None) -> None:
+        if collapse_whitespace is not None:
+            _deprecated_collapse_whitespace("Normalization", 4)  # the dataclass's __init__, then its caller
+            whitespace = respelled({"collapse_whitespace": collapse_whitespace})["whitespace"]
+            if self.whitespace not in ("collapse", whitespace):
+                raise ValueError("give whitespace or collapse_whitespace (its older spelling), not both")
+            object.__setattr__(self, "whitespace", whitespace)
         if self.unicode not in UNICODE_FORMS:
             raise ValueError(f"unicode must be one of {', '.join(UNICODE_FORMS)}, not {self.unicode!r}")
         for switch in ("casefold", "remove_punctuation"):
@@ -331,6 +340,17 @@ DEFAULT = Normalization()
 RAW = Normalization.from_dict("none")
 
 
+def _deprecated_collapse_whitespace(caller: str, stacklevel: int) -> None:
+    """The warning points at the caller's line (``stacklevel`` frames up from here)."""
+    warnings.warn(
+        f"{caller}(collapse_whitespace=...) is now {caller}(whitespace='collapse' | 'keep' | 'trim' | 'trim_lines')",
+        DeprecationWarning,
+        stacklevel=stacklevel,
+    )
+
+
 def profile(name: str, **overrides: object) -> Normalization:
     """A named profile, optionally with some options overridden."""
+    if "collapse_whitespace" in overrides:
+        _deprecated_collapse_whitespace("profile", 3)
     return Normalization.from_dict({"profile": name, **overrides})

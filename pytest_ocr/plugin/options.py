@@ -121,7 +121,7 @@ def add_options(parser: pytest.Parser) -> None:
         ("max_rasterise_s", float, "longest rasterising of one PDF page, in s"),
         ("max_lock_wait_s", float, "longest wait for another process's lock on a baseline file or a PDF page, in s"),
         ("max_output_mb", float, "longest text of one recognition, in MB of UTF-8"),
-        ("max_align_chars", int, "longest text aligned exactly; longer ones take a cheaper path (README)"),
+        ("max_align_chars", int, "longest text aligned exactly; longer ones take a cheaper path (docs: Limits)"),
         ("max_render_s", float, "longest wait for one equation's KaTeX rendering in the browser (math checks), in s"),
         ("max_math_equations", int, "most equations of an output one math fact renders and compares"),
         ("max_math_s", float, "longest time one output's math facts may spend rendering and comparing, in s"),

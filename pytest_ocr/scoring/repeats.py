@@ -42,7 +42,7 @@ class Combined:
     details: dict[str, dict[str, Any]]  # the first output's, with the recorded values' counts
     checks: list[Check]
     warnings: list[str]
-    repeats: dict[str, Any]  # plain data for the result (see README: Repeats)
+    repeats: dict[str, Any]  # plain data for the result (see docs/how-to/repeats.md)
 
 
 def pairwise_cer(case: Case, outputs: Sequence[str]) -> float:

@@ -100,7 +100,7 @@ def evaluate(case: Case, inputs: Inputs, recognition: Recognition, extracted: Ex
 
 def _approximations(scores: dict[str, MetricResult]) -> list[str]:
     """One warning per cheaper path a long output made the metrics take, naming the
-    metrics it served: their values are bounds, not exact (the README's "When something
+    metrics it served: their values are bounds, not exact (docs/how-to/troubleshooting.md, "When something
     is wrong")."""
     served: dict[str, list[str]] = {}
     for name, s in scores.items():
