@@ -38,8 +38,8 @@ from defusedxml import ElementTree as SafeET
 
 from ..errors import OcrError
 from ..files import Tree, UnreadableFile, check_regular, decode_text
+from ..media import document as doc
 from ..metrics.facts import FactError, parse_fact
-from . import document as doc
 
 TYPES = (
     "pairs",

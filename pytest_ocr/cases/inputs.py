@@ -11,9 +11,9 @@ from typing import Any
 
 from ..errors import OcrError
 from ..files import UnreadableFile, decode_text
+from ..media import document
+from ..media.images import ImageError, check_image
 from ..metrics.structured import check_schema
-from . import document
-from .images import ImageError, check_image
 from .model import Case
 
 

@@ -17,8 +17,8 @@ import os
 import re
 from pathlib import Path
 
-from ..cases.document import read_bytes
 from ..files import Tree, UnreadableFile, decode_text
+from ..media.document import read_bytes
 from . import _options
 from .base import EngineError, EngineSpec, Recognition
 

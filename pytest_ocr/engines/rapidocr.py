@@ -11,7 +11,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from ..cases.images import use_pixel_limit
+from ..media.images import use_pixel_limit
 from . import _options
 from .base import EngineError, EngineSpec, Recognition
 
