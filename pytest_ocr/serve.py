@@ -726,8 +726,6 @@ def run(name: str, config: Path | None, host: str, port: int, settings: Settings
         # Requests under way have finished (unless a second Ctrl-C forced the exit).
         service.executor.shutdown(wait=not server.force_exit, cancel_futures=True)
     finally:
-        close = getattr(engine, "close", None)
-        if close is not None:
-            close()
+        engine.close()
     print("pytest-ocr serve: stopped", file=sys.stderr, flush=True)
     return 0

@@ -27,7 +27,7 @@ from ..files import Tree, UnreadableFile, decode_text
 from ..media import pages
 from ..media.document import NestingError, json_value, read_bytes
 from . import _options
-from .base import EngineError, EngineSpec, Recognition
+from .base import EngineBase, EngineError, EngineSpec, Recognition
 
 SCHEMA = {
     "path": (str, _options.REQUIRED),
@@ -71,7 +71,7 @@ def _unclosed_quote(content: str, after: int) -> int | None:
     return opened if inside else None
 
 
-class PredictionsEngine:
+class PredictionsEngine(EngineBase):
     # Never put in the output cache: looking a text up here is cheaper than a cache
     # lookup, and this file, not a copy of it, is what the results must reflect.
     cacheable = False

@@ -29,7 +29,7 @@ from .. import limits
 from ..media.images import check_image
 from ..storable import storable_text
 from .base import Engine, EngineError, Recognition
-from .cache import OutputCache, cacheable
+from .cache import OutputCache
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ def recognize(
     image = image if isinstance(image, Path) else Path(image)
     check_image(image)
     key = None
-    if cache is not None and fingerprint is not None and cacheable(engine):
+    if cache is not None and fingerprint is not None and engine.cacheable:
         try:
             key = cache.key(image, fingerprint)
         except OSError:

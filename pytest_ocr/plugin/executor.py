@@ -148,7 +148,7 @@ class Executor:
             )
         engine = self.registry.create(item.spec)
         state.fingerprint = engine.fingerprint()
-        if getattr(engine, "stored", False):  # outputs made elsewhere: every stored one, as repeats
+        if engine.stored:  # outputs made elsewhere: every stored one, as repeats
             outputs = stored(engine, item.engine_name, item.case.image, item.case.page or 1)
             state.timed = outputs[0]
             state.repeats = outputs if len(outputs) > 1 else None
@@ -158,7 +158,7 @@ class Executor:
         run = functools.partial(
             recognize, engine, item.engine_name, cache=self.cache, fingerprint=state.fingerprint, refresh=self.refresh
         )
-        concurrency = getattr(engine, "concurrency", 1)
+        concurrency = engine.concurrency
         if isinstance(concurrency, int) and concurrency > 1:
             key = item.spec.key()
             upcoming = (
