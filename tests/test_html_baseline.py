@@ -386,8 +386,10 @@ class Browser:
         self.deadline = time.monotonic() + BROWSER_TIMEOUT
         self.devtools = DevTools(CHROMIUM, BROWSER_TIMEOUT, on_event=self._event)
         self.session = self.devtools.new_page(self.deadline)
-        viewport = {"width": 1280, "height": 1600, "deviceScaleFactor": 1, "mobile": False}
-        self.call("Emulation.setDeviceMetricsOverride", viewport)
+        # A window of 1280 x 1600, as a reader's (not an emulated viewport, which scrolls otherwise).
+        window = self.devtools.call("Browser.getWindowForTarget", None, self.deadline, session=self.session)
+        bounds = {"width": 1280, "height": 1600}
+        self.devtools.call("Browser.setWindowBounds", {"windowId": window["windowId"], "bounds": bounds}, self.deadline)
         for domain in ("Page", "Runtime", "Log"):
             self.call(domain + ".enable")
 

@@ -2,8 +2,8 @@
 
 The browser is started with ``--remote-debugging-pipe`` (JSON messages ending in NUL,
 commands on fd 3, answers on fd 4) and Playwright's switches, in a profile of its own that
-is removed when it closes. It renders the equations of math facts (``katex.py``) and is how
-the tests and benchmarks open the HTML report as a reader's browser does.
+is removed when it closes. It renders the equations of math facts (``katex.py``); the
+HTML report's browser tests drive their pages with it too.
 
 No shell (argument lists), no network (Chromium's background networking off) and every
 wait bounded: a browser that does not answer within the timeout is killed, and the error
