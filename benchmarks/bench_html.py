@@ -55,6 +55,7 @@ from pathlib import Path
 
 from bench_plugin_overhead import corrupt, write_predictions_data  # the same generated data
 
+from pytest_ocr.browser.chromium import RendererUnavailable, find_browser
 from pytest_ocr.report import html
 from pytest_ocr.run.baseline import Baseline, view
 from pytest_ocr.run.record import RunRecord
@@ -167,8 +168,9 @@ def thumbnail_ms(path: Path, reps: int = 5) -> float:
 
 def open_page(page: Path, profile: Path, reps: int = 3) -> tuple[float, float] | None:
     """(median ms to the first page drawn, by the page; median s of the browser run)."""
-    chromium = shutil.which("chromium")
-    if not chromium:
+    try:
+        chromium = find_browser()
+    except RendererUnavailable:
         return None
     drawn, wall = [], []
     for rep in range(reps):

@@ -33,9 +33,9 @@ from pathlib import Path
 
 import pypdfium2
 
-from pytest_ocr.cases import rasteriser
-from pytest_ocr.cases.pages import Page, rasterise
 from pytest_ocr.files import write_atomic
+from pytest_ocr.media import rasteriser
+from pytest_ocr.media.pages import Page, rasterise
 
 SAMPLE = Path(__file__).resolve().parent.parent / "tests" / "data" / "olmocr-bench-sample" / "pdfs"
 DPI = 300
@@ -66,7 +66,7 @@ def in_process_seconds(pdf: Path, out: Path) -> float:
 # VmHWM, the peak resident size of a process's own memory (getrusage's would count what the
 # process that started it had when it did: Linux keeps that across fork and exec).
 PEAKS = (
-    "\nfrom pytest_ocr.cases import rasteriser\n"
+    "\nfrom pytest_ocr.media import rasteriser\n"
     "def peak(pid):\n"
     "    for line in open(f'/proc/{pid}/status'):\n"
     "        if line.startswith('VmHWM:'): return int(line.split()[1])\n"
@@ -128,7 +128,7 @@ def main() -> None:
             f"from bench_rasterise import in_process; in_process(Path({str(letter)!r}), Path({folder!r}) / 'a.png')"
         )
         b_own, b_worker = peak_rss_mb(
-            "from pathlib import Path; from pytest_ocr.cases.pages import Page, rasterise; "
+            "from pathlib import Path; from pytest_ocr.media.pages import Page, rasterise; "
             f"rasterise(Page(Path({str(letter)!r}), 1, {DPI}), Path({folder!r}) / 'b')"
         )
     print(

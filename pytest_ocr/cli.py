@@ -73,7 +73,7 @@ def _read(path: str) -> str:
 
 def _normalization(args: argparse.Namespace) -> Normalization:
     """--normalize as a case file's ``normalize:`` (a profile name or a YAML mapping), --unit over it."""
-    from .cases.document import DocumentError, parse
+    from .media.document import DocumentError, parse
 
     try:
         given = parse(args.normalize, Path("--normalize")).data
@@ -134,11 +134,11 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 def _score_case(args: argparse.Namespace) -> int:
     """The output file scored as the case's item scores an engine's output."""
-    from .cases.document import DocumentError
     from .cases.inputs import CaseInputError, read_inputs
     from .cases.loader import load_cases, load_project_config
     from .cases.model import Defaults, Scope
     from .engines import Recognition
+    from .media.document import DocumentError
     from .scoring.extract import ExtractionError
     from .scoring.score import evaluate, extract
 

@@ -59,6 +59,18 @@ def _kind(mode: int) -> str:
     return "special file"
 
 
+def unreadable(error: OSError | UnreadableFile, path: object = None, what: str | None = None) -> str:
+    """The one line for a file that could not be read: UnreadableFile's own words, else
+    ``cannot read {what} {path}: {strerror}``, or ``{what} not found: {path}`` for a
+    missing file when ``what`` is given. ``path`` None: the caller's message locates it."""
+    if isinstance(error, UnreadableFile):
+        return error.message if path is None else f"{error.message}: {path}"
+    if what is not None and isinstance(error, FileNotFoundError):
+        return f"{what} not found: {path}"
+    named = " ".join(str(part) for part in (what, path) if part is not None)
+    return f"cannot read{' ' if named else ''}{named}: {error.strerror or error}"
+
+
 def check_regular(path: Path, what: str) -> int:
     """The size of ``path`` if it is a regular file (following links); raises
     UnreadableFile for a directory, FIFO, socket or device, which could never be read or

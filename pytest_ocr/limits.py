@@ -20,7 +20,7 @@ class Limits:
     max_yaml_nodes: int = 1_000_000  # nodes a YAML document may expand to through aliases
     max_image_mb: float = 200.0  # an image or PDF file
     max_image_pixels: int = 250_000_000  # width × height of a decoded image or a rasterised PDF page
-    # The process that rasterises PDF pages (cases/rasteriser.py): its address space, and one page's time.
+    # The process that rasterises PDF pages (media/rasteriser.py): its address space, and one page's time.
     max_rasterise_mb: float = 1024.0
     max_rasterise_s: float = 60.0
     max_lock_wait_s: float = 120.0  # for another process's lock on a baseline file or a page being rasterised

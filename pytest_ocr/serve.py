@@ -66,11 +66,11 @@ from types import FrameType
 from typing import Any
 
 from . import __version__, redaction
-from .cases.images import ImageError
 from .engines import Engine, EngineError, EngineRegistry, EngineSpec, Recognition
 from .engines._http import image_mime
 from .engines.recognize import recognize
 from .errors import OcrError
+from .media.images import ImageError
 from .storable import json_safe
 
 try:
@@ -207,8 +207,8 @@ class RequestError(Exception):
 
 def load_engine(name: str, config: Path | None) -> Engine:
     """The engine NAME from the config file's ``engines:`` block, or the built-in type NAME."""
-    from .cases.document import DocumentError
     from .cases.loader import load_project_config
+    from .media.document import DocumentError
 
     registry = EngineRegistry()
     engines: dict[str, EngineSpec] = {}
@@ -726,8 +726,6 @@ def run(name: str, config: Path | None, host: str, port: int, settings: Settings
         # Requests under way have finished (unless a second Ctrl-C forced the exit).
         service.executor.shutdown(wait=not server.force_exit, cancel_futures=True)
     finally:
-        close = getattr(engine, "close", None)
-        if close is not None:
-            close()
+        engine.close()
     print("pytest-ocr serve: stopped", file=sys.stderr, flush=True)
     return 0

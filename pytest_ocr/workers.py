@@ -2,7 +2,7 @@
 ``worker()``), given pickled requests on their stdin and answering pickled on a copy of
 their stdout, so that what they run (an engine function, pdfium drawing a page) can crash,
 hang or take all the memory it may without ending pytest's process. An isolated ``python``
-engine (engines/python.py) and the PDF page rasteriser (cases/rasteriser.py) start them.
+engine (engines/python.py) and the PDF page rasteriser (media/rasteriser.py) start them.
 """
 
 from __future__ import annotations

@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 from conftest import DATA, requires_tesseract
 
+from pytest_ocr.browser.chromium import find_browser
+
 PYPROJECT = """\
 [tool.pytest.ini_options]
 ocr_config = "ocr.yaml"
@@ -33,7 +35,7 @@ SUITE = """\
 cases:
   - {id: en, image: img/line.jpg, expected: {text_file: img/line.gt.txt}, engine: tess6}
 """
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM = find_browser()
 # these tests' own sessions are no pytest-xdist workers, also when the suite runs under -n
 WITHOUT_XDIST = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST_")}
 

@@ -18,10 +18,11 @@ from pathlib import Path
 import pytest
 
 from pytest_ocr.engines import EngineSpec, Recognition, fingerprint_id
-from pytest_ocr.engines.cache import FORMAT, Cached, OutputCache, cacheable
+from pytest_ocr.engines.cache import FORMAT, Cached, OutputCache
 from pytest_ocr.engines.command import CommandEngine
 from pytest_ocr.engines.predictions import PredictionsEngine
 from pytest_ocr.engines.python import PythonEngine
+from pytest_ocr.engines.registry import declared
 
 DATA = Path(__file__).parent.parent / "example_suite" / "data"
 IMAGE = DATA / "pages" / "tess_phototest.tif"
@@ -288,7 +289,7 @@ def test_an_unwritable_directory_does_not_raise(tmp_path):
 def test_engines_are_cacheable_unless_they_say_otherwise(tmp_path):
     (tmp_path / "p.csv").write_text("image,text\na.png,x\n", encoding="utf-8")
     predictions = PredictionsEngine(EngineSpec("preds", "predictions", {"path": "p.csv"}, tmp_path))
-    assert cacheable(predictions) is False
+    assert predictions.cacheable is False
 
     class Plain:
         pass
@@ -296,11 +297,13 @@ def test_engines_are_cacheable_unless_they_say_otherwise(tmp_path):
     class OptedOut:
         cacheable = False
 
-    assert cacheable(Plain()) is True
-    assert cacheable(OptedOut()) is False
+    # what a factory returns, as the registry hands it on
+    assert declared(Plain()).cacheable is True
+    assert declared(OptedOut()).cacheable is False
     helpers = Path(__file__).parent / "engine_helpers"
     python = PythonEngine(EngineSpec("py", "python", {"function": "ocr_funcs:read_name"}, helpers))
-    assert cacheable(python) is True
+    assert python.cacheable is True
+    assert declared(python) is python
 
 
 # --- concurrent processes ---------------------------------------------------------------

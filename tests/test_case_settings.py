@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
-from pytest_ocr.cases import document, loader
+from pytest_ocr.cases import loader
 from pytest_ocr.cases.model import INHERITED, Defaults, Scope
+from pytest_ocr.media import document
 
 PROJECT = Scope(Defaults().merged({"tags": ["project"], "normalize": "historic", "group": "p"}), {})
 # the example suites whose cases are all written in them (a dataset's are built elsewhere)

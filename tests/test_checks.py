@@ -415,7 +415,7 @@ def test_a_deep_link_puts_its_case_at_the_top_of_the_window(suite, tmp_path):
     suite.write("bench.ocr.yaml", f"dataset: {{type: olmocr-bench, path: {json.dumps(str(SAMPLE))}}}\n")
     run(suite, "--ocr-report", "report.json", "--ocr-html", "report.html")
     ids = [r["id"] for r in load_report(suite)["results"]]
-    browser = Browser(tmp_path)
+    browser = Browser()
     try:
         for case in (
             "bench.ocr.yaml::earnings_pg1[olmocr_pipeline]",

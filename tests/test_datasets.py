@@ -20,10 +20,10 @@ import pytest
 from conftest import DATA
 
 from pytest_ocr.cases.datasets import unique_ids
-from pytest_ocr.cases.document import DocumentError
 from pytest_ocr.cases.loader import load_cases
 from pytest_ocr.cases.model import Defaults, Scope
 from pytest_ocr.cases.schema import schema
+from pytest_ocr.media.document import DocumentError
 
 pytest_plugins = ["pytester"]
 

@@ -21,7 +21,7 @@ import yaml._yaml as yaml_c  # type: ignore[import-not-found]
 from conftest import DATA, Bounded, run_bounded
 
 from pytest_ocr import limits
-from pytest_ocr.cases import document
+from pytest_ocr.media import document
 
 TIMEOUT = 60  # seconds; the sessions must end in well under half of it
 MEMORY_MB = 600

@@ -20,7 +20,7 @@ import pytest
 from conftest import DATA, run_bounded
 from test_hostile_inputs import MEMORY_MB, TESTS_FAILED, good_image, results, stem_case, write_suite
 
-from pytest_ocr.metrics.katex import find_browser
+from pytest_ocr.browser.chromium import find_browser
 
 OUTPUTS = ("--ocr-report", "report.json", "--ocr-cache-dir", "cache")
 

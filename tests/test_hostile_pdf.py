@@ -23,9 +23,9 @@ from PIL import Image
 from test_hostile_inputs import html_cases
 from test_pdf_pages import pdf_file
 
-from pytest_ocr.cases import rasteriser
-from pytest_ocr.cases.pages import Page, rasterise
 from pytest_ocr.limits import DEFAULT
+from pytest_ocr.media import rasteriser
+from pytest_ocr.media.pages import Page, rasterise
 
 MEMORY_MB = 1024
 TIMEOUT = 120
@@ -186,7 +186,7 @@ def test_a_drawing_ends_on_its_own_when_the_process_that_asked_for_it_is_killed(
             sys.executable,
             "-c",
             "from pathlib import Path; from pytest_ocr import limits; "
-            "from pytest_ocr.cases.pages import Page, rasterise; "
+            "from pytest_ocr.media.pages import Page, rasterise; "
             "limits.use(limits.Limits(max_rasterise_s=1)); rasterise(Page(Path('tiles.pdf'), 1, 300), Path('pages'))",
         ],
         cwd=tmp_path,

@@ -12,7 +12,6 @@ import io
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 from html.parser import HTMLParser
@@ -21,6 +20,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from pytest_ocr.browser.chromium import find_browser
 from pytest_ocr.report import html as html_report
 from pytest_ocr.report.numbers import number
 from pytest_ocr.run.aggregate import summarize
@@ -29,7 +29,7 @@ from pytest_ocr.run.record import RunRecord
 pytest_plugins = ["pytester"]
 
 ASSETS = Path(html_report.__file__).parent / "html_assets"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM = find_browser()
 BROWSER_TIMEOUT = 90  # seconds for one headless Chromium run, start to exit
 
 # The engine: reads "<image stem>.<side>.json" and returns its text, fields and warnings,

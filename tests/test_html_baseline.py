@@ -2,16 +2,14 @@
 run writes a report, a second run with degraded, mended and new output compares with it
 (``--ocr-baseline``) and writes the page. Checked as written (parsed HTML) and in a real
 headless Chromium, also driven like a reader drives it (a filter chosen, the raw-text
-switch clicked, an overview link followed) over the DevTools protocol on a pipe."""
+switch clicked, an overview link followed) over the DevTools protocol on a pipe
+(``pytest_ocr.browser.chromium``)."""
 
 from __future__ import annotations
 
 import dataclasses
-import fcntl
 import json
-import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -23,6 +21,7 @@ import pytest
 from conftest import DATA
 from test_html import BROWSER_TIMEOUT, CHROMIUM, Tree, assert_nothing_injected, embedded, rendered
 
+from pytest_ocr.browser.chromium import DevTools
 from pytest_ocr.metrics.normalize import PROFILES, Normalization
 from pytest_ocr.report import html as html_report
 from pytest_ocr.report.numbers import number, signed
@@ -378,81 +377,28 @@ def test_browser_diff_shows_what_was_scored_and_the_switch_state_shows_the_raw_t
 
 
 class Browser:
-    """Headless Chromium driven over the DevTools protocol on a pipe (``--remote-debugging-pipe``:
-    JSON messages ending in NUL, commands on fd 3, answers on fd 4), so the page is clicked
-    and read as a reader's browser runs it, with no driver library. Collects what the page
-    logs and the exceptions it throws."""
+    """Headless Chromium driven over the DevTools protocol (``pytest_ocr.browser.chromium``), so
+    the page is clicked and read as a reader's browser runs it, with no driver library. Collects
+    what the page logs and the exceptions it throws."""
 
-    def __init__(self, tmp_path: Path):
-        profile = tmp_path / f"cdp-profile-{time.monotonic_ns()}"
-        commands_read, self._commands = os.pipe()
-        self._answers, answers_write = os.pipe()
-        # Above 10, so that putting them on 3 and 4 in the child cannot overwrite one with the other.
-        high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for fd in (commands_read, answers_write)]
-
-        def on_3_and_4() -> None:
-            os.dup2(high[0], 3)
-            os.dup2(high[1], 4)
-
-        self.proc = subprocess.Popen(
-            [
-                CHROMIUM,
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-                "--remote-debugging-pipe",
-                f"--user-data-dir={profile}",
-                "--window-size=1280,1600",
-                "about:blank",
-            ],
-            pass_fds=(3, 4),
-            preexec_fn=on_3_and_4,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        for fd in (commands_read, answers_write, *high):
-            os.close(fd)
-        self._buffer = b""
-        self._next = 0
+    def __init__(self) -> None:
         self.events: list[dict] = []
         self.deadline = time.monotonic() + BROWSER_TIMEOUT
-        targets = self.call("Target.getTargets", session=False)["targetInfos"]
-        page = next(t for t in targets if t["type"] == "page")
-        self.session = self.call("Target.attachToTarget", {"targetId": page["targetId"], "flatten": True}, False)[
-            "sessionId"
-        ]
+        self.devtools = DevTools(CHROMIUM, BROWSER_TIMEOUT, on_event=self._event)
+        self.session = self.devtools.new_page(self.deadline)
+        # A window of 1280 x 1600, as a reader's (not an emulated viewport, which scrolls otherwise).
+        window = self.devtools.call("Browser.getWindowForTarget", None, self.deadline, session=self.session)
+        bounds = {"width": 1280, "height": 1600}
+        self.devtools.call("Browser.setWindowBounds", {"windowId": window["windowId"], "bounds": bounds}, self.deadline)
         for domain in ("Page", "Runtime", "Log"):
             self.call(domain + ".enable")
 
-    def _message(self) -> dict:
-        while b"\0" not in self._buffer:
-            if time.monotonic() > self.deadline:
-                raise AssertionError(f"chromium did not answer within {BROWSER_TIMEOUT} s")
-            chunk = os.read(self._answers, 1 << 16)
-            if not chunk:
-                raise AssertionError("chromium closed the DevTools pipe")
-            self._buffer += chunk
-        raw, self._buffer = self._buffer.split(b"\0", 1)
-        return json.loads(raw)
+    def _event(self, message: dict) -> None:
+        if message["method"] in ("Runtime.exceptionThrown", "Runtime.consoleAPICalled", "Log.entryAdded"):
+            self.events.append(message)
 
-    def call(self, method: str, params: dict | None = None, session: bool = True) -> dict:
-        self._next += 1
-        message = {"id": self._next, "method": method, "params": params or {}}
-        if session:
-            message["sessionId"] = self.session
-        os.write(self._commands, json.dumps(message).encode() + b"\0")
-        while True:
-            answer = self._message()
-            if answer.get("id") == self._next:
-                assert "error" not in answer, (method, answer["error"])
-                return answer["result"]
-            if answer.get("method") in ("Runtime.exceptionThrown", "Runtime.consoleAPICalled", "Log.entryAdded"):
-                self.events.append(answer)
+    def call(self, method: str, params: dict | None = None) -> dict:
+        return self.devtools.call(method, params, self.deadline, session=self.session)
 
     def js(self, expression: str):
         result = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True})
@@ -491,20 +437,12 @@ class Browser:
         return self.js("Array.from(document.querySelectorAll('tr.case-row'), r => r.dataset.id)")
 
     def close(self) -> None:
-        try:
-            self.call("Browser.close", session=False)
-            self.proc.wait(timeout=10)
-        except Exception:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait()
-        finally:
-            os.close(self._commands)
-            os.close(self._answers)
+        self.devtools.close()
 
 
 @pytest.fixture
-def browser(tmp_path):
-    driven = Browser(tmp_path)
+def browser():
+    driven = Browser()
     yield driven
     driven.close()
     # Uncaught exceptions, and errors and warnings (a policy violation is one) from the page or the browser.

@@ -1,4 +1,4 @@
-"""The image check reads PNG and JPEG sizes itself (cases/images.py), Pillow the other
+"""The image check reads PNG and JPEG sizes itself (media/images.py), Pillow the other
 formats: the sizes must be Pillow's, and a file they cannot read goes to Pillow."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import io
 import pytest
 from PIL import Image
 
-from pytest_ocr.cases import images
+from pytest_ocr.media import images
 
 
 def encoded(kind: str, size: tuple[int, int], mode: str = "RGB", **options) -> bytes:

@@ -1,5 +1,5 @@
 """olmOCR-Bench's ``math`` facts (pytest_ocr.metrics.math_check) and the KaTeX renderer
-behind them (pytest_ocr.metrics.katex), against olmOCR's own code as the oracle.
+behind them (pytest_ocr.browser.katex), against olmOCR's own code as the oracle.
 
 olmocr (0.4.27, the test extra) renders with Playwright's Chromium, which is not downloaded
 here: its launches are given the system Chromium (``executable_path``), so both sides
@@ -28,19 +28,19 @@ from typing import Any
 
 import pytest
 
-from pytest_ocr.metrics import katex
-from pytest_ocr.metrics.katex import (
-    KATEX_VERSION,
+from pytest_ocr.browser import katex
+from pytest_ocr.browser.chromium import RendererError, RendererTimeout, RendererUnavailable, find_browser
+from pytest_ocr.browser.katex import KATEX_VERSION, KatexRenderer
+from pytest_ocr.metrics.math_check import (
     Box,
-    KatexRenderer,
-    RendererError,
-    RendererTimeout,
-    RendererUnavailable,
+    OutOfTime,
     Rendering,
     Span,
-    find_browser,
+    UnrenderableMath,
+    math_check,
+    math_spans,
+    same_rendering,
 )
-from pytest_ocr.metrics.math_check import OutOfTime, UnrenderableMath, math_check, math_spans, same_rendering
 
 SAMPLE = Path(__file__).resolve().parent / "data" / "olmocr-bench-sample"
 
@@ -678,7 +678,7 @@ def test_threads_share_one_browser():
 def test_the_browser_is_closed_at_exit(tmp_path):
     """A renderer never closed: its browser ends with the process, and its files are gone."""
     program = (
-        "from pytest_ocr.metrics.katex import KatexRenderer\n"
+        "from pytest_ocr.browser.katex import KatexRenderer\n"
         "r = KatexRenderer()\n"
         "r.render('x')\n"
         "print(r.browser_pid, r._browser.devtools.directory)\n"

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 
@@ -14,8 +13,10 @@ import pytest
 from conftest import REPO, requires_tesseract
 from test_plugin import load_report, run
 
+from pytest_ocr.browser.chromium import find_browser
+
 SAMPLE = REPO / "tests" / "data" / "olmocr-bench-sample"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM = find_browser()
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""PDF pages as case images (cases/pages.py): a case names a PDF, a page and a dpi; the
+"""PDF pages as case images (media/pages.py): a case names a PDF, a page and a dpi; the
 page is rasterised once (per PDF, page and dpi: across engines, runs and pytest-xdist
 workers) into the output cache's pages/ folder, and every engine reads that PNG. Real
 PDFs (olmOCR-Bench's sample), real Tesseract, real pdfium; hostile PDFs written by hand."""
@@ -20,8 +20,8 @@ import pytest
 from conftest import REPO, requires_tesseract, run_bounded
 from PIL import Image
 
-from pytest_ocr.cases.pages import DEFAULT_DPI
 from pytest_ocr.cases.schema import schema
+from pytest_ocr.media.pages import DEFAULT_DPI
 from pytest_ocr.run.stored import report_schema
 
 pytest_plugins = ["pytester"]

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_ocr import limits
-from pytest_ocr.cases import document
+from pytest_ocr.media import document
 
 PATH = Path("suite.ocr.yaml")
 

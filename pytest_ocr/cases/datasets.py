@@ -37,9 +37,9 @@ import defusedxml
 from defusedxml import ElementTree as SafeET
 
 from ..errors import OcrError
-from ..files import Tree, UnreadableFile, check_regular, decode_text
+from ..files import Tree, UnreadableFile, check_regular, decode_text, unreadable
+from ..media import document as doc
 from ..metrics.facts import FactError, parse_fact
-from . import document as doc
 
 TYPES = (
     "pairs",
@@ -225,10 +225,8 @@ def _read_text(path: Path, option: str, what: str) -> str:
         return decode_text(doc.read_bytes(path, what))
     except UnicodeDecodeError as exc:
         raise DatasetError(option, f"not UTF-8: {path} ({exc.reason} at byte {exc.start})") from None
-    except UnreadableFile as exc:
-        raise DatasetError(option, f"{exc.message}: {path}") from None
-    except OSError as exc:
-        raise DatasetError(option, f"cannot read {path}: {exc.strerror or exc}") from None
+    except (OSError, UnreadableFile) as exc:
+        raise DatasetError(option, unreadable(exc, path)) from None
 
 
 def _ground_truth_problem(truth: Path) -> str | None:

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import OcrError
-from ..files import UnreadableFile, decode_text
+from ..files import UnreadableFile, decode_text, unreadable
+from ..media import document
+from ..media.images import ImageError, check_image
 from ..metrics.structured import check_schema
-from . import document
-from .images import ImageError, check_image
 from .model import Case
 
 
@@ -34,12 +34,8 @@ def _read(path: Path, what: str, case: Case) -> str:
     try:
         data = document.read_bytes(path, what)
         return decode_text(data)
-    except FileNotFoundError:
-        raise CaseInputError(f"{what} not found: {path} {where}") from None
-    except UnreadableFile as exc:
-        raise CaseInputError(f"{exc.message}: {path} {where}") from None
-    except OSError as exc:
-        raise CaseInputError(f"cannot read {what} {path}: {exc.strerror or exc} {where}") from None
+    except (OSError, UnreadableFile) as exc:
+        raise CaseInputError(f"{unreadable(exc, path, what)} {where}") from None
     except UnicodeDecodeError as exc:
         raise CaseInputError(
             f"{what} is not UTF-8: {path} ({exc.reason} at byte {exc.start}); re-encode it as UTF-8 {where}"

@@ -12,16 +12,16 @@ from typing import Any
 
 from ..engines import EngineSpec
 from ..errors import did_you_mean
+from ..media import document as doc
+from ..media.document import Document, DocumentError, KeyPath, Problem
+from ..media.pages import is_pdf
 from ..metrics import METRICS, Normalization
 from ..metrics.facts import Fact, FactError, parse_fact
 from ..metrics.fields import parse_matcher
 from ..metrics.structured import check_schema
 from . import datasets
-from . import document as doc
-from .document import Document, DocumentError, KeyPath, Problem
 from .gates import Gate, parse_block, regression_gates
 from .model import INHERITED, SHOWN_SKIPPED, Case, DatasetInfo, Defaults, Scope
-from .pages import is_pdf
 from .rules import EXPRESSION, Threshold, ThresholdError, Tolerance, ToleranceError, parse
 from .schema import fits, schema, validate
 

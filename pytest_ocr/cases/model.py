@@ -6,11 +6,11 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from ..media.pages import DEFAULT_DPI, DEFAULT_PAGE, Page, is_pdf
 from ..metrics import Normalization
 from ..metrics.facts import Fact
 from ..metrics.normalize import respelled
 from .datasets import Skipped
-from .pages import DEFAULT_DPI, DEFAULT_PAGE, Page, is_pdf
 from .rules import Threshold, Tolerance
 
 
@@ -102,7 +102,7 @@ class Case:
 
     @property
     def pdf_page(self) -> Page | None:
-        """The page engines read when the image is a PDF (rasterised: cases/pages.py); None otherwise."""
+        """The page engines read when the image is a PDF (rasterised: media/pages.py); None otherwise."""
         if not is_pdf(self.image):
             return None
         return Page(self.image, self.page or DEFAULT_PAGE, self.dpi or DEFAULT_DPI)

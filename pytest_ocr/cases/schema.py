@@ -11,7 +11,7 @@ import jsonschema_rs
 from jsonschema import Draft202012Validator, ValidationError
 
 from ..errors import did_you_mean
-from .document import Document, Problem
+from ..media.document import Document, Problem
 
 SCHEMA_FILE = "case-file.schema.json"
 

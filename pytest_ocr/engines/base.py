@@ -72,8 +72,14 @@ class Engine(Protocol):
     """The interface every engine implements.
 
     Engines are built once per process per configuration by their factory
-    ``factory(spec: EngineSpec) -> Engine`` and then called for many images.
+    ``factory(spec: EngineSpec) -> Engine`` and then called for many images. What a
+    factory returns needs only ``recognize`` and ``fingerprint``: the registry gives an
+    engine that declares none of the rest ``EngineBase``'s defaults.
     """
+
+    stored: bool  # outputs made elsewhere, read back a page at a time (``outputs(document, page)``)
+    concurrency: int  # recognitions it takes at once, from as many threads
+    cacheable: bool  # False: its outputs are never cached (they are not a function of the image)
 
     def recognize(self, image: Path) -> Recognition:
         """Read one image. Raise EngineError with a clear message on failure."""
@@ -85,6 +91,21 @@ class Engine(Protocol):
         Never include secrets. ``config`` holds the options that affect recognition.
         """
         ...
+
+    def close(self) -> None:
+        """Release what the engine holds (connections, a worker process); at the end of the run."""
+        ...
+
+
+class EngineBase:
+    """The defaults of what the plugin asks an engine besides ``recognize`` and ``fingerprint``."""
+
+    stored = False
+    concurrency = 1
+    cacheable = True
+
+    def close(self) -> None:
+        """Nothing to release."""
 
 
 def fingerprint_id(fingerprint: Mapping[str, Any]) -> str:

@@ -5,7 +5,7 @@ An entry is keyed by the sha256 of the image's bytes and the engine's fingerprin
 (``fingerprint_id``, itself a hash): where the image lives does not matter, and no
 option value appears in a key or a file name. The cache trusts the fingerprint to
 change whenever the output would; an engine whose output it cannot describe opts out
-with ``cacheable = False`` (see ``cacheable``).
+with ``cacheable = False`` (``EngineBase.cacheable``).
 
 One JSON file per entry, ``<directory>/<first 2 hex chars>/<key>.json``. Entries are data
 (no pickle), so a cache may be shared between machines; anyone who can write to the
@@ -58,11 +58,6 @@ def file_sha256(path: Path | str) -> str:
         while chunk := file.read(CHUNK):
             digest.update(chunk)
     return digest.hexdigest()
-
-
-def cacheable(engine: Any) -> bool:
-    """False for an engine that declares ``cacheable = False``: its outputs are never cached."""
-    return bool(getattr(engine, "cacheable", True))
 
 
 def _reject_constant(name: str) -> None:

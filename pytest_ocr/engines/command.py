@@ -27,7 +27,7 @@ from typing import IO
 
 from .. import limits, redaction
 from . import _options
-from .base import EngineError, EngineSpec, Recognition
+from .base import EngineBase, EngineError, EngineSpec, Recognition
 from .cache import file_sha256
 
 SCHEMA = {
@@ -127,7 +127,7 @@ def _digest(path: str) -> str | None:
         return None
 
 
-class CommandEngine:
+class CommandEngine(EngineBase):
     def __init__(self, spec: EngineSpec) -> None:
         options = _options.check_options(spec, SCHEMA)
         self.argv = options["argv"]

@@ -17,7 +17,7 @@ from typing import Any
 import urllib3
 
 from . import _http, _options
-from .base import EngineError, EngineSpec, Recognition
+from .base import EngineBase, EngineError, EngineSpec, Recognition
 
 SCHEMA = {
     "url": (str, _options.REQUIRED),
@@ -44,7 +44,7 @@ RESULT_TYPES = {
 }
 
 
-class HttpEngine:
+class HttpEngine(EngineBase):
     def __init__(self, spec: EngineSpec) -> None:
         options = _options.check_options(spec, SCHEMA)
         _http.check_common(spec, options)

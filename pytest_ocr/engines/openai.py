@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _http, _options
-from .base import EngineError, EngineSpec, Recognition
+from .base import EngineBase, EngineError, EngineSpec, Recognition
 
 DEFAULT_PROMPT = (
     "Transcribe all text in this image exactly as it appears, in reading order, keeping line breaks. "
@@ -86,7 +86,7 @@ def strip_fence(text: str) -> tuple[str, str | None]:
     return (found[2], found[1]) if found else (text, None)
 
 
-class OpenAIEngine:
+class OpenAIEngine(EngineBase):
     def __init__(self, spec: EngineSpec) -> None:
         options = _options.check_options(spec, SCHEMA)
         _http.check_common(spec, options)

@@ -17,10 +17,10 @@ import os
 import re
 from pathlib import Path
 
-from ..cases.document import read_bytes
 from ..files import Tree, UnreadableFile, decode_text
+from ..media.document import read_bytes
 from . import _options
-from .base import EngineError, EngineSpec, Recognition
+from .base import EngineBase, EngineError, EngineSpec, Recognition
 
 SCHEMA = {
     "path": (str, _options.REQUIRED),
@@ -31,7 +31,7 @@ SCHEMA = {
 _NAME = re.compile(r"(?P<document>.+)_pg(?P<page>\d+)_repeat(?P<repeat>\d+)\.md")
 
 
-class PageOutputsEngine:
+class PageOutputsEngine(EngineBase):
     # Looking a page up here is cheaper than the output cache, and these files, not copies
     # of them, are what the results must reflect.
     cacheable = False

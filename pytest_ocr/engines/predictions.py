@@ -23,11 +23,11 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from ..cases import pages
-from ..cases.document import NestingError, json_value, read_bytes
 from ..files import Tree, UnreadableFile, decode_text
+from ..media import pages
+from ..media.document import NestingError, json_value, read_bytes
 from . import _options
-from .base import EngineError, EngineSpec, Recognition
+from .base import EngineBase, EngineError, EngineSpec, Recognition
 
 SCHEMA = {
     "path": (str, _options.REQUIRED),
@@ -71,7 +71,7 @@ def _unclosed_quote(content: str, after: int) -> int | None:
     return opened if inside else None
 
 
-class PredictionsEngine:
+class PredictionsEngine(EngineBase):
     # Never put in the output cache: looking a text up here is cheaper than a cache
     # lookup, and this file, not a copy of it, is what the results must reflect.
     cacheable = False
@@ -215,7 +215,7 @@ class PredictionsEngine:
 
     def _candidates(self, image: Path) -> Iterator[str]:
         """The keys an image is looked up by, in order, each made only when the one before
-        it was not found (``_keys``). A PDF's page rasterised for the engines (cases/pages.py)
+        it was not found (``_keys``). A PDF's page rasterised for the engines (media/pages.py)
         is looked up by its PDF, never by the PNG's name: ``<key>#page=N`` for each of the
         PDF's keys (the PDF open parameter), ``<PDF stem>_pgN`` (olmOCR's naming), and for
         page 1 the PDF's keys as they are (a one-page PDF's prediction named like the file)."""

@@ -34,7 +34,7 @@ from typing import Any, NoReturn
 from .. import workers
 from ..imports import FunctionNotFound, load_function
 from . import _options
-from .base import EngineError, EngineSpec, Recognition
+from .base import EngineBase, EngineError, EngineSpec, Recognition
 from .cache import file_sha256
 
 SCHEMA = {
@@ -215,7 +215,7 @@ def _exit_refused() -> Iterator[None]:
                 os._exit = _EXIT
 
 
-class PythonEngine:
+class PythonEngine(EngineBase):
     def __init__(self, spec: EngineSpec) -> None:
         options = _options.check_options(spec, SCHEMA)
         self.target = options["function"]

@@ -11,9 +11,9 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from ..cases.images import use_pixel_limit
+from ..media.images import use_pixel_limit
 from . import _options
-from .base import EngineError, EngineSpec, Recognition
+from .base import EngineBase, EngineError, EngineSpec, Recognition
 
 SCHEMA: dict[str, tuple[Any, Any]] = {"params": (dict[str, Any], {}), "threads": (int, None)}
 
@@ -60,7 +60,7 @@ def _versions() -> str:
     return "; ".join(found)
 
 
-class RapidOCREngine:
+class RapidOCREngine(EngineBase):
     def __init__(self, spec: EngineSpec) -> None:
         options = _options.check_options(spec, SCHEMA)
         # Its default log level prints a line per model load and per warning.

@@ -10,7 +10,7 @@ confidence into none, drops a ``raw`` value JSON cannot hold (or too deep, or be
 fields are beyond ``max_output_mb`` of text or ``max_nesting`` levels. Everything downstream (metrics, cache,
 reports) sees only what it returned, so no writer has to defend itself.
 
-The image is checked (``cases.images.check_image``: a regular file within the size and
+The image is checked (``media.images.check_image``: a regular file within the size and
 pixel limits) before the cache hashes it or the engine sees it, also for recognitions
 started ahead of their items (prefetch), whose own check has not run yet.
 """
@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from .. import limits
-from ..cases.images import check_image
+from ..media.images import check_image
 from ..storable import storable_text
 from .base import Engine, EngineError, Recognition
-from .cache import OutputCache, cacheable
+from .cache import OutputCache
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ def recognize(
     image = image if isinstance(image, Path) else Path(image)
     check_image(image)
     key = None
-    if cache is not None and fingerprint is not None and cacheable(engine):
+    if cache is not None and fingerprint is not None and engine.cacheable:
         try:
             key = cache.key(image, fingerprint)
         except OSError:

@@ -7,8 +7,9 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from importlib.metadata import entry_points
+from typing import Any
 
-from .base import Engine, EngineError, EngineSpec
+from .base import Engine, EngineBase, EngineError, EngineSpec
 
 ENTRY_POINT_GROUP = "pytest_ocr.engines"
 
@@ -25,6 +26,36 @@ BUILTIN_TYPES = {
 }
 
 Factory = Callable[[EngineSpec], Engine]
+
+
+class _Declared(EngineBase):
+    """An engine whose factory declared only ``recognize`` and ``fingerprint`` (and maybe some
+    of the rest): what it declares is read once, here, and the defaults fill in the rest.
+    Everything else is the engine's own (its methods are called directly, so a traceback
+    from one has no frame of this class)."""
+
+    def __init__(self, engine: Any) -> None:
+        self.engine = engine
+        for name in ("stored", "concurrency", "cacheable"):
+            setattr(self, name, getattr(engine, name, getattr(EngineBase, name)))
+
+    def __getattr__(self, name: str) -> Any:  # recognize, fingerprint, an engine's own (``outputs``)
+        if name == "engine":  # not set yet (a copy being made): no endless lookup
+            raise AttributeError(name)
+        return getattr(self.engine, name)
+
+    def close(self) -> None:
+        close = getattr(self.engine, "close", None)
+        if close is not None:
+            close()
+
+
+def declared(engine: Any) -> Engine:
+    """``engine`` with every attribute of ``Engine``: itself when it derives from EngineBase."""
+    if not isinstance(engine, EngineBase):
+        engine = _Declared(engine)
+    found: Engine = engine
+    return found
 
 
 def _load(target: str) -> Factory:
@@ -75,7 +106,7 @@ class EngineRegistry:
                     raise EngineError(f"engine type {spec.type!r} could not be imported: {exc}") from exc
                 self._factories[spec.type] = factory
             try:
-                self._instances[key] = factory(spec)
+                self._instances[key] = declared(factory(spec))
             except EngineError as exc:
                 self._failures[key] = exc
                 raise
@@ -83,7 +114,5 @@ class EngineRegistry:
 
     def close(self) -> None:
         for engine in self._instances.values():
-            close = getattr(engine, "close", None)
-            if close is not None:
-                close()
+            engine.close()
         self._instances.clear()

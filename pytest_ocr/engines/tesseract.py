@@ -25,7 +25,7 @@ from typing import Any
 from ..errors import did_you_mean
 from . import _options
 from ._options import Scalar
-from .base import EngineError, EngineSpec, Recognition
+from .base import EngineBase, EngineError, EngineSpec, Recognition
 
 SCHEMA: dict[str, tuple[Any, Any]] = {
     "lang": (str, "eng"),
@@ -138,7 +138,7 @@ def _file_digest(path: Path) -> str | None:
         return None
 
 
-class TesseractEngine:
+class TesseractEngine(EngineBase):
     def __init__(self, spec: EngineSpec) -> None:
         options = _options.check_options(spec, SCHEMA)
         self.timeout = _options.check_timeout(spec, options["timeout"])

@@ -12,8 +12,9 @@ are olmOCR's:
    lines, contents stripped);
 2. a span equal to the reference, character for character, passes at once;
 3. otherwise the spans are tried most similar first (rapidfuzz's ``fuzz.ratio`` to the
-   reference), each rendered by KaTeX (``katex.KatexRenderer``) and compared with the
-   reference's rendering; the first that renders the same passes.
+   reference), each rendered by KaTeX (a ``Renderer``: ``pytest_ocr.browser.katex``'s
+   ``KatexRenderer``) and compared with the reference's rendering; the first that renders
+   the same passes.
 
 Where pytest-ocr differs from olmocr 0.4.27, on purpose:
 
@@ -39,18 +40,81 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from bs4 import BeautifulSoup
 from rapidfuzz import fuzz
 
 from .. import limits
 from .facts import _quote
-from .katex import KatexRenderer, Rendering, Span
 
 # MathTest.run's patterns, in its order; each kind's spans are cut out before the next kind
 # is looked for (so "$$x$$" is one $$ span, not two empty $ spans around "x").
 _BRACKETED = (r"\\\((.+?)\\\)", r"\\\[(.+?)\\\]")
 _DOLLARS = (r"\$\$(.+?)\$\$", r"\$(.+?)\$")
+
+
+@dataclass(frozen=True)
+class Box:
+    """A span's ``getBoundingClientRect()`` in CSS pixels of the 800 x 400 page."""
+
+    x: float
+    y: float
+    width: float
+    height: float
+
+
+@dataclass(frozen=True)
+class Span:
+    """An innermost ``<span>`` of KaTeX's HTML with some non-whitespace text (trimmed)."""
+
+    text: str
+    box: Box
+
+
+@dataclass(frozen=True)
+class Rendering:
+    """What KaTeX made of one equation.
+
+    When KaTeX refused the equation (``throwOnError``), ``error`` holds its message, there
+    are no spans, and ``mathml`` holds the message too: olmOCR's RenderedEquation is made
+    so, and its comparison reads an error's "MathML" like any other (see
+    ``math_check.same_rendering``)."""
+
+    equation: str
+    mathml: str  # the outerHTML of KaTeX's <math> element ("" if it made none)
+    spans: tuple[Span, ...]
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "equation": self.equation,
+            "mathml": self.mathml,
+            "spans": [[s.text, s.box.x, s.box.y, s.box.width, s.box.height] for s in self.spans],
+            "error": self.error,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Rendering:
+        return cls(
+            equation=str(data["equation"]),
+            mathml=str(data["mathml"]),
+            spans=tuple(
+                Span(str(text), Box(float(x), float(y), float(width), float(height)))
+                for text, x, y, width, height in data["spans"]
+            ),
+            error=None if data["error"] is None else str(data["error"]),
+        )
+
+
+class Renderer(Protocol):
+    """What renders equations with KaTeX (``pytest_ocr.browser.katex.KatexRenderer``)."""
+
+    def render(self, equation: str) -> Rendering: ...
 
 
 class OutOfTime(Exception):
@@ -87,7 +151,7 @@ def math_check(
     text: str,
     *,
     ignore_dollar_delimited: bool = False,
-    renderer: KatexRenderer,
+    renderer: Renderer,
     max_equations: int | None = None,
     deadline: float = math.inf,
 ) -> tuple[bool, str]:

@@ -22,16 +22,16 @@ from typing import Any
 
 import pytest
 
-from ..cases.images import ImageError
 from ..cases.inputs import CaseInputError, Inputs, read_inputs
 from ..cases.model import Case
-from ..cases.pages import rasterise
 from ..engines import EngineError, EngineRegistry
 from ..engines.cache import OutputCache
 from ..engines.prefetch import Prefetcher
 from ..engines.recognize import Timed, recognize, stored
 from ..errors import error_message
 from ..files import LockTimeout
+from ..media.images import ImageError
+from ..media.pages import rasterise
 from ..report.junit import item_properties
 from ..run.identity import relative, relative_paths
 from ..run.result import INVALID_FILE_ITEM, CaseResult, first_line, make_result
@@ -148,7 +148,7 @@ class Executor:
             )
         engine = self.registry.create(item.spec)
         state.fingerprint = engine.fingerprint()
-        if getattr(engine, "stored", False):  # outputs made elsewhere: every stored one, as repeats
+        if engine.stored:  # outputs made elsewhere: every stored one, as repeats
             outputs = stored(engine, item.engine_name, item.case.image, item.case.page or 1)
             state.timed = outputs[0]
             state.repeats = outputs if len(outputs) > 1 else None
@@ -158,7 +158,7 @@ class Executor:
         run = functools.partial(
             recognize, engine, item.engine_name, cache=self.cache, fingerprint=state.fingerprint, refresh=self.refresh
         )
-        concurrency = getattr(engine, "concurrency", 1)
+        concurrency = engine.concurrency
         if isinstance(concurrency, int) and concurrency > 1:
             key = item.spec.key()
             upcoming = (
@@ -179,7 +179,7 @@ class Executor:
 
     def image_of(self, case: Case) -> tuple[Path, float | None]:
         """The image engines read for ``case``: its own, or its PDF's page rasterised (once
-        per page: cases/pages.py), and the seconds rendering it took if it was rendered
+        per page: media/pages.py), and the seconds rendering it took if it was rendered
         now. Raises CaseInputError, located."""
         page = case.pdf_page
         if page is None:

@@ -12,12 +12,12 @@ from typing import Any, Protocol
 import pytest
 from _pytest._code.code import ReprExceptionInfo, ReprFileLocation, ReprTracebackNative
 
-from ..cases.document import DocumentError
 from ..cases.gates import Gate
 from ..cases.loader import load_cases
 from ..cases.model import Case, DatasetInfo
 from ..engines import EngineRegistry, EngineSpec
 from ..errors import OcrError, error_message
+from ..media.document import DocumentError
 from ..metrics import Normalization
 from ..report.failure import STYLES, failure_line, failure_text
 from ..report.visible import visible

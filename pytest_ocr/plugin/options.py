@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from ..cases.document import DocumentError
 from ..cases.gates import Gate, GateError
 from ..cases.gates import parse_cli as parse_gate
 from ..cases.loader import load_project_config
@@ -18,6 +17,7 @@ from ..cases.model import Defaults, Scope
 from ..files import OutputPathError, check_apart, check_output_directory, check_output_file
 from ..limits import DEFAULT as DEFAULT_LIMITS
 from ..limits import NAMES, OPTIONS, Limits
+from ..media.document import DocumentError
 from ..report.columns import terminal_columns
 from ..run.baseline import DEFAULT_MIN_MATCH, VERBS, Baseline
 from ..run.identity import project_dir

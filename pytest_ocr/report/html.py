@@ -34,11 +34,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-from ..cases import pages
-from ..cases.images import open_image
-from ..cases.pages import DEFAULT_DPI, Page
 from ..engines.cache import file_sha256
 from ..errors import OcrError
+from ..media import pages
+from ..media.images import open_image
+from ..media.pages import DEFAULT_DPI, Page
 from ..metrics import FIELD_METRICS, METRICS
 from ..metrics.align import iter_opcodes
 from ..metrics.normalize import PROFILES, UNICODE_FORMS, WHITESPACE_STEPS, Normalization
@@ -279,7 +279,7 @@ def case_data(record: dict, thumb: int | None, thumb_error: str | None, change: 
 
 def thumbnail(path: Path | Page) -> str:
     """A JPEG data URL of the image scaled down into THUMBNAIL_BOX (first frame of a TIFF),
-    or of a PDF's page as engines read it, rendered to fit the box (cases/pages.py).
+    or of a PDF's page as engines read it, rendered to fit the box (media/pages.py).
 
     Only an image that passes ``open_image`` (a regular file within the size and pixel
     limits) is decoded; it also sets Pillow's own limit to the same number of pixels."""

@@ -97,7 +97,7 @@ def _math(fact: Fact, text: str, time_left: _MathTime) -> tuple[bool, str]:
     fact cannot be judged); a reference KaTeX refuses is a fact that cannot hold; past the
     output's time for math facts, it is not checked."""
     global _renderer
-    from ..metrics.katex import KatexRenderer  # the browser's code: only for math facts
+    from ..browser.katex import KatexRenderer  # the browser's code: only for math facts
     from ..metrics.math_check import OutOfTime, UnrenderableMath, math_check
 
     if _renderer is None:

@@ -42,7 +42,7 @@ from yaml.composer import ComposerError
 
 from .. import limits
 from ..errors import OcrError
-from ..files import UnreadableFile, decode_text, read_limited
+from ..files import UnreadableFile, decode_text, read_limited, unreadable
 
 KeyPath = tuple  # of str (mapping keys) and int (sequence indexes)
 
@@ -171,10 +171,8 @@ def load(path: Path, what: str = "case file") -> Document:
         text = decode_text(raw)
     except UnicodeDecodeError as exc:
         raise DocumentError(path, [Problem(None, (), f"not UTF-8 text ({exc.reason} at byte {exc.start})")]) from None
-    except UnreadableFile as exc:
-        raise DocumentError(path, [Problem(None, (), exc.message)]) from None
-    except OSError as exc:
-        raise DocumentError(path, [Problem(None, (), f"cannot read: {exc.strerror or exc}")]) from None
+    except (OSError, UnreadableFile) as exc:
+        raise DocumentError(path, [Problem(None, (), unreadable(exc))]) from None
     return parse(text, path, json_syntax=path.suffix.lower() == ".json")
 
 

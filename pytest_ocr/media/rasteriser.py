@@ -113,7 +113,7 @@ class _Worker:
         self.expired = False  # the timer stopped it
         self.stderr = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
-            workers.command("pytest_ocr.cases.rasteriser", str(self.limit)),
+            workers.command("pytest_ocr.media.rasteriser", str(self.limit)),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.stderr,

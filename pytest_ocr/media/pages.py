@@ -12,7 +12,7 @@ and engines wanting the same page render it once, and a reader never sees half a
 
 A hostile PDF costs its item, never the run: the file is checked as any image is
 (``images.check_image``: a regular file within ``max_image_mb``, starting with ``%PDF``);
-pdfium draws in a process of its own bounded in memory and time (cases/rasteriser.py),
+pdfium draws in a process of its own bounded in memory and time (media/rasteriser.py),
 and a document pdfium cannot load, one that needs a password, a page it does not have, a
 page whose raster would be beyond ``max_image_pixels`` (its size in points × dpi / 72,
 computed before anything is rendered: a MediaBox of 200 × 200 inches at 300 dpi is 3.6

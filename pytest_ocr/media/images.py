@@ -24,7 +24,7 @@ from typing import BinaryIO
 
 from .. import limits
 from ..errors import OcrError
-from ..files import UnreadableFile, check_regular
+from ..files import UnreadableFile, check_regular, unreadable
 
 # File signatures of the formats OCR engines commonly read, by extension.
 _SIGNATURES = {
@@ -147,12 +147,8 @@ def open_image(path: Path) -> BinaryIO:
     try:
         check_regular(path, "image")
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except FileNotFoundError:
-        raise ImageError(f"image not found: {path}") from None
-    except UnreadableFile as exc:
-        raise ImageError(f"{exc.message}: {path}") from None
-    except OSError as exc:
-        raise ImageError(f"cannot read image {path}: {exc.strerror or exc}") from None
+    except (OSError, UnreadableFile) as exc:
+        raise ImageError(unreadable(exc, path, "image")) from None
     file = os.fdopen(fd, "rb")
     try:
         info = os.fstat(fd)
