@@ -15,36 +15,31 @@ import functools
 import shutil
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..cases.images import ImageError
-from ..cases.inputs import CaseInputError, Inputs, read_inputs
-from ..cases.model import Case
-from ..cases.pages import rasterise
 from ..engines import EngineError, EngineRegistry
 from ..engines.cache import OutputCache
 from ..engines.prefetch import Prefetcher
-from ..engines.recognize import Timed, recognize, stored
 from ..errors import error_message
-from ..files import LockTimeout
-from ..report.junit import item_properties
 from ..run.identity import relative, relative_paths
-from ..run.result import INVALID_FILE_ITEM, CaseResult, first_line, make_result
-from ..run.shard import ShardInfo, assign
-from ..scoring import facts
-from ..scoring.extract import Extracted
-from ..scoring.repeats import combine
-from ..scoring.score import Evaluation, evaluate, extract
-from ..scoring.tolerance import tolerances_for
-from ..scoring.verdict import decide, filtered_reason
 from . import heap
 from .items import InvalidCaseFile, OcrItem, ThresholdFailure
 from .options import Settings
+
+if TYPE_CHECKING:
+    from ..cases.inputs import Inputs
+    from ..cases.model import Case
+    from ..engines.recognize import Timed
+    from ..run.result import CaseResult
+    from ..run.shard import ShardInfo
+    from ..scoring.extract import Extracted
+
+# The executor is made in every session; what runs an item is imported by the phases
+# that only OCR items reach (the import-cost guard: tests/test_plugin_import_cost.py).
 
 
 @dataclass
@@ -87,10 +82,6 @@ class Executor:
         self.registry = EngineRegistry()
         self.prefetch = Prefetcher()
         self.cache = output_cache(config)
-        # Math checks render in a browser: the one the options name, renderings kept with the outputs.
-        facts.configure(
-            facts.MathSettings(settings.chromium, self.cache.directory / "katex" if self.cache is not None else None)
-        )
         self.refresh = bool(config.getoption("ocr_refresh"))
         self.is_worker = hasattr(config, "workerinput")
         # Rasterised PDF pages: the controller's choice on every process (pages_directory)
@@ -118,6 +109,8 @@ class Executor:
         shard = self.settings.shard
         if shard is None:
             return
+        from ..run.shard import ShardInfo, assign
+
         keys = {it.nodeid: it.key for it in items if isinstance(it, (OcrItem, InvalidCaseFile))}
         assigned = assign(keys.values(), shard.total, self.settings.shard_weights)
         mine: list[pytest.Item] = []
@@ -132,12 +125,22 @@ class Executor:
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         if any(isinstance(it, OcrItem) for it in session.items):
+            from ..scoring import facts
+
+            # Math checks render in a browser: the one the options name, renderings kept with the outputs.
+            cache = self.cache
+            facts.configure(facts.MathSettings(self.settings.chromium, cache.directory / "katex" if cache else None))
             heap.keep_collected()
 
     # -- the phases of an item --------------------------------------------------------
 
     def prepare(self, item: OcrItem) -> None:
         """Setup: inputs read, the engine's output got (an error here is the item's error)."""
+        from ..cases.inputs import read_inputs
+        from ..engines.recognize import recognize, stored
+        from ..scoring.score import extract
+        from ..scoring.verdict import filtered_reason
+
         state = item.state = ItemState(time.time(), time.perf_counter())
         state.inputs = read_inputs(item.case)
         if item.spec is None:
@@ -181,6 +184,11 @@ class Executor:
         """The image engines read for ``case``: its own, or its PDF's page rasterised (once
         per page: cases/pages.py), and the seconds rendering it took if it was rendered
         now. Raises CaseInputError, located."""
+        from ..cases.images import ImageError
+        from ..cases.inputs import CaseInputError
+        from ..cases.pages import rasterise
+        from ..files import LockTimeout
+
         page = case.pdf_page
         if page is None:
             return case.image, None
@@ -211,6 +219,10 @@ class Executor:
     def _repeat(engine: Any, item: OcrItem, times: int, concurrency: object) -> list[Timed]:
         """The item's further recognitions, never from or into the cache (each is a new
         draw), at once as far as the engine takes requests in parallel."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        from ..engines.recognize import recognize
+
         again = functools.partial(recognize, engine, item.engine_name, item.state.image)
         if not isinstance(concurrency, int) or concurrency < 2:
             return [again() for _ in range(times)]
@@ -219,6 +231,13 @@ class Executor:
 
     def score(self, item: OcrItem) -> None:
         """Call: the output scored and judged; raises ThresholdFailure when it did not pass."""
+        from ..report.junit import item_properties
+        from ..scoring import facts
+        from ..scoring.repeats import combine
+        from ..scoring.score import Evaluation, evaluate, extract
+        from ..scoring.tolerance import tolerances_for
+        from ..scoring.verdict import decide
+
         state = item.state
         assert state is not None and state.timed is not None and state.inputs is not None
         assert state.extracted is not None
@@ -271,6 +290,9 @@ class Executor:
 
     def result(self, item: OcrItem, outcome: str, **values: Any) -> CaseResult:
         """The item's result with everything known of it so far."""
+        from ..run.result import first_line, make_result
+        from ..scoring import facts
+
         case, state = item.case, item.state
         timed = state.timed if state else None
         recognition = timed.recognition if timed else None
@@ -316,6 +338,8 @@ class Executor:
         if isinstance(item, InvalidCaseFile):
             if call.when != "setup":
                 return None
+            from ..run.result import INVALID_FILE_ITEM, make_result
+
             return make_result(
                 key=item.key,
                 id=item.nodeid,
