@@ -21,9 +21,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..engines import EngineError, EngineRegistry
-from ..engines.cache import OutputCache
-from ..engines.prefetch import Prefetcher
 from ..errors import error_message
 from ..run.identity import relative, relative_paths
 from . import heap
@@ -33,6 +30,9 @@ from .options import Settings
 if TYPE_CHECKING:
     from ..cases.inputs import Inputs
     from ..cases.model import Case
+    from ..engines import EngineRegistry
+    from ..engines.cache import OutputCache
+    from ..engines.prefetch import Prefetcher
     from ..engines.recognize import Timed
     from ..run.result import CaseResult
     from ..run.shard import ShardInfo
@@ -62,6 +62,8 @@ class ItemState:
 def output_cache(config: pytest.Config) -> OutputCache | None:
     """Engine outputs on disk: in --ocr-cache-dir, else in pytest's cache directory
     (none when the cacheprovider plugin is off and no directory is given)."""
+    from ..engines.cache import OutputCache
+
     if config.getoption("ocr_no_cache"):
         return None
     directory = config.getoption("ocr_cache_dir")
@@ -79,14 +81,13 @@ class Executor:
     def __init__(self, config: pytest.Config, settings: Settings) -> None:
         self.config = config
         self.settings = settings
-        self.registry = EngineRegistry()
-        self.prefetch = Prefetcher()
-        self.cache = output_cache(config)
+        # Made when OCR needs them (finding the engine types installed packages declare reads
+        # every distribution's metadata): a session without OCR makes none of them.
+        self._registry: EngineRegistry | None = None
+        self._prefetch: Prefetcher | None = None
         self.refresh = bool(config.getoption("ocr_refresh"))
         self.is_worker = hasattr(config, "workerinput")
-        # Rasterised PDF pages: the controller's choice on every process (pages_directory)
-        given = getattr(config, "workerinput", {}).get(PAGES_DIR)
-        self._pages = Path(given) if given else (self.cache.directory / "pages" if self.cache is not None else None)
+        self._pages: Path | None = None  # pages_directory
         self._temporary_pages: Path | None = None  # made for this run, removed at its end
         self.junit = bool(getattr(config.option, "xmlpath", None))
         self._tags: set[str] = set()
@@ -95,6 +96,26 @@ class Executor:
         self._shard_sent = False
         self._order: dict[str, int] | None = None
         self.shard: ShardInfo | None = None  # with --ocr-shard, once collected
+
+    @property
+    def registry(self) -> EngineRegistry:
+        if self._registry is None:
+            from ..engines import EngineRegistry
+
+            self._registry = EngineRegistry()
+        return self._registry
+
+    @property
+    def prefetch(self) -> Prefetcher:
+        if self._prefetch is None:
+            from ..engines.prefetch import Prefetcher
+
+            self._prefetch = Prefetcher()
+        return self._prefetch
+
+    @functools.cached_property
+    def cache(self) -> OutputCache | None:
+        return output_cache(self.config)
 
     def tag_marker(self, tag: str) -> None:
         """Register a case tag as a marker once, so --strict-markers accepts it."""
@@ -137,6 +158,7 @@ class Executor:
     def prepare(self, item: OcrItem) -> None:
         """Setup: inputs read, the engine's output got (an error here is the item's error)."""
         from ..cases.inputs import read_inputs
+        from ..engines import EngineError
         from ..engines.recognize import recognize, stored
         from ..scoring.score import extract
         from ..scoring.verdict import filtered_reason
@@ -212,7 +234,13 @@ class Executor:
         runs like the outputs; without a cache, a temporary directory removed when the run
         ends. pytest-xdist workers use the controller's (plugin/__init__.py)."""
         if self._pages is None:
-            self._pages = self._temporary_pages = Path(tempfile.mkdtemp(prefix="pytest-ocr-pages-"))
+            given = getattr(self.config, "workerinput", {}).get(PAGES_DIR)
+            if given:
+                self._pages = Path(given)
+            elif self.cache is not None:
+                self._pages = self.cache.directory / "pages"
+            else:
+                self._pages = self._temporary_pages = Path(tempfile.mkdtemp(prefix="pytest-ocr-pages-"))
         return self._pages
 
     @staticmethod
@@ -405,7 +433,9 @@ class Executor:
 
     def pytest_unconfigure(self) -> None:
         heap.release()
-        self.prefetch.close()
-        self.registry.close()
+        if self._prefetch is not None:
+            self._prefetch.close()
+        if self._registry is not None:
+            self._registry.close()
         if self._temporary_pages is not None:
             shutil.rmtree(self._temporary_pages, ignore_errors=True)

@@ -34,7 +34,9 @@ class Runner(Protocol):
     """What case files and items need from the executor that runs them (plugin/executor.py)."""
 
     settings: Settings
-    registry: EngineRegistry
+
+    @property
+    def registry(self) -> EngineRegistry: ...
 
     def tag_marker(self, tag: str) -> None: ...
 

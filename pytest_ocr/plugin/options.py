@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from ..files import OutputPathError, check_apart, check_output_directory, check_output_file
 from ..limits import DEFAULT as DEFAULT_LIMITS
 from ..limits import NAMES, OPTIONS, Limits
+from ..report.columns import terminal_columns
 from ..run.baseline_defaults import DEFAULT_MIN_MATCH, VERBS
 from ..run.identity import project_dir
 
@@ -179,7 +179,7 @@ class Settings:
         option = config.getoption
         settings = cls(project or project_dir(config.inipath, here), summary=option("ocr_summary"))
         settings.github = option("ocr_github") != "off"
-        settings.columns = columns if project is not None else _terminal_columns()
+        settings.columns = columns if project is not None else terminal_columns()
         settings.limits = _limits(config)
         settings.repeat = option("ocr_repeat")
         if settings.repeat is not None and not 1 <= settings.repeat <= 1000:
@@ -225,6 +225,10 @@ class Settings:
                 "--ocr-baseline-write with --ocr-shard: a shard holds part of the run; write the baseline "
                 "from the merged run (pytest-ocr merge ... --baseline PATH --baseline-write VERB)"
             )
+        if not (baseline or option("ocr_report") or option("ocr_html") or option("ocr_results_dir")):
+            return settings  # no file to read or write: nothing to check
+        from ..files import OutputPathError, check_output_directory, check_output_file
+
         writes = not hasattr(config, "workerinput")  # only the controller writes files
         try:
             if baseline:
@@ -247,12 +251,6 @@ class Settings:
         except OutputPathError as exc:
             raise pytest.UsageError(str(exc)) from None
         return settings
-
-
-def _terminal_columns() -> int | None:
-    from ..report.columns import terminal_columns  # wcwidth's tables: not for a session without OCR
-
-    return terminal_columns()
 
 
 def _baseline(path: Path, missing_ok: bool) -> Baseline:
@@ -282,6 +280,8 @@ def _check_apart(config: pytest.Config, settings: Settings) -> None:
     ocr_config) or a case file, nor lies in the results directory. Raises OutputPathError.
     A report the run reads (the baseline it compares with, the durations report) may be
     replaced by its report: a rolling baseline."""
+    from ..files import OutputPathError, check_apart
+
     written = settings.baseline.path if settings.baseline is not None and settings.baseline_verb else None
     named = (("--ocr-report", settings.report), ("--ocr-html", settings.html), ("--ocr-baseline", written))
     outputs = [(option, path) for option, path in named if path is not None]
