@@ -29,12 +29,15 @@ Inputs (generated into a temporary directory, never into the repo): N hard links
 minimal valid PNG, N ground-truth texts of 50-300 characters from a word list (fixed
 seed), a CSV of predictions each with 1-4 random character edits; every case passes.
 
-How: each subprocess runs with ``-q -p no:cacheprovider -p no:randomly
--p no:hypothesispytest`` from its own directory with an empty ``pytest.ini``. One
-untimed warm-up per side, then REPS runs, the sides' order rotated every round; medians.
-``--profile`` runs the ocr+json side once under cProfile and prints the top entries.
+How: each subprocess runs with ``-q -p no:cacheprovider`` from its own directory with an
+empty ``pytest.ini``, and by default ``-p no:randomly -p no:hypothesispytest``: the other
+plugins off (``--plugins off``). ``--plugins on`` leaves every installed plugin on, on both
+sides, as a project that installs the test extra runs (pytest-xdist, hypothesis, anyio);
+``--plugins off,on`` measures A both ways. One untimed warm-up per side, then REPS runs, the
+sides' order rotated every round; medians. ``--profile`` runs the ocr+json side once under
+cProfile and prints the top entries.
 
-Usage: python benchmarks/bench_plugin_overhead.py [--reps N] [--big] [--profile]
+Usage: python benchmarks/bench_plugin_overhead.py [--reps N] [--big] [--profile] [--plugins off,on]
 Always exits 0: this is a measurement, not a test.
 
 Results (``--reps 2``, this 2-core machine; ratios are what compare across runs: the
@@ -146,7 +149,8 @@ import zlib
 from pathlib import Path
 
 THRESHOLD = 0.5
-PYTEST_OPTIONS = ["-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:hypothesispytest"]
+PYTEST_OPTIONS = ["-q", "-p", "no:cacheprovider"]
+PLUGINS = {"off": ["-p", "no:randomly", "-p", "no:hypothesispytest"], "on": []}  # the other installed plugins
 TARGET_TIME, TARGET_RSS, TARGET_FLAT, TARGET_LOAD, TARGET_COLLECT = 1.3, 1.5, 1.1, 1.0, 1.2
 
 WORDS = (
@@ -292,9 +296,9 @@ def generate(root: Path, n: int) -> dict[str, Path]:
     return sides
 
 
-def run(directory: Path, *args: str, prefix: list[str] | None = None) -> tuple[float, float, str]:
+def run(directory: Path, *args: str, prefix: list[str] | None = None, plugins: str = "off") -> tuple[float, float, str]:
     """Wall seconds, peak RSS in MB and the last line of one pytest session."""
-    argv = [sys.executable, *(prefix or ["-m", "pytest"]), *PYTEST_OPTIONS, *args]
+    argv = [sys.executable, *(prefix or ["-m", "pytest"]), *PYTEST_OPTIONS, *PLUGINS[plugins], *args]
     start = time.perf_counter()
     proc = subprocess.Popen(argv, cwd=directory, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     output = proc.stdout.read() if proc.stdout else ""
@@ -310,26 +314,30 @@ def run(directory: Path, *args: str, prefix: list[str] | None = None) -> tuple[f
 SIDES = {"plain": ("plain", []), "ocr": ("ocr", []), "ocr+json": ("ocr", ["--ocr-report", "report.json"])}
 
 
-def measure_sizes(root: Path, sizes: list[int], reps: int) -> dict[int, dict[str, tuple[float, float]]]:
+def measure_sizes(
+    root: Path, sizes: list[int], reps: int, plugins: str = "off"
+) -> dict[int, dict[str, tuple[float, float]]]:
     found: dict[int, dict[str, tuple[float, float]]] = {}
     for n in sizes:
         base = root / f"n{n}"
-        base.mkdir()
-        dirs = generate(base, n)
+        dirs = {"plain": base / "plain", "ocr": base / "ocr"}
+        if not base.exists():  # the same data for every way of measuring
+            base.mkdir()
+            dirs = generate(base, n)
         times: dict[str, list[float]] = {side: [] for side in SIDES}
         rss: dict[str, list[float]] = {side: [] for side in SIDES}
         for where, args in SIDES.values():  # warm-up: byte-compiles, fills the file cache
-            run(dirs[where], *args)
+            run(dirs[where], *args, plugins=plugins)
         order = list(SIDES)
         for rep in range(reps):
             for side in order[rep % len(order) :] + order[: rep % len(order)]:
                 where, args = SIDES[side]
-                seconds, peak, _ = run(dirs[where], *args)
+                seconds, peak, _ = run(dirs[where], *args, plugins=plugins)
                 times[side].append(seconds)
                 rss[side].append(peak)
         found[n] = {side: (statistics.median(times[side]), max(rss[side])) for side in SIDES}
         plain_s, plain_mb = found[n]["plain"]
-        print(f"N = {n:,}")
+        print(f"N = {n:,}, other plugins {plugins}")
         for side, (seconds, mb) in found[n].items():
             print(
                 f"  {side:<9} {seconds:7.2f} s  {seconds / n * 1000:6.3f} ms/case  {seconds / plain_s:5.2f}x   "
@@ -433,22 +441,28 @@ def main() -> None:
     parser.add_argument("--big", action="store_true", help="also 200,000 cases, and collect 200,000 label lines")
     parser.add_argument("--profile", action="store_true", help="profile the ocr+json side")
     parser.add_argument("--only", choices=["A", "B", "C", "D"], action="append", help="run only these parts")
+    parser.add_argument(
+        "--plugins", default="off", help="A with the other installed plugins off, on, or off,on: both (default off)"
+    )
     args = parser.parse_args()
+    ways = args.plugins.split(",")
+    if not ways or any(way not in PLUGINS for way in ways):
+        parser.error("--plugins: off, on or off,on")
     parts = set(args.only or "ABCD")
     sizes = [2_000, 20_000] + ([200_000] if args.big else [])
     with tempfile.TemporaryDirectory(prefix="bench-plugin-overhead-") as tmp:
         root = Path(tmp)
         print(f"{args.reps} timed runs per side after one warm-up, order rotated; pytest {' '.join(PYTEST_OPTIONS)}")
-        if "A" in parts:
-            found = measure_sizes(root, sizes, args.reps)
+        for way in ways if "A" in parts else ():
+            found = measure_sizes(root, sizes, args.reps, way)
             small, large = sizes[0], sizes[-1]
             time_ratio = max(found[n]["ocr+json"][0] / found[n]["plain"][0] for n in sizes)
             rss_ratio = found[large]["ocr+json"][1] / found[large]["plain"][1]
             per_case = (found[large]["ocr+json"][0] / large) / (found[small]["ocr+json"][0] / small)
             print(
-                f"A. ocr+json / plain: at most {time_ratio:.2f}x (target <= {TARGET_TIME}); peak RSS at {large:,}: "
-                f"{rss_ratio:.2f}x (target <= {TARGET_RSS}); cost per case {small:,} -> {large:,}: {per_case:.2f}x "
-                f"(target <= {TARGET_FLAT})"
+                f"A. other plugins {way}: ocr+json / plain: at most {time_ratio:.2f}x (target <= {TARGET_TIME}); "
+                f"peak RSS at {large:,}: {rss_ratio:.2f}x (target <= {TARGET_RSS}); cost per case {small:,} -> "
+                f"{large:,}: {per_case:.2f}x (target <= {TARGET_FLAT})"
             )
         if "B" in parts:
             measure_load(root)
