@@ -36,8 +36,7 @@ if TYPE_CHECKING:
     from ..run.result import CaseResult, SharedParts
     from ..run.shard import ShardInfo
 
-# The collector is made in every session; what results, gates and outputs need is
-# imported when there are any (the import-cost guard: tests/test_plugin_import_cost.py).
+# Made in every session: what results, gates and outputs need is imported when there are any.
 
 GATE_FILE = "ocr-gates"  # the pseudo file of the gates' test reports
 CARRIED = ("ocr", "ocr_gates", "ocr_dataset", "ocr_shard")  # what an item's report carries to the controller
@@ -118,9 +117,9 @@ class Collector:
 
     def _crashed(self, nodeid: str, message: str) -> CaseResult:
         """What is known of an item whose worker died while running it."""
-        path, _, name = nodeid.partition("::")
         from ..run.result import make_result
 
+        path, _, name = nodeid.partition("::")
         file, line = self.locations.get(nodeid, (path, None))
         case, engine = split_name(name) or (name, "")
         file = relative((self.config.rootpath / file).resolve(), self.settings.project_dir)
@@ -147,7 +146,8 @@ class Collector:
         data = getattr(report, "ocr", None)
         if data is not None:  # a CaseResult from this process, a JSON string from a pytest-xdist worker
             result = data if isinstance(data, CaseResult) else CaseResult.from_dict(json.loads(data))
-            self.shared = self.shared or SharedParts()
+            if self.shared is None:
+                self.shared = SharedParts()
             self.results[result.key] = self.shared(result)
             heap.keep_results(len(self.results))
         for gate in getattr(report, "ocr_gates", None) or ():

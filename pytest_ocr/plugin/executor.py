@@ -38,8 +38,7 @@ if TYPE_CHECKING:
     from ..run.shard import ShardInfo
     from ..scoring.extract import Extracted
 
-# The executor is made in every session; what runs an item is imported by the phases
-# that only OCR items reach (the import-cost guard: tests/test_plugin_import_cost.py).
+# Made in every session: what runs an item is imported by the phases only OCR items reach.
 
 
 @dataclass
@@ -150,7 +149,8 @@ class Executor:
 
             # Math checks render in a browser: the one the options name, renderings kept with the outputs.
             cache = self.cache
-            facts.configure(facts.MathSettings(self.settings.chromium, cache.directory / "katex" if cache else None))
+            katex = cache.directory / "katex" if cache is not None else None
+            facts.configure(facts.MathSettings(self.settings.chromium, katex))
             heap.keep_collected()
 
     # -- the phases of an item --------------------------------------------------------

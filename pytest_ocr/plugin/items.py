@@ -24,8 +24,8 @@ if TYPE_CHECKING:
     from ..run.result import CaseResult
     from .options import Settings
 
-# The classes are defined in every session (the plugin's hooks test items against them);
-# loading and reporting cases import their modules when a case file is collected.
+# Defined in every session (hooks test items against these classes): loading and reporting
+# cases import their modules when a case file is collected.
 
 DEFAULT_ENGINE = "tesseract"
 
@@ -64,8 +64,9 @@ class CaseFile(pytest.File):
         def name(path: Path) -> str:
             return relative(path, settings.project_dir)
 
+        project = settings.project if settings.project is not None else Scope(Defaults(), {})
         try:
-            cases, scope = load_cases(self.path, settings.project or Scope(Defaults(), {}), name)
+            cases, scope = load_cases(self.path, project, name)
         except DocumentError as exc:
             yield InvalidCaseFile.from_parent(self, name=INVALID_FILE_ITEM, error=exc, file=name(self.path.resolve()))
             return

@@ -24,8 +24,7 @@ if TYPE_CHECKING:
     from ..run.baseline import Baseline
     from ..run.shard import Shard
 
-# Every pytest session loads the plugin: what only an OCR option or an ocr_config file
-# needs is imported where it is used (the import-cost guard: tests/test_plugin_import_cost.py).
+# Read in every session: what only an OCR option or an ocr_config file needs is imported where it is used.
 
 DEFAULT_PATTERNS = ["*.ocr.yaml", "*.ocr.yml", "*.ocr.json"]
 
