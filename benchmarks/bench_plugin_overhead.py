@@ -126,11 +126,6 @@ machine's speed varied by 1.5x between these two runs, see plain's times)
         off      ocr+json   2.86  1.20x    129    1.41x     2.52  1.60x    127    2.34x
         on       plain      3.09  1.00x    103    1.00x     2.13  1.00x     65    1.00x
         on       ocr+json   3.29  1.07x    129    1.25x     3.12  1.46x    128    1.97x
-    N = 20,000, after, one run each side (``--reps 1``), the other plugins on: plain 12.47 s
-    CPU 177 MB, ocr 1.34x CPU 322 MB, ocr+json 1.47x CPU (target <= 1.5x) 322 MB (1.81x;
-    wall times 35.9, 47.8 and 66.4 s on the loaded machine).
-    The other plugins off, likewise: plain 11.70 s CPU 166 MB, ocr 1.55x CPU, ocr+json 1.32x
-    CPU, 316 MB (1.90x). Single runs on a loaded machine: ratios move by 0.1-0.2 between runs.
     pytest-ocr's own side got no slower (2.86 -> 2.52 s, 3.29 -> 3.12 s); the ratios rose
     because the plain side lost the 0.8-0.9 s it paid for pytest-ocr's imports. At 2,000
     items the target (<= 1.3x) is now missed by 0.16-0.30: of the 0.95-1.0 s the ocr+json
@@ -142,6 +137,11 @@ machine's speed varied by 1.5x between these two runs, see plain's times)
     the rest the items' own work (about 0.26 ms an item). What would lower it: the metric
     registry importing a family's module when a case uses one of its metrics, so that a
     CER/WER suite never imports bs4, lxml, apted, markdown_it, jsonschema or tiktoken.
+    N = 20,000, after, one run each side (``--reps 1``), the other plugins on: plain 12.47 s
+    CPU 177 MB, ocr 1.34x CPU 322 MB, ocr+json 1.47x CPU (target <= 1.5x) 322 MB (1.81x;
+    wall times 35.9, 47.8 and 66.4 s on the loaded machine).
+    The other plugins off, likewise: plain 11.70 s CPU 166 MB, ocr 1.55x CPU, ocr+json 1.32x
+    CPU, 316 MB (1.90x). Single runs on a loaded machine: ratios move by 0.1-0.2 between runs.
 
     Where the rest goes. Time: per item, the metrics and their details (alignments with
     the confusions kept, about 40 us), reading the ground truth and checking the image
