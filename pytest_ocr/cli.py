@@ -416,7 +416,7 @@ def _merge_project(given: str | None, recorded: str | None) -> tuple[Path, str |
 
 def _baseline_verbs() -> tuple[str, ...]:
     """The verbs of --ocr-baseline-write, imported only when the parser is built."""
-    from .run.baseline import VERBS
+    from .run.baseline_defaults import VERBS
 
     return tuple(VERBS)
 

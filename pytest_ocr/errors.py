@@ -7,7 +7,6 @@ means a bug in pytest-ocr or in the user's own code (an engine function that rai
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -31,6 +30,8 @@ class OcrError(Exception):
 
 def did_you_mean(name: object, choices: Iterable[str]) -> str:
     """``"; did you mean 'cer'?"`` for the closest choice, or ``""`` when none is close."""
+    import difflib  # only for a mistake
+
     guess = difflib.get_close_matches(str(name), list(choices), n=1)
     return f"; did you mean {guess[0]!r}?" if guess else ""
 

@@ -13,12 +13,15 @@ import pytest
 from .. import limits, redaction
 from ..errors import OcrError, error_message
 from ..report.visible import visible
-from ..run.result import CaseResult
 from . import argv, hookspecs
 from .collector import CARRIED, Collector
 from .executor import EXECUTOR, PAGES_DIR, Executor
-from .items import CaseFile, OcrItem, is_case_file
-from .options import Settings, add_options
+from .items import CaseFile, OcrItem
+from .options import Settings, add_options, is_case_file
+
+# pytest loads this module in every session, OCR or not: it imports only what declaring
+# the options and hooks needs; loading cases, engines, metrics and outputs is imported
+# when a case file is collected or a result is made (tests/test_plugin_import_cost.py).
 
 # what the controller tells its pytest-xdist workers
 PROJECT_DIR = "ocr_project_dir"
@@ -105,6 +108,8 @@ def pytest_report_to_serializable(report: Any) -> Any:
         for key in CARRIED:
             value = getattr(report, key, None)
             if value is not None:
+                from ..run.result import CaseResult
+
                 # A result travels as one JSON string: execnet's own encoding of the nested
                 # data costs six times as much per item (NaN stays NaN in Python's JSON).
                 data[key] = json.dumps(value.to_dict()) if isinstance(value, CaseResult) else value

@@ -16,27 +16,27 @@ import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..cases.gates import Gate
-from ..cases.model import DatasetInfo
-from ..report import github, terminal, workers
-from ..report.junit import gate_properties
-from ..report.outputs import Outputs, lost, write_all
-from ..report.reasons import gate_text
 from ..report.visible import visible
-from ..run import baseline as run_baseline
-from ..run.gates import GateResult
 from ..run.identity import item_key, relative, relative_paths, split_name
-from ..run.record import RunInfo, RunRecord, build, judge, ordered_gates
-from ..run.result import INVALID_FILE_ITEM, CaseResult, SharedParts, make_result
-from ..run.shard import ShardInfo
 from . import heap
 from .executor import EXECUTOR
-from .items import InvalidCaseFile, OcrItem, is_case_file
-from .options import Settings
+from .items import InvalidCaseFile, OcrItem
+from .options import Settings, is_case_file
+
+if TYPE_CHECKING:
+    from ..cases.gates import Gate
+    from ..cases.model import DatasetInfo
+    from ..run import baseline as run_baseline
+    from ..run.gates import GateResult
+    from ..run.record import RunRecord
+    from ..run.result import CaseResult, SharedParts
+    from ..run.shard import ShardInfo
+
+# Made in every session: what results, gates and outputs need is imported when there are any.
 
 GATE_FILE = "ocr-gates"  # the pseudo file of the gates' test reports
 CARRIED = ("ocr", "ocr_gates", "ocr_dataset", "ocr_shard")  # what an item's report carries to the controller
@@ -48,7 +48,7 @@ class Collector:
         self.settings = settings
         self.started = time.time()
         self.results: dict[str, CaseResult] = {}  # by key
-        self.shared = SharedParts()
+        self.shared: SharedParts | None = None  # made with the first result
         self.gates: dict[tuple[Any, ...], Gate] = {}
         for gate in settings.gates:
             self._add_gate(gate)
@@ -61,7 +61,8 @@ class Collector:
         self.interruption: str | None = None
         self.worker_errors: list[str] = []
         self.shard: ShardInfo | None = None  # with --ocr-shard: as the first result of a process brought it
-        self.record: RunRecord | None = None
+        self.ended = False  # pytest_sessionfinish ran (not with --collect-only)
+        self.record: RunRecord | None = None  # None once ended: nothing of OCR to record (_idle)
         self.notes: list[str] = []  # what was written where, and what could not be
 
     def _add_gate(self, gate: Gate) -> None:
@@ -69,7 +70,19 @@ class Collector:
 
     def _is_ocr_item(self, nodeid: str) -> bool:
         path, _, name = nodeid.partition("::")
-        return is_case_file(Path(path), self.config) and (name == INVALID_FILE_ITEM or split_name(name) is not None)
+        if not is_case_file(Path(path), self.config):
+            return False
+        from ..run.result import INVALID_FILE_ITEM
+
+        return name == INVALID_FILE_ITEM or split_name(name) is not None
+
+    def _idle(self) -> bool:
+        """A session without OCR: no OCR item collected, no result, no gate, and no baseline,
+        shard or output file asked for. Then nothing is judged, recorded or written (every
+        output of an empty record is empty), and nothing of it is imported."""
+        settings = self.settings
+        asked = (settings.baseline, settings.shard, settings.report, settings.html, settings.results_dir)
+        return not (self.expected or self.results or self.gates) and all(a is None for a in asked)
 
     # -- what was collected and started ----------------------------------------------
 
@@ -104,6 +117,8 @@ class Collector:
 
     def _crashed(self, nodeid: str, message: str) -> CaseResult:
         """What is known of an item whose worker died while running it."""
+        from ..run.result import make_result
+
         path, _, name = nodeid.partition("::")
         file, line = self.locations.get(nodeid, (path, None))
         case, engine = split_name(name) or (name, "")
@@ -121,9 +136,18 @@ class Collector:
         )
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if all(getattr(report, key, None) is None for key in CARRIED):
+            return  # not an OCR item's
+        from ..cases.gates import Gate
+        from ..cases.model import DatasetInfo
+        from ..run.result import CaseResult, SharedParts
+        from ..run.shard import ShardInfo
+
         data = getattr(report, "ocr", None)
         if data is not None:  # a CaseResult from this process, a JSON string from a pytest-xdist worker
             result = data if isinstance(data, CaseResult) else CaseResult.from_dict(json.loads(data))
+            if self.shared is None:
+                self.shared = SharedParts()
             self.results[result.key] = self.shared(result)
             heap.keep_results(len(self.results))
         for gate in getattr(report, "ocr_gates", None) or ():
@@ -147,8 +171,10 @@ class Collector:
         # and report each gate as a test of its own, so the exit status, the terminal,
         # JUnit XML and every other plugin agree on it.
         outcome = yield
-        if session.config.option.collectonly:
+        if session.config.option.collectonly or self._idle():
             return outcome
+        from ..run.record import judge
+
         self.baseline_view = baseline = self._baseline_view()
         if self.settings.shard is not None:
             return outcome  # a shard holds part of the run: pytest-ocr merge judges the whole
@@ -168,6 +194,8 @@ class Collector:
         settings = self.settings
         if settings.baseline is None:
             return None
+        from ..run import baseline as run_baseline
+
         results, view = run_baseline.against(
             settings.baseline,
             list(self.results.values()),
@@ -192,6 +220,12 @@ class Collector:
         # printed: files first, so the summary can say where they are.
         if session.config.option.collectonly:
             return
+        self.ended = True
+        if self._idle():
+            return
+        from ..report.outputs import Outputs, lost, write_all
+        from ..run.record import RunInfo, build
+
         not_run = len(self.expected - {r.id for r in self.results.values()})
         interruption = self.interruption
         if interruption is None and not_run:
@@ -220,6 +254,9 @@ class Collector:
         datasets its items declared."""
         if self.settings.shard is None:
             return None
+        from ..run.record import ordered_gates
+        from ..run.shard import ShardInfo
+
         executor = self.config.stash.get(EXECUTOR, None)
         shard = self.shard or (executor.shard if executor is not None else None)
         if shard is None:  # nothing collected, or no result came back: the merge refuses an unknown suite
@@ -229,29 +266,35 @@ class Collector:
         return replace(shard, gates=gates, datasets=datasets, project=str(self.settings.project_dir))
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        record = self.record
-        if record is None:
+        if not self.ended:
             return
-        if self.settings.github and os.environ.get("GITHUB_ACTIONS") == "true":
-            # Workflow commands are read from the job's output, whatever the verbosity.
-            # The only lines printed as they are: their untrusted values are escaped (github.py).
-            for line in github.annotations(record, self.settings.project_dir, os.environ.get("GITHUB_WORKSPACE")):
-                terminalreporter.write_line(line)
+        record = self.record  # None: a session without OCR, where only pytest-xdist's workers can speak
         verbosity = self.config.get_verbosity()
-        if (record.results or record.gates) and verbosity >= -1 and self.settings.summary != "none":
-            terminalreporter.section("OCR summary")
-            for line in terminal.summary(record, verbosity, self.settings.summary, self.settings.columns):
-                terminalreporter.write_line(line)  # made visible by terminal.summary
-        executor = self.config.stash.get(EXECUTOR, None)
-        if executor is not None and executor.cache is not None and executor.cache.write_error:
-            terminalreporter.write_line(
-                visible(f"warning: engine outputs were not cached: {executor.cache.write_error}")
-            )
+        if record is not None:
+            from ..report import github, terminal
+
+            if self.settings.github and os.environ.get("GITHUB_ACTIONS") == "true":
+                # Workflow commands are read from the job's output, whatever the verbosity.
+                # The only lines printed as they are: their untrusted values are escaped (github.py).
+                for line in github.annotations(record, self.settings.project_dir, os.environ.get("GITHUB_WORKSPACE")):
+                    terminalreporter.write_line(line)
+            if (record.results or record.gates) and verbosity >= -1 and self.settings.summary != "none":
+                terminalreporter.section("OCR summary")
+                for line in terminal.summary(record, verbosity, self.settings.summary, self.settings.columns):
+                    terminalreporter.write_line(line)  # made visible by terminal.summary
+            executor = self.config.stash.get(EXECUTOR, None)
+            if executor is not None and executor.cache is not None and executor.cache.write_error:
+                terminalreporter.write_line(
+                    visible(f"warning: engine outputs were not cached: {executor.cache.write_error}")
+                )
         for line in self.worker_errors:
             terminalreporter.write_line(visible(f"warning: pytest-xdist worker went down: {line}"))
-        few = workers.advice(record, self.worker_collected)
-        if few is not None and verbosity >= -1:
-            terminalreporter.write_line(f"note: {few}")
+        if record is not None:
+            from ..report import workers
+
+            few = workers.advice(record, self.worker_collected)
+            if few is not None and verbosity >= -1:
+                terminalreporter.write_line(f"note: {few}")
         for note in self.notes:
             terminalreporter.write_line(visible(note))
 
@@ -260,6 +303,9 @@ def gate_report(result: GateResult, project: Path) -> pytest.TestReport:
     """A gate as a test report of its own: pytest counts it (exit status), prints it
     (its value rounded, where it was declared relative to the project), and JUnit XML
     records it, like any test."""
+    from ..report.junit import gate_properties
+    from ..report.reasons import gate_text
+
     text = gate_text(result, lambda file: relative(Path(file), project))
     return pytest.TestReport(
         nodeid=f"{GATE_FILE}::{result.name}",

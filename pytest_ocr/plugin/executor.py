@@ -15,36 +15,30 @@ import functools
 import shutil
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..cases.inputs import CaseInputError, Inputs, read_inputs
-from ..cases.model import Case
-from ..engines import EngineError, EngineRegistry
-from ..engines.cache import OutputCache
-from ..engines.prefetch import Prefetcher
-from ..engines.recognize import Timed, recognize, stored
 from ..errors import error_message
-from ..files import LockTimeout
-from ..media.images import ImageError
-from ..media.pages import rasterise
-from ..report.junit import item_properties
 from ..run.identity import relative, relative_paths
-from ..run.result import INVALID_FILE_ITEM, CaseResult, first_line, make_result
-from ..run.shard import ShardInfo, assign
-from ..scoring import facts
-from ..scoring.extract import Extracted
-from ..scoring.repeats import combine
-from ..scoring.score import Evaluation, evaluate, extract
-from ..scoring.tolerance import tolerances_for
-from ..scoring.verdict import decide, filtered_reason
 from . import heap
 from .items import InvalidCaseFile, OcrItem, ThresholdFailure
 from .options import Settings
+
+if TYPE_CHECKING:
+    from ..cases.inputs import Inputs
+    from ..cases.model import Case
+    from ..engines import EngineRegistry
+    from ..engines.cache import OutputCache
+    from ..engines.prefetch import Prefetcher
+    from ..engines.recognize import Timed
+    from ..run.result import CaseResult
+    from ..run.shard import ShardInfo
+    from ..scoring.extract import Extracted
+
+# Made in every session: what runs an item is imported by the phases only OCR items reach.
 
 
 @dataclass
@@ -67,6 +61,8 @@ class ItemState:
 def output_cache(config: pytest.Config) -> OutputCache | None:
     """Engine outputs on disk: in --ocr-cache-dir, else in pytest's cache directory
     (none when the cacheprovider plugin is off and no directory is given)."""
+    from ..engines.cache import OutputCache
+
     if config.getoption("ocr_no_cache"):
         return None
     directory = config.getoption("ocr_cache_dir")
@@ -84,18 +80,13 @@ class Executor:
     def __init__(self, config: pytest.Config, settings: Settings) -> None:
         self.config = config
         self.settings = settings
-        self.registry = EngineRegistry()
-        self.prefetch = Prefetcher()
-        self.cache = output_cache(config)
-        # Math checks render in a browser: the one the options name, renderings kept with the outputs.
-        facts.configure(
-            facts.MathSettings(settings.chromium, self.cache.directory / "katex" if self.cache is not None else None)
-        )
+        # Made when OCR needs them (finding the engine types installed packages declare reads
+        # every distribution's metadata): a session without OCR makes none of them.
+        self._registry: EngineRegistry | None = None
+        self._prefetch: Prefetcher | None = None
         self.refresh = bool(config.getoption("ocr_refresh"))
         self.is_worker = hasattr(config, "workerinput")
-        # Rasterised PDF pages: the controller's choice on every process (pages_directory)
-        given = getattr(config, "workerinput", {}).get(PAGES_DIR)
-        self._pages = Path(given) if given else (self.cache.directory / "pages" if self.cache is not None else None)
+        self._pages: Path | None = None  # pages_directory
         self._temporary_pages: Path | None = None  # made for this run, removed at its end
         self.junit = bool(getattr(config.option, "xmlpath", None))
         self._tags: set[str] = set()
@@ -104,6 +95,26 @@ class Executor:
         self._shard_sent = False
         self._order: dict[str, int] | None = None
         self.shard: ShardInfo | None = None  # with --ocr-shard, once collected
+
+    @property
+    def registry(self) -> EngineRegistry:
+        if self._registry is None:
+            from ..engines import EngineRegistry
+
+            self._registry = EngineRegistry()
+        return self._registry
+
+    @property
+    def prefetch(self) -> Prefetcher:
+        if self._prefetch is None:
+            from ..engines.prefetch import Prefetcher
+
+            self._prefetch = Prefetcher()
+        return self._prefetch
+
+    @functools.cached_property
+    def cache(self) -> OutputCache | None:
+        return output_cache(self.config)
 
     def tag_marker(self, tag: str) -> None:
         """Register a case tag as a marker once, so --strict-markers accepts it."""
@@ -118,6 +129,8 @@ class Executor:
         shard = self.settings.shard
         if shard is None:
             return
+        from ..run.shard import ShardInfo, assign
+
         keys = {it.nodeid: it.key for it in items if isinstance(it, (OcrItem, InvalidCaseFile))}
         assigned = assign(keys.values(), shard.total, self.settings.shard_weights)
         mine: list[pytest.Item] = []
@@ -132,12 +145,24 @@ class Executor:
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         if any(isinstance(it, OcrItem) for it in session.items):
+            from ..scoring import facts
+
+            # Math checks render in a browser: the one the options name, renderings kept with the outputs.
+            cache = self.cache
+            katex = cache.directory / "katex" if cache is not None else None
+            facts.configure(facts.MathSettings(self.settings.chromium, katex))
             heap.keep_collected()
 
     # -- the phases of an item --------------------------------------------------------
 
     def prepare(self, item: OcrItem) -> None:
         """Setup: inputs read, the engine's output got (an error here is the item's error)."""
+        from ..cases.inputs import read_inputs
+        from ..engines import EngineError
+        from ..engines.recognize import recognize, stored
+        from ..scoring.score import extract
+        from ..scoring.verdict import filtered_reason
+
         state = item.state = ItemState(time.time(), time.perf_counter())
         state.inputs = read_inputs(item.case)
         if item.spec is None:
@@ -181,6 +206,11 @@ class Executor:
         """The image engines read for ``case``: its own, or its PDF's page rasterised (once
         per page: media/pages.py), and the seconds rendering it took if it was rendered
         now. Raises CaseInputError, located."""
+        from ..cases.inputs import CaseInputError
+        from ..files import LockTimeout
+        from ..media.images import ImageError
+        from ..media.pages import rasterise
+
         page = case.pdf_page
         if page is None:
             return case.image, None
@@ -204,13 +234,23 @@ class Executor:
         runs like the outputs; without a cache, a temporary directory removed when the run
         ends. pytest-xdist workers use the controller's (plugin/__init__.py)."""
         if self._pages is None:
-            self._pages = self._temporary_pages = Path(tempfile.mkdtemp(prefix="pytest-ocr-pages-"))
+            given = getattr(self.config, "workerinput", {}).get(PAGES_DIR)
+            if given:
+                self._pages = Path(given)
+            elif self.cache is not None:
+                self._pages = self.cache.directory / "pages"
+            else:
+                self._pages = self._temporary_pages = Path(tempfile.mkdtemp(prefix="pytest-ocr-pages-"))
         return self._pages
 
     @staticmethod
     def _repeat(engine: Any, item: OcrItem, times: int, concurrency: object) -> list[Timed]:
         """The item's further recognitions, never from or into the cache (each is a new
         draw), at once as far as the engine takes requests in parallel."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        from ..engines.recognize import recognize
+
         again = functools.partial(recognize, engine, item.engine_name, item.state.image)
         if not isinstance(concurrency, int) or concurrency < 2:
             return [again() for _ in range(times)]
@@ -219,6 +259,13 @@ class Executor:
 
     def score(self, item: OcrItem) -> None:
         """Call: the output scored and judged; raises ThresholdFailure when it did not pass."""
+        from ..report.junit import item_properties
+        from ..scoring import facts
+        from ..scoring.repeats import combine
+        from ..scoring.score import Evaluation, evaluate, extract
+        from ..scoring.tolerance import tolerances_for
+        from ..scoring.verdict import decide
+
         state = item.state
         assert state is not None and state.timed is not None and state.inputs is not None
         assert state.extracted is not None
@@ -271,6 +318,9 @@ class Executor:
 
     def result(self, item: OcrItem, outcome: str, **values: Any) -> CaseResult:
         """The item's result with everything known of it so far."""
+        from ..run.result import first_line, make_result
+        from ..scoring import facts
+
         case, state = item.case, item.state
         timed = state.timed if state else None
         recognition = timed.recognition if timed else None
@@ -316,6 +366,8 @@ class Executor:
         if isinstance(item, InvalidCaseFile):
             if call.when != "setup":
                 return None
+            from ..run.result import INVALID_FILE_ITEM, make_result
+
             return make_result(
                 key=item.key,
                 id=item.nodeid,
@@ -381,7 +433,9 @@ class Executor:
 
     def pytest_unconfigure(self) -> None:
         heap.release()
-        self.prefetch.close()
-        self.registry.close()
+        if self._prefetch is not None:
+            self._prefetch.close()
+        if self._registry is not None:
+            self._registry.close()
         if self._temporary_pages is not None:
             shutil.rmtree(self._temporary_pages, ignore_errors=True)

@@ -5,25 +5,27 @@ the executor's (plugin/executor.py)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from fnmatch import fnmatch
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pytest
 from _pytest._code.code import ReprExceptionInfo, ReprFileLocation, ReprTracebackNative
 
-from ..cases.gates import Gate
-from ..cases.loader import load_cases
-from ..cases.model import Case, DatasetInfo
-from ..engines import EngineRegistry, EngineSpec
 from ..errors import OcrError, error_message
-from ..media.document import DocumentError
-from ..metrics import Normalization
-from ..report.failure import STYLES, failure_line, failure_text
 from ..report.visible import visible
 from ..run.identity import item_key, relative
-from ..run.result import INVALID_FILE_ITEM, CaseResult
-from .options import Settings
+
+if TYPE_CHECKING:
+    from ..cases.gates import Gate
+    from ..cases.model import Case, DatasetInfo
+    from ..engines import EngineRegistry, EngineSpec
+    from ..media.document import DocumentError
+    from ..metrics import Normalization
+    from ..run.result import CaseResult
+    from .options import Settings
+
+# Defined in every session (hooks test items against these classes): loading and reporting
+# cases import their modules when a case file is collected.
 
 DEFAULT_ENGINE = "tesseract"
 
@@ -32,7 +34,9 @@ class Runner(Protocol):
     """What case files and items need from the executor that runs them (plugin/executor.py)."""
 
     settings: Settings
-    registry: EngineRegistry
+
+    @property
+    def registry(self) -> EngineRegistry: ...
 
     def tag_marker(self, tag: str) -> None: ...
 
@@ -41,16 +45,18 @@ class Runner(Protocol):
     def score(self, item: OcrItem) -> None: ...
 
 
-def is_case_file(path: Path, config: pytest.Config) -> bool:
-    return any(fnmatch(path.name, pattern) for pattern in config.getini("ocr_files"))
-
-
 class CaseFile(pytest.File):
     def __init__(self, *, runner: Runner, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.runner = runner
 
     def collect(self) -> Iterator[pytest.Item]:
+        from ..cases.loader import load_cases
+        from ..cases.model import Defaults, Scope
+        from ..engines import EngineSpec
+        from ..media.document import DocumentError
+        from ..run.result import INVALID_FILE_ITEM
+
         runner = self.runner
         settings = runner.settings
         self.ihook.pytest_ocr_register_engines(registry=runner.registry)
@@ -58,8 +64,9 @@ class CaseFile(pytest.File):
         def name(path: Path) -> str:
             return relative(path, settings.project_dir)
 
+        project = settings.project if settings.project is not None else Scope(Defaults(), {})
         try:
-            cases, scope = load_cases(self.path, settings.project, name)
+            cases, scope = load_cases(self.path, project, name)
         except DocumentError as exc:
             yield InvalidCaseFile.from_parent(self, name=INVALID_FILE_ITEM, error=exc, file=name(self.path.resolve()))
             return
@@ -101,6 +108,8 @@ class InvalidCaseFile(pytest.Item):
 
     @property
     def key(self) -> str:
+        from ..run.result import INVALID_FILE_ITEM
+
         return f"{self.file}::{INVALID_FILE_ITEM}"
 
     @property
@@ -125,6 +134,8 @@ class ThresholdFailure(Exception):
         self.result, self.what, self.location, self.normalization = result, what, location, normalization
 
     def text(self, style: str = "long", columns: int | None = None) -> str:
+        from ..report.failure import failure_text
+
         return failure_text(self.result, self.what, self.location, self.normalization, style, columns)
 
     def __str__(self) -> str:
@@ -191,6 +202,8 @@ class OcrItem(pytest.Item):
             else (self.file, self.case.line)
         )
         if isinstance(error, ThresholdFailure):
+            from ..report.failure import STYLES, failure_line
+
             tb = style or self.config.getoption("tbstyle", "auto")
             if tb not in STYLES:
                 tb = "long"

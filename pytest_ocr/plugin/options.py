@@ -6,23 +6,25 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from fnmatch import fnmatch
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from ..cases.gates import Gate, GateError
-from ..cases.gates import parse_cli as parse_gate
-from ..cases.loader import load_project_config
-from ..cases.model import Defaults, Scope
-from ..files import OutputPathError, check_apart, check_output_directory, check_output_file
 from ..limits import DEFAULT as DEFAULT_LIMITS
 from ..limits import NAMES, OPTIONS, Limits
-from ..media.document import DocumentError
 from ..report.columns import terminal_columns
-from ..run.baseline import DEFAULT_MIN_MATCH, VERBS, Baseline
+from ..run.baseline_defaults import DEFAULT_MIN_MATCH, VERBS
 from ..run.identity import project_dir
-from ..run.shard import Shard, ShardError
-from ..run.stored import ReportError, load_report
+
+if TYPE_CHECKING:
+    from ..cases.gates import Gate
+    from ..cases.model import Scope
+    from ..run.baseline import Baseline
+    from ..run.shard import Shard
+
+# Read in every session: what only an OCR option or an ocr_config file needs is imported where it is used.
 
 DEFAULT_PATTERNS = ["*.ocr.yaml", "*.ocr.yml", "*.ocr.json"]
 
@@ -148,7 +150,7 @@ class Settings:
     """What the options say, checked. The same on every process of a run."""
 
     project_dir: Path  # item keys and report paths are relative to it (run/identity.py)
-    project: Scope = field(default_factory=lambda: Scope(Defaults(), {}))  # the ocr_config file
+    project: Scope | None = None  # the ocr_config file's, when the ini file names one
     engine_override: tuple[str, ...] = ()
     gates: list[Gate] = field(default_factory=list)  # the project's and the command line's
     baseline: Baseline | None = None
@@ -187,18 +189,25 @@ class Settings:
         settings.engine_override = tuple(n.strip() for n in engines.split(",") if n.strip()) if engines else ()
         path = _project_config(config)
         if path is not None:
+            from ..cases.loader import load_project_config
+            from ..media.document import DocumentError
+
             if not path.is_file():
                 raise pytest.UsageError(f"ocr_config: project configuration file not found: {path}")
             try:
                 settings.project = load_project_config(path)
             except DocumentError as exc:
                 raise pytest.UsageError(f"ocr_config: invalid project configuration\n{exc}") from None
-        settings.gates = list(settings.project.gates)
-        for text in option("ocr_gate") or ():
-            try:
-                settings.gates.append(parse_gate(text))
-            except GateError as exc:
-                raise pytest.UsageError(str(exc)) from None
+            settings.gates = list(settings.project.gates)
+        if option("ocr_gate"):
+            from ..cases.gates import GateError
+            from ..cases.gates import parse_cli as parse_gate
+
+            for text in option("ocr_gate"):
+                try:
+                    settings.gates.append(parse_gate(text))
+                except GateError as exc:
+                    raise pytest.UsageError(str(exc)) from None
         settings.shard, settings.shard_durations, settings.shard_weights = _shard(config)
         settings.min_match = option("ocr_baseline_min_match")
         if not 0 <= settings.min_match <= 1:
@@ -215,13 +224,17 @@ class Settings:
                 "--ocr-baseline-write with --ocr-shard: a shard holds part of the run; write the baseline "
                 "from the merged run (pytest-ocr merge ... --baseline PATH --baseline-write VERB)"
             )
+        if not (baseline or option("ocr_report") or option("ocr_html") or option("ocr_results_dir")):
+            return settings  # no file to read or write: nothing to check
+        from ..files import OutputPathError, check_output_directory, check_output_file
+
         writes = not hasattr(config, "workerinput")  # only the controller writes files
         try:
             if baseline:
                 path = here / baseline
                 if settings.baseline_verb and writes:
                     check_output_file(path, "--ocr-baseline")
-                settings.baseline = Baseline.load(path, missing_ok=bool(settings.baseline_verb))
+                settings.baseline = _baseline(path, missing_ok=bool(settings.baseline_verb))
             for name, attribute in (("--ocr-report", "report"), ("--ocr-html", "html")):
                 value = option(name[2:].replace("-", "_"))
                 if value:
@@ -234,11 +247,23 @@ class Settings:
                     check_output_directory(settings.results_dir, "--ocr-results-dir")
             if writes:
                 _check_apart(config, settings)
-        except (OutputPathError, ReportError) as exc:
-            raise pytest.UsageError(
-                str(exc) if isinstance(exc, OutputPathError) else f"--ocr-baseline: {exc}"
-            ) from None
+        except OutputPathError as exc:
+            raise pytest.UsageError(str(exc)) from None
         return settings
+
+
+def _baseline(path: Path, missing_ok: bool) -> Baseline:
+    from ..run.baseline import Baseline
+    from ..run.stored import ReportError
+
+    try:
+        return Baseline.load(path, missing_ok=missing_ok)
+    except ReportError as exc:
+        raise pytest.UsageError(f"--ocr-baseline: {exc}") from None
+
+
+def is_case_file(path: Path, config: pytest.Config) -> bool:
+    return any(fnmatch(path.name, pattern) for pattern in config.getini("ocr_files"))
 
 
 def _project_config(config: pytest.Config) -> Path | None:
@@ -254,7 +279,7 @@ def _check_apart(config: pytest.Config, settings: Settings) -> None:
     ocr_config) or a case file, nor lies in the results directory. Raises OutputPathError.
     A report the run reads (the baseline it compares with, the durations report) may be
     replaced by its report: a rolling baseline."""
-    from .items import is_case_file  # which imports this module
+    from ..files import OutputPathError, check_apart
 
     written = settings.baseline.path if settings.baseline is not None and settings.baseline_verb else None
     named = (("--ocr-report", settings.report), ("--ocr-html", settings.html), ("--ocr-baseline", written))
@@ -294,6 +319,9 @@ def _shard(config: pytest.Config) -> tuple[Shard | None, str | None, dict[str, f
         if durations:
             raise pytest.UsageError("--ocr-shard-durations needs --ocr-shard K/N")
         return None, None, None
+    from ..run.shard import Shard, ShardError
+    from ..run.stored import ReportError, load_report
+
     try:
         shard = Shard.parse(text)
     except ShardError as exc:

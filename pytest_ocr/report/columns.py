@@ -11,9 +11,10 @@ import os
 import shutil
 import sys
 
-from wcwidth import wcswidth, wcwidth
-
 from .visible import visible
+
+# wcwidth (its tables take 10 ms to import) is imported where text is measured: every
+# pytest session asks how wide the terminal is (plugin/options.py), few measure text.
 
 ELLIPSIS = "…"
 NARROWEST = 40  # below this a terminal is not worth fitting to; lines are fitted to 40
@@ -22,11 +23,15 @@ NARROWEST = 40  # below this a terminal is not worth fitting to; lines are fitte
 def width(text: str) -> int:
     """Columns the text takes in a terminal: CJK and other wide characters take two,
     combining marks none (wcwidth; unprintable characters count one each)."""
+    from wcwidth import wcswidth
+
     columns = wcswidth(text)
     return columns if columns >= 0 else len(text)
 
 
 def _char_width(ch: str) -> int:
+    from wcwidth import wcwidth
+
     w = wcwidth(ch)
     return w if w >= 0 else 1
 

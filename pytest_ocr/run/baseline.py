@@ -37,8 +37,6 @@ from .paired import Paired, paired_results
 from .result import CaseResult
 from .stored import load_report, results_of
 
-VERBS = ("create", "update", "ratchet")
-DEFAULT_MIN_MATCH = 0.5
 MATCH_CHECK = "baseline matches this run"  # the name of the check that fails when no item matched
 NOISE_CHECK = "baseline, beyond the noise of repeats"  # an engine's check of its items with repeats
 

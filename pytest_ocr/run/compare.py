@@ -40,7 +40,7 @@ from ..scoring.tolerance import Delta, LostFact, direction, lost_facts
 from ..storable import json_safe
 from . import noise
 from .aggregate import Stability, aggregate_metric
-from .baseline import DEFAULT_MIN_MATCH
+from .baseline_defaults import DEFAULT_MIN_MATCH
 from .paired import Paired, measured_pairs, paired_results
 from .record import RunRecord
 from .result import CaseResult, first_line
