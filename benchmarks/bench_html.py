@@ -53,7 +53,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_plugin_overhead import corrupt, write_predictions_data  # the same generated data
+from bench_plugin_overhead import corrupt, write_data  # the same generated data
 
 from pytest_ocr.browser.chromium import RendererUnavailable, find_browser
 from pytest_ocr.report import html
@@ -81,7 +81,7 @@ def generate(root: Path, n: int, in_lines: bool = False) -> Path:
     data.mkdir(parents=True)
     template = data / "template.jpg"
     shutil.copyfile(IMAGE, template)
-    names = write_predictions_data(data, template, n)
+    names = write_data(data, n, template)
     if in_lines:
         for gt in (data / "gt").iterdir():
             words = gt.read_text(encoding="utf-8").split(" ")

@@ -294,21 +294,23 @@ def link_or_copy(template: Path, target: Path) -> None:
         shutil.copyfile(template, target)
 
 
-def write_data(data: Path, n: int) -> list[str]:
-    """n images (links to one PNG), ground truth in data/gt, predictions.csv; the image names."""
+def write_data(data: Path, n: int, template: Path | None = None) -> list[str]:
+    """n images (links to ``template``, else to a minimal PNG), ground truth in data/gt,
+    predictions.csv; the image names."""
     rng = random.Random(20240501)
-    (data / "images").mkdir(parents=True)
+    (data / "images").mkdir(parents=True, exist_ok=True)
     (data / "gt").mkdir()
-    template = data / "template.png"
-    template.write_bytes(minimal_png())
-    names = [f"img_{i:06d}.png" for i in range(n)]
+    if template is None:
+        template = data / "template.png"
+        template.write_bytes(minimal_png())
+    names = [f"img_{i:06d}{template.suffix}" for i in range(n)]
     with open(data / "predictions.csv", "w", encoding="utf-8", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["image", "text"])
         for name in names:
             link_or_copy(template, data / "images" / name)
             reference = make_text(rng)
-            (data / "gt" / f"{name[:-4]}.gt.txt").write_text(reference, encoding="utf-8")
+            (data / "gt" / f"{Path(name).stem}.gt.txt").write_text(reference, encoding="utf-8")
             writer.writerow([name, corrupt(reference, rng)])
     return names
 
