@@ -129,6 +129,18 @@ class Suite:
         return path
 
 
+def run(suite: Suite, *args: str) -> pytest.RunResult:
+    """A pytest session in the suite's directory, in this process (pytester)."""
+    return suite.pytester.runpytest("-p", "no:cacheprovider", "-p", "no:hypothesispytest", *args)
+
+
+def load_report(suite: Suite, name: str = "report.json") -> dict:
+    """The suite's JSON report, valid against its schema."""
+    report = json.loads((suite.path / name).read_text(encoding="utf-8"))
+    jsonschema.validate(report, report_schema())
+    return report
+
+
 requires_tesseract = pytest.mark.skipif(
     shutil.which("tesseract") is None, reason="the tesseract binary is not installed"
 )

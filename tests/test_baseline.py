@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from test_plugin import load_report, run
+from conftest import load_report, run
 
 pytest_plugins = ["pytester"]
 

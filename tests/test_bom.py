@@ -9,7 +9,7 @@ import json
 import subprocess
 import sys
 
-from test_plugin import load_report, run
+from conftest import load_report, run
 
 from pytest_ocr import metrics
 

@@ -18,33 +18,15 @@ from pathlib import Path
 
 import pytest
 from conftest import DATA
+from helpers.datasets import load, load_error, write
 
 from pytest_ocr.cases.datasets import unique_ids
-from pytest_ocr.cases.document import DocumentError
-from pytest_ocr.cases.loader import load_cases
-from pytest_ocr.cases.model import Defaults, Scope
 from pytest_ocr.cases.schema import schema
 
 pytest_plugins = ["pytester"]
 
 ID_PATTERN = schema()["$defs"]["id"]["pattern"]
 GROUP_PATTERN = schema()["$defs"]["group"]["pattern"]
-
-
-def load(path: Path):
-    return load_cases(path, Scope(Defaults(), {}))
-
-
-def load_error(path: Path) -> str:
-    with pytest.raises(DocumentError) as info:
-        load(path)
-    return str(info.value)
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def copy(source: str, target: Path) -> Path:

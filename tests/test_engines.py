@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers.engines import HELPERS, spec
 from rapidfuzz.distance import Levenshtein
 
 from pytest_ocr.engines import EngineError, EngineRegistry, EngineSpec, Recognition
@@ -23,7 +24,6 @@ from pytest_ocr.engines.rapidocr import RapidOCREngine
 from pytest_ocr.engines.tesseract import TesseractEngine, debian_package
 
 DATA = Path(__file__).parent.parent / "example_suite" / "data"
-HELPERS = Path(__file__).parent / "engine_helpers"
 FAKE_OCR = str(HELPERS / "fake_ocr.py")
 
 needs_tesseract = pytest.mark.skipif(shutil.which("tesseract") is None, reason="the tesseract binary is not on PATH")
@@ -40,10 +40,6 @@ def ground_truth(image: Path) -> str:
 
 def installed_languages() -> list[str]:
     return subprocess.run(["tesseract", "--list-langs"], capture_output=True, text=True).stdout.splitlines()[1:]
-
-
-def spec(type_: str, base_dir: Path = HELPERS, **options) -> EngineSpec:
-    return EngineSpec(name=f"my-{type_}", type=type_, options=options, base_dir=base_dir, source="ocr.yaml:7")
 
 
 # --- option validation (shared by all engines) ---------------------------------------

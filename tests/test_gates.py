@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 
-from test_plugin import load_report, run
+from conftest import load_report, run
 
 pytest_plugins = ["pytester"]
 

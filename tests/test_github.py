@@ -10,8 +10,7 @@ import json
 import shutil
 
 import jsonschema
-from conftest import DATA
-from test_plugin import run
+from conftest import DATA, run
 
 from pytest_ocr.run.stored import report_schema
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from conftest import DATA, run_bounded
-from test_hostile_inputs import MEMORY_MB, TESTS_FAILED, good_image, results, stem_case, write_suite
+from helpers.hostile import MEMORY_MB, TESTS_FAILED, good_image, results, stem_case, write_suite
 
 from pytest_ocr.metrics.katex import find_browser
 

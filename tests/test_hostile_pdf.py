@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pypdfium2
 from conftest import REPO, run_bounded
+from helpers.hostile import html_cases
+from helpers.pdf import pdf_file
 from PIL import Image
-from test_hostile_inputs import html_cases
-from test_pdf_pages import pdf_file
 
 from pytest_ocr.cases import rasteriser
 from pytest_ocr.cases.pages import Page, rasterise

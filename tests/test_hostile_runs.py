@@ -8,8 +8,8 @@ import json
 
 from conftest import DATA, run_bounded
 from engine_helpers.servers import FakeServer
+from helpers.serve import serving
 from PIL import Image
-from test_serve import serving
 
 CONF_ENGINE = """
 from pathlib import Path

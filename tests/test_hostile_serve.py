@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from test_serve import CLI, LINE, engine_config, post_head, post_image, serving, status_and_document
+from helpers.serve import CLI, LINE, engine_config, post_head, post_image, serving, status_and_document
 
 from pytest_ocr.engines import EngineRegistry, EngineSpec
 

@@ -16,7 +16,7 @@ import sys
 import unicodedata
 
 import pytest
-from test_markdown import assert_inert, render
+from helpers.markdown import assert_inert, render
 
 from pytest_ocr.report.visible import visible
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 from conftest import DATA, requires_tesseract
-from test_datasets import load, load_error, write
+from helpers.datasets import load, load_error, write
 
 WORKSPACE = DATA / "ocrd" / "kant_aufklaerung_1784"
 PAGE_GT = WORKSPACE / "OCR-D-GT-PAGE" / "PAGE_0017_PAGE.xml"

@@ -11,8 +11,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import REPO, requires_tesseract
-from test_plugin import load_report, run
+from conftest import REPO, load_report, requires_tesseract, run
 
 SAMPLE = REPO / "tests" / "data" / "olmocr-bench-sample"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

@@ -15,7 +15,7 @@ from collections import Counter
 
 import jsonschema
 from conftest import DATA
-from test_html import Tree, embedded
+from helpers.dom import Tree, embedded
 
 from pytest_ocr.run.stored import report_schema
 

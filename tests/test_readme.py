@@ -9,6 +9,8 @@ import subprocess
 import sys
 
 from conftest import DATA, REPO
+from helpers.readme import FENCE, readme
+from helpers.runs import make_runs
 
 
 def readme_commands() -> list[str]:
@@ -45,12 +47,6 @@ def test_ci_runs_the_linters_tox_runs():
 
 # -- the README as GitHub renders it -------------------------------------------------------------
 
-FENCE = re.compile(r"^```(\w*)\n(.*?)^```\n", re.S | re.M)
-
-
-def readme() -> str:
-    return (REPO / "README.md").read_text(encoding="utf-8")
-
 
 def test_every_table_renders_whole():
     """A line between two rows (a paragraph slipped into a table) cuts it in two, and the
@@ -81,8 +77,6 @@ def test_every_command_the_readme_gives_to_run_is_run(tmp_path):
     """The `sh` blocks are what the README tells users to run. The Quick start's two are
     run by CI (above) and by test_example_suite; every other line is run here, for real,
     on real reports and a real page, as a user would paste it (without a shell)."""
-    from test_compare import make_runs
-
     runnable = [(m.start(), m.group(2)) for m in FENCE.finditer(readme()) if m.group(1) == "sh"]
     quick_start = readme_commands()
     commands = [line for _, block in runnable for line in block.splitlines() if line not in quick_start]

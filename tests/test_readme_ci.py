@@ -24,8 +24,8 @@ import jsonschema
 import pytest
 import yaml
 from conftest import REPO
+from helpers.readme import FENCE, readme
 from referencing import Registry, Resource
-from test_readme import FENCE, readme
 
 from pytest_ocr import cli
 from pytest_ocr.plugin.argv import separate_values

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import random
 
-from test_plugin import run
+from conftest import run
 
 from pytest_ocr.cli import main
 

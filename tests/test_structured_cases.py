@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 import tiktoken
-from test_plugin import load_report, run
+from conftest import load_report, run
 
 pytest_plugins = ["pytester"]
 

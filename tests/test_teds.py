@@ -21,14 +21,13 @@ from pathlib import Path
 
 import pytest
 from apted import APTED
-from conftest import PROPERTY
+from conftest import PROPERTY, load_report, run
 from hypothesis import given
 from hypothesis import strategies as st
 from lxml import html as lxml_html
 from markdown_it import MarkdownIt
 from table_recognition_metric import TEDS
 from table_recognition_metric.utils import CustomConfig
-from test_plugin import load_report, run
 
 from pytest_ocr.metrics import DEFAULT_METRICS, METRICS, RAW, pooled, profile, score
 from pytest_ocr.metrics import teds as teds_module

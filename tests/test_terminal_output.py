@@ -7,8 +7,8 @@ from __future__ import annotations
 import itertools
 import re
 
-from test_plugin import load_report, run
-from test_terminal import display_width
+from conftest import load_report, run
+from helpers.terminal import display_width
 
 pytest_plugins = ["pytester"]
 

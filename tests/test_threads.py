@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import DATA, requires_tesseract, run_bounded
-from test_engines import spec
+from helpers.engines import spec
 
 from pytest_ocr.engines import _options
 from pytest_ocr.engines.base import EngineError
