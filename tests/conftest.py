@@ -81,14 +81,18 @@ def _no_terminal_width(monkeypatch: pytest.MonkeyPatch) -> None:
     os.unsetenv("COLUMNS")
 
 
-@pytest.fixture(autouse=True)
-def _not_an_xdist_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture(autouse=True, scope="session")
+def _not_an_xdist_worker() -> Iterator[None]:
     """A session a test starts is not a pytest-xdist worker, though the test may run in one:
     inherited, PYTEST_XDIST_WORKER would switch off the checks a controller makes (the
     command line's paths, pytest_ocr/plugin/argv.py) and the suite would pass under -n and
-    fail serially."""
-    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
-        monkeypatch.delenv(name, raising=False)
+    fail serially. Session-scoped, so that module-scoped fixtures (sessions, workers and
+    engines built once per module) are made without them too: an engine's thread budget
+    follows PYTEST_XDIST_WORKER_COUNT."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
+            patch.delenv(name, raising=False)
+        yield
 
 
 @pytest.fixture(autouse=True)
