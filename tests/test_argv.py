@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 from conftest import DATA, requires_tesseract
 
+pytestmark = pytest.mark.slow
+
 PYPROJECT = """\
 [tool.pytest.ini_options]
 ocr_config = "ocr.yaml"

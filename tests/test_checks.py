@@ -19,6 +19,8 @@ from helpers.dom import assert_nothing_injected
 
 pytest_plugins = ["pytester"]
 
+pytestmark = pytest.mark.slow
+
 SAMPLE = REPO / "tests" / "data" / "olmocr-bench-sample"
 
 PAGE = """# Quarterly report

@@ -18,6 +18,8 @@ from pytest_ocr.run.compare import RuleError, compare, parse_rule, parse_rules
 from pytest_ocr.run.record import RunRecord
 from pytest_ocr.run.stored import ReportError, load_report
 
+pytestmark = pytest.mark.slow
+
 # Worked out by hand (character error rate = edits / reference characters):
 #   engine fake, BASE: worse 1/10, better 1/10 (fails its < 0.05), same 0/11, removed 1/10, crashes 0/10
 #     cer macro = (0.1 + 0.1 + 0 + 0.1 + 0) / 5 = 0.06      micro = 3 / 51

@@ -25,6 +25,8 @@ from conftest import DATA, requires_tesseract, run_bounded
 from helpers.hostile import MEMORY_MB, TESTS_FAILED, good_image, html_cases, results, stem_case, write_suite
 from PIL import Image
 
+pytestmark = pytest.mark.slow
+
 TIMEOUT = 90
 PAGE = DATA / "pages" / "tess_phototest.tif"
 PAGE_TRUTH = DATA / "pages" / "tess_phototest.gt.txt"

@@ -22,6 +22,8 @@ from helpers.hostile import MEMORY_MB, TESTS_FAILED, good_image, results, stem_c
 
 from pytest_ocr.metrics.katex import find_browser
 
+pytestmark = pytest.mark.slow
+
 OUTPUTS = ("--ocr-report", "report.json", "--ocr-cache-dir", "cache")
 
 # The engine of every session here: the text of the image's side-car ``.ocr.txt`` when it

@@ -18,6 +18,7 @@ import zlib
 from pathlib import Path
 
 import pypdfium2
+import pytest
 from conftest import REPO, run_bounded
 from helpers.hostile import html_cases
 from helpers.pdf import pdf_file
@@ -26,6 +27,8 @@ from PIL import Image
 from pytest_ocr.cases import rasteriser
 from pytest_ocr.cases.pages import Page, rasterise
 from pytest_ocr.limits import DEFAULT
+
+pytestmark = pytest.mark.slow
 
 MEMORY_MB = 1024
 TIMEOUT = 120

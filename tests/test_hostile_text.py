@@ -22,6 +22,8 @@ from pytest_ocr.report.visible import visible
 
 pytest_plugins = ["pytester"]
 
+pytestmark = pytest.mark.slow
+
 MEMORY = 1024 * 1024 * 1024  # bytes of address space for each pytest process
 TIMEOUT = 120  # seconds
 

@@ -25,6 +25,8 @@ from pytest_ocr.run.record import RunRecord
 
 pytest_plugins = ["pytester"]
 
+pytestmark = pytest.mark.slow
+
 ASSETS = Path(html_report.__file__).parent / "html_assets"
 
 # The engine: reads "<image stem>.<side>.json" and returns its text, fields and warnings,

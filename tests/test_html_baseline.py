@@ -26,6 +26,8 @@ from pytest_ocr.report.numbers import number, signed
 from pytest_ocr.run.baseline import Baseline, view
 from pytest_ocr.run.record import RunRecord
 
+pytestmark = pytest.mark.slow
+
 # Reads "<image stem>.ocr.txt"; an image named "lowconf" is read with a low confidence.
 ENGINE = """
 from pathlib import Path

@@ -34,6 +34,8 @@ def load(path) -> RunRecord:
 
 pytest_plugins = ["pytester"]
 
+pytestmark = pytest.mark.slow
+
 # Everything Markdown or HTML could act on, on one line, as an OCR service might return it.
 HOSTILE = (
     "<img src=x onerror=alert(1)> <script>alert(1)</script> | `rm -rf /` | **bold** _it_ "

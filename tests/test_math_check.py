@@ -42,6 +42,8 @@ from pytest_ocr.metrics.katex import (
 )
 from pytest_ocr.metrics.math_check import OutOfTime, UnrenderableMath, math_check, math_spans, same_rendering
 
+pytestmark = pytest.mark.slow
+
 SAMPLE = Path(__file__).resolve().parent / "data" / "olmocr-bench-sample"
 
 

@@ -13,6 +13,8 @@ import sys
 import pytest
 from conftest import REPO, load_report, requires_tesseract, run
 
+pytestmark = pytest.mark.slow
+
 SAMPLE = REPO / "tests" / "data" / "olmocr-bench-sample"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 

@@ -27,6 +27,8 @@ from pytest_ocr.run.stored import report_schema
 
 pytest_plugins = ["pytester"]
 
+pytestmark = pytest.mark.slow
+
 SAMPLE = REPO / "tests" / "data" / "olmocr-bench-sample" / "pdfs"
 OPTIONS = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest")
 

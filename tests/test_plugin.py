@@ -10,6 +10,8 @@ from conftest import INI, load_report, requires_tesseract, run
 
 pytest_plugins = ["pytester"]
 
+pytestmark = pytest.mark.slow
+
 
 # -- collection -------------------------------------------------------------------
 

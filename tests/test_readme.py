@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 
+import pytest
 from conftest import DATA, REPO
 from helpers.readme import FENCE, readme
 from helpers.runs import make_runs
@@ -73,6 +74,7 @@ def test_every_table_renders_whole():
     assert not stray, f"table lines rendered as text: {stray[0][:200]}"
 
 
+@pytest.mark.slow
 def test_every_command_the_readme_gives_to_run_is_run(tmp_path):
     """The `sh` blocks are what the README tells users to run. The Quick start's two are
     run by CI (above) and by test_example_suite; every other line is run here, for real,

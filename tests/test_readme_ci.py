@@ -30,6 +30,8 @@ from referencing import Registry, Resource
 from pytest_ocr import cli
 from pytest_ocr.plugin.argv import separate_values
 
+pytestmark = pytest.mark.slow
+
 SCHEMAS = REPO / "tests" / "data" / "ci-schemas"
 WHEEL = "pytest_ocr-0.1.0-py3-none-any.whl"  # what the recipes' wheel job leaves in dist/
 # What GitHub Actions puts in the recipes' expressions, for one run of them (a pull request, shard 1)

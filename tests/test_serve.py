@@ -31,6 +31,8 @@ from pytest_ocr.engines.tesseract import TesseractEngine
 
 pytest_plugins = ["pytester"]
 
+pytestmark = pytest.mark.slow
+
 FAKE_OCR = Path(__file__).parent / "engine_helpers" / "fake_ocr.py"
 TIFF = DATA / "pages" / "tess_phototest.tif"
 

@@ -6,12 +6,15 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 from conftest import load_report, run
 from helpers.terminal import display_width
 
 from pytest_ocr.report.terminal import table
 
 pytest_plugins = ["pytester"]
+
+pytestmark = pytest.mark.slow
 
 
 def test_the_chinese_table_of_the_dataset_evaluator_spec_lines_up():
