@@ -81,14 +81,18 @@ def _no_terminal_width(monkeypatch: pytest.MonkeyPatch) -> None:
     os.unsetenv("COLUMNS")
 
 
-@pytest.fixture(autouse=True)
-def _not_an_xdist_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture(autouse=True, scope="session")
+def _not_an_xdist_worker() -> Iterator[None]:
     """A session a test starts is not a pytest-xdist worker, though the test may run in one:
     inherited, PYTEST_XDIST_WORKER would switch off the checks a controller makes (the
     command line's paths, pytest_ocr/plugin/argv.py) and the suite would pass under -n and
-    fail serially."""
-    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
-        monkeypatch.delenv(name, raising=False)
+    fail serially. Session-scoped, so that module-scoped fixtures (sessions, workers and
+    engines built once per module) are made without them too: an engine's thread budget
+    follows PYTEST_XDIST_WORKER_COUNT."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
+            patch.delenv(name, raising=False)
+        yield
 
 
 @pytest.fixture(autouse=True)
@@ -127,6 +131,18 @@ class Suite:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         return path
+
+
+def run(suite: Suite, *args: str) -> pytest.RunResult:
+    """A pytest session in the suite's directory, in this process (pytester)."""
+    return suite.pytester.runpytest("-p", "no:cacheprovider", "-p", "no:hypothesispytest", *args)
+
+
+def load_report(suite: Suite, name: str = "report.json") -> dict:
+    """The suite's JSON report, valid against its schema."""
+    report = json.loads((suite.path / name).read_text(encoding="utf-8"))
+    jsonschema.validate(report, report_schema())
+    return report
 
 
 requires_tesseract = pytest.mark.skipif(

@@ -19,6 +19,8 @@ from conftest import DATA, requires_tesseract
 
 from pytest_ocr.browser.chromium import find_browser
 
+pytestmark = pytest.mark.slow
+
 PYPROJECT = """\
 [tool.pytest.ini_options]
 ocr_config = "ocr.yaml"

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import json
 
-from test_plugin import load_report, run
+import pytest
+from conftest import load_report, run
 
 pytest_plugins = ["pytester"]
+
+pytestmark = pytest.mark.slow
 
 TEXT = {0: "abcdefghij", 1: "abcdefghiX", 2: "abcdefghXX", 3: "abcdefgXXX"}
 

@@ -9,9 +9,12 @@ import json
 import subprocess
 import sys
 
-from test_plugin import load_report, run
+import pytest
+from conftest import load_report, run
 
 from pytest_ocr import metrics
+
+pytestmark = pytest.mark.slow
 
 BOM = "\ufeff"
 TEXT = "Gardenia Bakeries (KL) Sdn Bhd"

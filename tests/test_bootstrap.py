@@ -11,6 +11,8 @@ import pytest
 from pytest_ocr.run import aggregate
 from pytest_ocr.run.aggregate import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, bootstrap_ci
 
+pytestmark = pytest.mark.slow
+
 
 def _all_at_once(values: list[float]) -> list[float]:
     data = np.asarray(values, dtype=float)

@@ -347,6 +347,7 @@ WORKER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_concurrent_processes_never_see_half_an_entry(tmp_path):
     processes, rounds = 4, 150
     cache = OutputCache(tmp_path / "cache")

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from conftest import DATA
 
 pytest_plugins = ["pytester"]
+
+pytestmark = pytest.mark.slow
 
 COUNTING_ENGINE = """
 import os

@@ -16,6 +16,8 @@ from pytest_ocr.engines.sampling import may_sample
 
 pytest_plugins = ["pytester"]
 
+pytestmark = pytest.mark.slow
+
 READINGS = ("hello world", "hello wor1d")
 # answers the two readings in turn, as a sampling service would at random
 ALTERNATING = """

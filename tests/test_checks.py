@@ -13,11 +13,13 @@ import sys
 from urllib.parse import urlencode
 
 import pytest
-from conftest import REPO
-from test_html import rendered
-from test_plugin import load_report, run
+from conftest import REPO, load_report, run
+from helpers.chromium import Browser, rendered
+from helpers.dom import assert_nothing_injected
 
 pytest_plugins = ["pytester"]
+
+pytestmark = pytest.mark.slow
 
 SAMPLE = REPO / "tests" / "data" / "olmocr-bench-sample"
 
@@ -367,8 +369,6 @@ Formula \\(x^2\\) and a \u202ereversed\u202c word.
 
 
 def test_hostile_output_is_rendered_inert_and_loads_nothing(suite):
-    from test_html import assert_nothing_injected
-
     facts = [
         {"id": "yield", "type": "table", "cell": "4.3", "left": "Turnip"},
         {"id": "script", "type": "absent", "text": "data-pwned', 1"},
@@ -410,8 +410,6 @@ def test_hostile_output_is_rendered_inert_and_loads_nothing(suite):
 
 
 def test_a_deep_link_puts_its_case_at_the_top_of_the_window(suite, tmp_path):
-    from test_html_baseline import Browser
-
     suite.write("bench.ocr.yaml", f"dataset: {{type: olmocr-bench, path: {json.dumps(str(SAMPLE))}}}\n")
     run(suite, "--ocr-report", "report.json", "--ocr-html", "report.html")
     ids = [r["id"] for r in load_report(suite)["results"]]

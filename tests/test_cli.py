@@ -12,6 +12,8 @@ from conftest import REPO, requires_tesseract
 
 from pytest_ocr import metrics
 
+pytestmark = pytest.mark.slow
+
 
 def run_cli(*args):
     return subprocess.run([sys.executable, "-m", "pytest_ocr.cli", *args], capture_output=True, text=True)

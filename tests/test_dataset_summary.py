@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from conftest import DATA
 
 pytest_plugins = ["pytester"]
+
+pytestmark = pytest.mark.slow
 
 # Reads the side-car text and a confidence from the image's name: "lowconf" images come
 # back at 0.3, below the dataset's conf_threshold of 0.5.

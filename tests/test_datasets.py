@@ -18,33 +18,15 @@ from pathlib import Path
 
 import pytest
 from conftest import DATA
+from helpers.datasets import load, load_error, write
 
 from pytest_ocr.cases.datasets import unique_ids
-from pytest_ocr.cases.loader import load_cases
-from pytest_ocr.cases.model import Defaults, Scope
 from pytest_ocr.cases.schema import schema
-from pytest_ocr.media.document import DocumentError
 
 pytest_plugins = ["pytester"]
 
 ID_PATTERN = schema()["$defs"]["id"]["pattern"]
 GROUP_PATTERN = schema()["$defs"]["group"]["pattern"]
-
-
-def load(path: Path):
-    return load_cases(path, Scope(Defaults(), {}))
-
-
-def load_error(path: Path) -> str:
-    with pytest.raises(DocumentError) as info:
-        load(path)
-    return str(info.value)
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def copy(source: str, target: Path) -> Path:
@@ -535,6 +517,7 @@ def tesseract_output(tmp_path_factory) -> Path:
     return directory
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind, suffix", [("alto", ".xml"), ("hocr", ".hocr")])
 def test_alto_and_hocr_give_the_text_tesseract_wrote_with_the_image_the_file_names(
     tmp_path, tesseract_output, kind, suffix
@@ -643,6 +626,7 @@ def ocr_output(image: Path, text: str) -> None:
     image.with_suffix(".ocr.txt").write_text(text, encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_plugin_runs_a_pairs_dataset(suite):
     pairs_dataset(suite.path)
     ocr_output(suite.path / "lines/homer.png", truth("lines/archiscribe_homerswerke06vossgoog_6390c50e.gt.txt"))
@@ -714,6 +698,7 @@ def test_plugin_filters_outputs_below_the_paddle_conf_threshold(suite):
     assert {r["case"]: r["outcome"] for r in report["results"]} == {"img.el": "filtered", "img.en": "passed"}
 
 
+@pytest.mark.slow
 def test_plugin_runs_a_ground_truth_json_benchmark(suite):
     dataset = benchmark_dataset(suite.path)
     ocr_output(dataset / "images/sroie_359.jpg", truth("receipts/sroie_359.gt.txt"))
@@ -730,6 +715,7 @@ def test_plugin_runs_a_ground_truth_json_benchmark(suite):
     assert records["sroie_359"]["metrics"]["field_f1"] == 0.0
 
 
+@pytest.mark.slow
 def test_plugin_runs_every_model_csv_on_every_image_grouped_by_batch(suite):
     texts = model_benchmark(suite.path)
     # A second model: real Tesseract output on the same images, written as the CSV contract says.
@@ -779,6 +765,7 @@ def test_plugin_runs_a_page_xml_dataset(suite):
     assert record["metrics"]["cer"] == 0.0  # the blank line between regions is whitespace, collapsed
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind, suffix", [("alto", ".xml"), ("hocr", ".hocr")])
 def test_plugin_runs_alto_and_hocr_datasets(suite, tesseract_output, kind, suffix):
     for name in ("phototest", "unlv"):
@@ -794,6 +781,7 @@ def test_plugin_runs_alto_and_hocr_datasets(suite, tesseract_output, kind, suffi
     assert all(r["metrics"]["cer"] == 0.0 for r in report["results"])
 
 
+@pytest.mark.slow
 def test_plugin_reports_a_bad_dataset_block_as_an_invalid_case_file(suite):
     suite.image("a.tif", "x")
     suite.write("good.ocr.yaml", "image: a.tif\nexpected: {text: x}\n")

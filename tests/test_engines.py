@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers.engines import HELPERS, spec
 from rapidfuzz.distance import Levenshtein
 
 from pytest_ocr.engines import EngineError, EngineRegistry, EngineSpec, Recognition
@@ -23,7 +24,6 @@ from pytest_ocr.engines.rapidocr import RapidOCREngine
 from pytest_ocr.engines.tesseract import TesseractEngine, debian_package
 
 DATA = Path(__file__).parent.parent / "example_suite" / "data"
-HELPERS = Path(__file__).parent / "engine_helpers"
 FAKE_OCR = str(HELPERS / "fake_ocr.py")
 
 needs_tesseract = pytest.mark.skipif(shutil.which("tesseract") is None, reason="the tesseract binary is not on PATH")
@@ -40,10 +40,6 @@ def ground_truth(image: Path) -> str:
 
 def installed_languages() -> list[str]:
     return subprocess.run(["tesseract", "--list-langs"], capture_output=True, text=True).stdout.splitlines()[1:]
-
-
-def spec(type_: str, base_dir: Path = HELPERS, **options) -> EngineSpec:
-    return EngineSpec(name=f"my-{type_}", type=type_, options=options, base_dir=base_dir, source="ocr.yaml:7")
 
 
 # --- option validation (shared by all engines) ---------------------------------------
@@ -88,6 +84,7 @@ def test_bad_options_name_the_engine_key_and_what_is_valid(type_, options, expec
 # --- tesseract ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @needs_tesseract
 def test_tesseract_reads_the_clean_test_page():
     image = DATA / "pages" / "tess_phototest.tif"
@@ -98,6 +95,7 @@ def test_tesseract_reads_the_clean_test_page():
     assert 0.9 < result.confidence <= 1  # measured: 0.96
 
 
+@pytest.mark.slow
 @needs_tesseract
 def test_tesseract_psm_changes_the_output():
     image = DATA / "pages" / "tess_phototest.tif"
@@ -105,6 +103,7 @@ def test_tesseract_psm_changes_the_output():
     assert len(TesseractEngine(spec("tesseract", psm=7)).recognize(image).lines) == 1
 
 
+@pytest.mark.slow
 @needs_tesseract
 def test_tesseract_lang_selects_the_model():
     # Debian installs the Fraktur script model at the top level, tessdata repositories under script/.
@@ -118,6 +117,7 @@ def test_tesseract_lang_selects_the_model():
     assert "ſ" in fraktur and "ſ" not in english
 
 
+@pytest.mark.slow
 @needs_tesseract
 def test_tesseract_config_variables_are_passed():
     engine = TesseractEngine(spec("tesseract", config={"tessedit_char_whitelist": "0123456789"}))
@@ -188,6 +188,7 @@ def rapidocr():
     return RapidOCREngine(spec("rapidocr"))
 
 
+@pytest.mark.slow
 def test_rapidocr_reads_its_own_test_line_exactly(rapidocr):
     image = DATA / "lines" / "rapidocr_en_rec.jpg"
     result = rapidocr.recognize(image)
@@ -197,6 +198,7 @@ def test_rapidocr_reads_its_own_test_line_exactly(rapidocr):
     assert len(result.raw["boxes"][0]) == 8
 
 
+@pytest.mark.slow
 def test_rapidocr_reads_a_receipt_as_many_lines(rapidocr):
     image = DATA / "receipts" / "sroie_359.jpg"
     result = rapidocr.recognize(image)
@@ -207,6 +209,7 @@ def test_rapidocr_reads_a_receipt_as_many_lines(rapidocr):
     assert cer(result.text, ground_truth(image)) < 0.5  # measured: 0.39 (SROIE box order differs)
 
 
+@pytest.mark.slow
 def test_rapidocr_nothing_detected_is_empty_text(rapidocr, tmp_path):
     from PIL import Image
 
@@ -215,12 +218,14 @@ def test_rapidocr_nothing_detected_is_empty_text(rapidocr, tmp_path):
     assert (result.text, result.lines, result.confidence) == ("", [], None)
 
 
+@pytest.mark.slow
 def test_rapidocr_unreadable_image_names_the_file(rapidocr, tmp_path):
     (tmp_path / "notes.png").write_text("not an image")
     with pytest.raises(EngineError, match="notes.png"):
         rapidocr.recognize(tmp_path / "notes.png")
 
 
+@pytest.mark.slow
 def test_rapidocr_model_is_shared_per_params(rapidocr):
     same = RapidOCREngine(EngineSpec("other-name", "rapidocr", {}, base_dir=Path("/elsewhere")))
     assert same.ocr is rapidocr.ocr
@@ -230,6 +235,7 @@ def test_rapidocr_model_is_shared_per_params(rapidocr):
     assert RapidOCREngine(spec("rapidocr", params=dict(reversed(params.items())))).ocr is different.ocr
 
 
+@pytest.mark.slow
 def test_rapidocr_fingerprint(rapidocr):
     fingerprint = rapidocr.fingerprint()
     assert fingerprint["type"] == "rapidocr"
@@ -237,6 +243,7 @@ def test_rapidocr_fingerprint(rapidocr):
     assert fingerprint["config"] == {}
 
 
+@pytest.mark.slow
 def test_rapidocr_bad_params_are_option_errors(rapidocr):
     with pytest.raises(EngineError, match="Global.nonsense is not a valid key"):
         RapidOCREngine(spec("rapidocr", params={"Global.nonsense": 1}))
@@ -300,6 +307,7 @@ def test_command_nonzero_exit_shows_code_and_stderr_tail():
     assert len(message) < 2500  # only the tail of the 5,000-character stderr
 
 
+@pytest.mark.slow
 def test_command_timeout_kills_the_process_group(tmp_path):
     pid_file = tmp_path / "grandchild.pid"
     engine = command("hang", str(pid_file), "{image}", timeout=1)
@@ -334,6 +342,7 @@ def test_command_executable_not_found(tmp_path):
         CommandEngine(spec("command", base_dir=tmp_path, argv=["bin/ocr", "{image}"]))
 
 
+@pytest.mark.slow
 @needs_tesseract
 def test_command_runs_the_real_tesseract():
     image = DATA / "pages" / "tess_phototest.tif"

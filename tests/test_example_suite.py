@@ -7,10 +7,13 @@ import subprocess
 import sys
 
 import jsonschema
+import pytest
 from conftest import REPO, requires_tesseract
 
 from pytest_ocr.cases.rules import parse
 from pytest_ocr.run.stored import report_schema
+
+pytestmark = pytest.mark.slow
 
 
 @requires_tesseract

@@ -437,6 +437,7 @@ ADVERSARIAL_FACTS = CHECKS + [
 ]
 
 
+@pytest.mark.slow
 def test_every_fact_agrees_on_every_mutated_output():
     """Every fact (the sample's, default baselines, and table facts drawn from the pages' tables) on every
     mutated output of every page. The per-type agreement counts are asserted so that the test notices when a
@@ -534,6 +535,7 @@ def table_facts(draw: st.DrawFn, grid: list[list[str]]) -> dict:
     return fact
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(st.data())
 def test_table_facts_on_synthetic_html_tables_agree(data):
@@ -543,6 +545,7 @@ def test_table_facts_on_synthetic_html_tables_agree(data):
         assert ours(fact, table) == oracle(fact, table), (fact, table)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "table",
     [
@@ -636,6 +639,7 @@ def agree_or_both_refuse(data: dict, text: str) -> None:
     assert ours(data, text) == oracle(data, text), data
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(st.data())
 def test_presence_facts_on_random_outputs_agree(data):
@@ -651,6 +655,7 @@ def test_presence_facts_on_random_outputs_agree(data):
     agree_or_both_refuse(fact, text)
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(st.data())
 def test_order_facts_on_random_outputs_agree(data):
@@ -661,6 +666,7 @@ def test_order_facts_on_random_outputs_agree(data):
     agree_or_both_refuse(fact, text)
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(st.data())
 def test_baseline_facts_on_random_outputs_agree(data):
@@ -906,6 +912,7 @@ def test_baseline_facts_point_at_the_repeats_and_the_first_disallowed_character(
     assert spans == ["文"]
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(st.lists(st.sampled_from(WORDS + SEPARATORS + ["*", "__", "<b>", "</i>", "<br/>", "\x1c", "İ"]), max_size=30))
 def test_each_normalised_character_comes_from_the_output_characters_it_is_mapped_to(pieces):
@@ -1004,6 +1011,7 @@ HUGE = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_huge_outputs_are_checked_in_bounded_time_and_memory(tmp_path):
     (tmp_path / "test_huge.py").write_text(HUGE, encoding="utf-8")
     result = run_bounded(tmp_path, "-q", "-s", "test_huge.py", memory_mb=2048, timeout=400)

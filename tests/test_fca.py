@@ -304,6 +304,7 @@ def test_shuffled_identical_lines_score_one(lines, rng):
         assert result.accuracy == 1.0
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(
     st.lists(st.text(alphabet="abc 12", max_size=12), min_size=2, max_size=6, unique_by=len),
@@ -476,6 +477,7 @@ WORDS = st.sampled_from(["the", "of", "a", "0", "1", "2.50", "tax", "total", "ab
 WORDY_TEXT = st.lists(st.lists(WORDS, min_size=0, max_size=4).map(" ".join), min_size=1, max_size=5).map("\n".join)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, derandomize=True, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     WORDY_TEXT,

@@ -483,6 +483,7 @@ def spec_algorithm(extracted: dict, ground_truth: dict) -> tuple[list, list, lis
     return correct, missing, incorrect, extra
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(expected=flat_fields, extracted=flat_fields)
 def test_field_scores_match_the_spec_algorithm(expected, extracted):
@@ -498,6 +499,7 @@ def test_field_scores_match_the_spec_algorithm(expected, extracted):
         assert scores.f1 == pytest.approx(2 * len(correct) / (len(extracted) + len(expected)))
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(cases=st.lists(st.tuples(flat_fields, flat_fields), min_size=1, max_size=6))
 def test_micro_average_is_the_pooled_formula(cases):

@@ -10,9 +10,12 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 
-from test_plugin import load_report, run
+import pytest
+from conftest import load_report, run
 
 pytest_plugins = ["pytester"]
+
+pytestmark = pytest.mark.slow
 
 # Three cases with CER 0 (0 of 10), 1/10 and 4/10: macro 5/30 = 0.1666..., micro 5/30 too
 # (equal lengths), so one receipt with 20 characters makes macro and micro differ.

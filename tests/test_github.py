@@ -10,12 +10,14 @@ import json
 import shutil
 
 import jsonschema
-from conftest import DATA
-from test_plugin import run
+import pytest
+from conftest import DATA, run
 
 from pytest_ocr.run.stored import report_schema
 
 pytest_plugins = ["pytester"]
+
+pytestmark = pytest.mark.slow
 
 
 def commands(result) -> list[str]:

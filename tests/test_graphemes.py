@@ -21,6 +21,8 @@ from uniseg.graphemecluster import grapheme_clusters as uniseg_clusters
 from pytest_ocr import metrics
 from pytest_ocr.metrics import Normalization, graphemes
 
+pytestmark = pytest.mark.slow
+
 UCD = Path(__file__).parent / "data" / f"unicode-{graphemes.UNICODE_VERSION}"
 # The splitter the metrics use: what a case with `unit: grapheme` counts in.
 UNITS = Normalization(unicode="none", whitespace="keep", unit="grapheme").units

@@ -28,6 +28,7 @@ def pytest_sessionfinish(session):
 """
 
 
+@pytest.mark.slow
 def test_items_are_frozen_while_they_run_and_released_after(suite, monkeypatch: pytest.MonkeyPatch) -> None:
     registered = []
     monkeypatch.setattr(atexit, "register", lambda f: registered.append(f))

@@ -19,6 +19,8 @@ from PIL import Image
 from pytest_ocr.engines.base import EngineError, EngineSpec
 from pytest_ocr.engines.python import PythonEngine
 
+pytestmark = pytest.mark.slow
+
 MEMORY_MB = 800
 TIMEOUT = 90
 TESTS_FAILED = int(pytest.ExitCode.TESTS_FAILED)

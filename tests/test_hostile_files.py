@@ -23,6 +23,8 @@ from conftest import DATA, Bounded, run_bounded
 from pytest_ocr import limits
 from pytest_ocr.media import document
 
+pytestmark = pytest.mark.slow
+
 TIMEOUT = 60  # seconds; the sessions must end in well under half of it
 MEMORY_MB = 600
 MB = 1024 * 1024

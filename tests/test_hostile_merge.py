@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 from conftest import DATA, MERGE, Bounded, run_bounded
 
+pytestmark = pytest.mark.slow
+
 TIMEOUT = 60  # seconds; a merge must end in well under half of it
 MEMORY_MB = 600
 ITEMS = 36

@@ -18,9 +18,11 @@ from pathlib import Path
 
 import pytest
 from conftest import DATA, run_bounded
-from test_hostile_inputs import MEMORY_MB, TESTS_FAILED, good_image, results, stem_case, write_suite
+from helpers.hostile import MEMORY_MB, TESTS_FAILED, good_image, results, stem_case, write_suite
 
 from pytest_ocr.browser.chromium import find_browser
+
+pytestmark = pytest.mark.slow
 
 OUTPUTS = ("--ocr-report", "report.json", "--ocr-cache-dir", "cache")
 

@@ -13,6 +13,8 @@ import pytest
 from conftest import run_bounded
 from PIL import Image
 
+pytestmark = pytest.mark.slow
+
 MEMORY_MB = 800
 TIMEOUT = 60
 USAGE_ERROR = int(pytest.ExitCode.USAGE_ERROR)

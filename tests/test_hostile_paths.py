@@ -16,9 +16,12 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from conftest import DATA, REPO, Bounded, run_bounded
 
 from pytest_ocr.files import Tree
+
+pytestmark = pytest.mark.slow
 
 TIMEOUT = 90  # seconds; the sessions must end in well under half of it
 MEMORY_MB = 800

@@ -18,14 +18,17 @@ import zlib
 from pathlib import Path
 
 import pypdfium2
+import pytest
 from conftest import REPO, run_bounded
+from helpers.hostile import html_cases
+from helpers.pdf import pdf_file
 from PIL import Image
-from test_hostile_inputs import html_cases
-from test_pdf_pages import pdf_file
 
 from pytest_ocr.limits import DEFAULT
 from pytest_ocr.media import rasteriser
 from pytest_ocr.media.pages import Page, rasterise
+
+pytestmark = pytest.mark.slow
 
 MEMORY_MB = 1024
 TIMEOUT = 120

@@ -6,10 +6,13 @@ from __future__ import annotations
 import io
 import json
 
+import pytest
 from conftest import DATA, run_bounded
 from engine_helpers.servers import FakeServer
+from helpers.serve import serving
 from PIL import Image
-from test_serve import serving
+
+pytestmark = pytest.mark.slow
 
 CONF_ENGINE = """
 from pathlib import Path

@@ -126,6 +126,7 @@ def leaks(text: str) -> list[str]:
     return [part for s in SECRETS for part in (s, s[: len(s) // 2], s[len(s) // 2 :]) if part in text]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
 def test_secrets_echoed_back_are_in_no_output_and_the_metrics_are_those_of_the_text_returned(tmp_path, workers):
     server = ThreadingHTTPServer(("127.0.0.1", 0), Echo)

@@ -16,11 +16,13 @@ import sys
 import unicodedata
 
 import pytest
-from test_markdown import assert_inert, render
+from helpers.markdown import assert_inert, render
 
 from pytest_ocr.report.visible import visible
 
 pytest_plugins = ["pytester"]
+
+pytestmark = pytest.mark.slow
 
 MEMORY = 1024 * 1024 * 1024  # bytes of address space for each pytest process
 TIMEOUT = 120  # seconds

@@ -10,17 +10,14 @@ import dataclasses
 import hashlib
 import io
 import json
-import os
 import re
-import signal
-import subprocess
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from helpers.chromium import chromium, console, rendered
+from helpers.dom import Tree, assert_nothing_injected, embedded
 from PIL import Image
 
-from pytest_ocr.browser.chromium import find_browser
 from pytest_ocr.report import html as html_report
 from pytest_ocr.report.numbers import number
 from pytest_ocr.run.aggregate import summarize
@@ -28,9 +25,9 @@ from pytest_ocr.run.record import RunRecord
 
 pytest_plugins = ["pytester"]
 
+pytestmark = pytest.mark.slow
+
 ASSETS = Path(html_report.__file__).parent / "html_assets"
-CHROMIUM = find_browser()
-BROWSER_TIMEOUT = 90  # seconds for one headless Chromium run, start to exit
 
 # The engine: reads "<image stem>.<side>.json" and returns its text, fields and warnings,
 # or raises with its "raise" message; a second engine is the same function on side "b".
@@ -159,76 +156,6 @@ def made(suite):
     page = (suite.path / "out" / "report.html").read_text(encoding="utf-8")
     report = json.loads((suite.path / "report.json").read_text(encoding="utf-8"))
     return page, report, suite
-
-
-# -- parsing helpers ----------------------------------------------------------------------------
-
-VOID = {"meta", "br", "img", "input", "hr", "link", "col", "area", "base", "wbr", "source", "embed", "param", "track"}
-
-
-class Node:
-    def __init__(self, tag: str, attrs: dict, parent: Node | None):
-        self.tag, self.attrs, self.parent, self.children = tag, attrs, parent, []
-
-    def text(self) -> str:
-        return "".join(c if isinstance(c, str) else c.text() for c in self.children)
-
-    def classes(self) -> set[str]:
-        return set((self.attrs.get("class") or "").split())
-
-    def walk(self):
-        for child in self.children:
-            if isinstance(child, Node):
-                yield child
-                yield from child.walk()
-
-    def find_all(self, tag: str | None = None, cls: str | None = None, **attrs) -> list[Node]:
-        return [
-            n
-            for n in self.walk()
-            if (tag is None or n.tag == tag)
-            and (cls is None or cls in n.classes())
-            and all(n.attrs.get(k.replace("_", "-")) == v for k, v in attrs.items())
-        ]
-
-    def find(self, *args, **kwargs) -> Node:
-        found = self.find_all(*args, **kwargs)
-        assert len(found) == 1, (args, kwargs, len(found))
-        return found[0]
-
-
-class Tree(HTMLParser):
-    """A small DOM of an HTML text (the page as written, or as Chromium serialised it)."""
-
-    def __init__(self, text: str):
-        super().__init__(convert_charrefs=True)
-        self.root = Node("#document", {}, None)
-        self._at = self.root
-        self.feed(text)
-        self.close()
-
-    def handle_starttag(self, tag, attrs):
-        node = Node(tag, dict(attrs), self._at)
-        self._at.children.append(node)
-        if tag not in VOID:
-            self._at = node
-
-    def handle_startendtag(self, tag, attrs):
-        self._at.children.append(Node(tag, dict(attrs), self._at))
-
-    def handle_endtag(self, tag):
-        node = self._at
-        while node is not None and node.tag != tag:
-            node = node.parent
-        if node is not None and node.parent is not None:
-            self._at = node.parent
-
-    def handle_data(self, data):
-        self._at.children.append(data)
-
-
-def embedded(tree: Tree) -> dict:
-    return json.loads(tree.root.find("script", id="ocr-data").text())
 
 
 # -- the page as written ------------------------------------------------------------------------
@@ -425,59 +352,6 @@ def test_the_script_inserts_data_as_text_only():
 
 
 # -- the page in a browser -----------------------------------------------------------------------
-
-
-def chromium(tmp_path: Path, url: str, *options: str) -> subprocess.CompletedProcess:
-    """Run headless Chromium once, in a fresh profile, killed with its children when it overruns."""
-    profile = tmp_path / f"profile-{len(list(tmp_path.glob('profile-*')))}"
-    argv = [
-        CHROMIUM,
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-quic",
-        "--no-first-run",
-        f"--user-data-dir={profile}",
-        "--enable-logging=stderr",
-        "--v=0",
-        *options,
-        url,
-    ]
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        out, err = proc.communicate(timeout=BROWSER_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        raise AssertionError(f"chromium did not finish within {BROWSER_TIMEOUT} s: {url}") from None
-    assert proc.returncode == 0, err[-3000:]
-    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
-
-
-def console(proc: subprocess.CompletedProcess) -> list[str]:
-    """What the page logged to its console (uncaught errors, policy violations)."""
-    return [line for line in proc.stderr.splitlines() if ":CONSOLE" in line]
-
-
-def rendered(tmp_path: Path, page: Path, fragment: str = "") -> Node:
-    """The DOM after the page's script ran; fails on any console message or script error."""
-    proc = chromium(tmp_path, page.as_uri() + fragment, "--dump-dom")
-    assert console(proc) == []
-    body = Tree(proc.stdout).root.find("body")
-    assert "data-ocr-error" not in body.attrs, body.attrs["data-ocr-error"]
-    return body
-
-
-def assert_nothing_injected(body: Node, scripts: int) -> None:
-    assert len(body.find_all("script")) == scripts
-    for node in body.walk():
-        assert not any(name.startswith("on") for name in node.attrs), (node.tag, node.attrs)
-        assert node.tag not in ("b", "iframe", "object", "embed"), node.tag
-        if node.tag == "img":
-            assert node.attrs["src"].startswith("data:image/jpeg;base64,"), node.attrs["src"][:40]
 
 
 def test_browser_draws_the_list_and_a_failed_case_with_its_diff_and_heat_map(made):

@@ -12,21 +12,22 @@ import json
 import shutil
 import subprocess
 import sys
-import time
 import unicodedata
 from pathlib import Path
 from urllib.parse import parse_qs
 
 import pytest
 from conftest import DATA
-from test_html import BROWSER_TIMEOUT, CHROMIUM, Tree, assert_nothing_injected, embedded, rendered
+from helpers.chromium import Browser, rendered
+from helpers.dom import Tree, assert_nothing_injected, embedded
 
-from pytest_ocr.browser.chromium import DevTools
 from pytest_ocr.metrics.normalize import PROFILES, Normalization
 from pytest_ocr.report import html as html_report
 from pytest_ocr.report.numbers import number, signed
 from pytest_ocr.run.baseline import Baseline, view
 from pytest_ocr.run.record import RunRecord
+
+pytestmark = pytest.mark.slow
 
 # Reads "<image stem>.ocr.txt"; an image named "lowconf" is read with a low confidence.
 ENGINE = """
@@ -374,70 +375,6 @@ def test_browser_diff_shows_what_was_scored_and_the_switch_state_shows_the_raw_t
 
 
 # -- driving the page ------------------------------------------------------------------------------
-
-
-class Browser:
-    """Headless Chromium driven over the DevTools protocol (``pytest_ocr.browser.chromium``), so
-    the page is clicked and read as a reader's browser runs it, with no driver library. Collects
-    what the page logs and the exceptions it throws."""
-
-    def __init__(self) -> None:
-        self.events: list[dict] = []
-        self.deadline = time.monotonic() + BROWSER_TIMEOUT
-        self.devtools = DevTools(CHROMIUM, BROWSER_TIMEOUT, on_event=self._event)
-        self.session = self.devtools.new_page(self.deadline)
-        # A window of 1280 x 1600, as a reader's (not an emulated viewport, which scrolls otherwise).
-        window = self.devtools.call("Browser.getWindowForTarget", None, self.deadline, session=self.session)
-        bounds = {"width": 1280, "height": 1600}
-        self.devtools.call("Browser.setWindowBounds", {"windowId": window["windowId"], "bounds": bounds}, self.deadline)
-        for domain in ("Page", "Runtime", "Log"):
-            self.call(domain + ".enable")
-
-    def _event(self, message: dict) -> None:
-        if message["method"] in ("Runtime.exceptionThrown", "Runtime.consoleAPICalled", "Log.entryAdded"):
-            self.events.append(message)
-
-    def call(self, method: str, params: dict | None = None) -> dict:
-        return self.devtools.call(method, params, self.deadline, session=self.session)
-
-    def js(self, expression: str):
-        result = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True})
-        assert "exceptionDetails" not in result, result["exceptionDetails"]
-        return result["result"].get("value")
-
-    def open(self, url: str) -> None:
-        self.call("Page.navigate", {"url": url})
-        self.wait("document.readyState === 'complete' && document.body.hasAttribute('data-ocr-rendered')")
-
-    def click(self, selector: str) -> None:
-        """A real mouse click (pressed and released) at the middle of the element."""
-        box = self.js(
-            f"(() => {{ const e = document.querySelector({json.dumps(selector)});"
-            " e.scrollIntoView({block: 'center'}); const r = e.getBoundingClientRect();"
-            " return [r.x + r.width / 2, r.y + r.height / 2]; })()"
-        )
-        for kind in ("mousePressed", "mouseReleased"):
-            self.call(
-                "Input.dispatchMouseEvent", {"type": kind, "x": box[0], "y": box[1], "button": "left", "clickCount": 1}
-            )
-
-    def choose(self, selector: str, value: str) -> None:
-        """Choose an option of a select as its popup would: the value set, a change event."""
-        self.js(
-            f"(() => {{ const s = document.querySelector({json.dumps(selector)}); s.value = {json.dumps(value)};"
-            " s.dispatchEvent(new Event('change', {bubbles: true})); })()"
-        )
-
-    def wait(self, expression: str) -> None:
-        while self.js(expression) is not True:
-            assert time.monotonic() < self.deadline, f"never true: {expression}"
-            time.sleep(0.05)
-
-    def rows(self) -> list[str]:
-        return self.js("Array.from(document.querySelectorAll('tr.case-row'), r => r.dataset.id)")
-
-    def close(self) -> None:
-        self.devtools.close()
 
 
 @pytest.fixture

@@ -352,6 +352,7 @@ def test_always_500_names_the_status_the_body_and_the_attempts(fake):
     assert len(server.requests) == 3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("status", ["429", "503"])
 def test_retry_after_within_the_budget_is_honoured(fake, status):
     server = fake(faults=[status], retry_after="1")
@@ -367,6 +368,7 @@ RAN_OUT_HINT = (
 )
 
 
+@pytest.mark.slow
 def test_slow_server_times_out(fake):
     server = fake(default="slow", slow_s=3)
     start = time.perf_counter()
@@ -445,6 +447,7 @@ def test_redirects_are_not_followed(fake, monkeypatch):
 # --- http: concurrency ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_concurrent_calls_never_exceed_the_engines_concurrency(fake):
     def digest(request):
         return {"text": hashlib.sha256(request.form()["image"].data).hexdigest()}
@@ -666,6 +669,7 @@ def test_openai_fingerprint_and_key(fake, monkeypatch):
     assert echo.requests[0].headers["Authorization"] == f"Bearer {SENTINEL}"
 
 
+@pytest.mark.slow
 def test_openai_concurrent_calls(fake):
     def digest(request):
         return completion(hashlib.sha256(base64.b64decode(data_url_of(request).partition(",")[2])).hexdigest())
@@ -744,6 +748,7 @@ def write_suite(pytester, engines: dict[str, dict], cases: list[str], **case_opt
     pytester.makefile(".ocr.yaml", suite=json.dumps(suite))
 
 
+@pytest.mark.slow
 def test_faulty_servers_are_errors_for_their_items_and_the_rest_passes(pytester, fake):
     fast = {"timeout": 0.5, "retries": 1, "backoff": 0.05}
     ok, vlm = fake(), fake()
@@ -784,6 +789,7 @@ def test_faulty_servers_are_errors_for_their_items_and_the_rest_passes(pytester,
     assert len(ok.requests) == len(vlm.requests) == 2
 
 
+@pytest.mark.slow
 def test_the_api_key_appears_in_no_error_message_output_or_report(pytester, fake, monkeypatch):
     monkeypatch.setenv("OCR_TEST_KEY", SENTINEL)
     fast = {"timeout": 0.5, "retries": 0, "api_key_env": "OCR_TEST_KEY"}
@@ -804,6 +810,7 @@ def test_the_api_key_appears_in_no_error_message_output_or_report(pytester, fake
         assert SENTINEL not in text
 
 
+@pytest.mark.slow
 def test_a_key_in_the_recognised_text_is_scored_as_returned_and_reported_redacted(pytester, fake, monkeypatch):
     """The page may hold the key's value (a test key): redacting it before scoring would change
     the scores. Metrics are on the text as returned; every report shows the key as ***."""
@@ -856,6 +863,7 @@ def test_a_retry_after_beyond_the_budget_ends_the_call_at_once(fake, type_, stat
     assert len(server.requests) == 1
 
 
+@pytest.mark.slow
 def test_retry_after_as_an_http_date_is_honoured(fake):
     when = email.utils.format_datetime(datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=2))
     server = fake(faults=["503"], retry_after=when)
@@ -864,6 +872,7 @@ def test_retry_after_as_an_http_date_is_honoured(fake):
     assert time.perf_counter() - start >= 0.9  # the date has whole seconds: at least 1 s ahead
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("type_", ["http", "openai"])
 def test_a_body_trickled_for_ever_ends_at_the_deadline(fake, type_):
     server = fake(default="trickle", trickle_s=0.2)  # one byte every 0.2 s, never the end
@@ -884,6 +893,7 @@ def test_a_body_trickled_for_ever_ends_at_the_deadline(fake, type_):
     assert len(server.requests) == 1
 
 
+@pytest.mark.slow
 def test_headers_trickled_for_ever_end_at_the_deadline(fake):
     server = fake(default="trickle_head", trickle_s=0.01)
     start = time.perf_counter()
@@ -893,6 +903,7 @@ def test_headers_trickled_for_ever_end_at_the_deadline(fake):
     assert "the 1.5 s budget (option 'timeout') ran out while waiting for the response; " in str(info.value)
 
 
+@pytest.mark.slow
 def test_retries_and_their_backoff_share_the_budget(fake):
     server = fake(default="500")
     start = time.perf_counter()
@@ -908,6 +919,7 @@ def test_retries_and_their_backoff_share_the_budget(fake):
     )
 
 
+@pytest.mark.slow
 def test_a_slow_answer_after_a_failure_names_both(fake):
     server = fake(faults=["500"], default="slow", slow_s=3)
     with pytest.raises(EngineError) as info:
@@ -919,6 +931,7 @@ def test_a_slow_answer_after_a_failure_names_both(fake):
     )
 
 
+@pytest.mark.slow
 def test_a_trickling_server_does_not_hold_other_calls(fake):
     """Calls in other threads on the same engine keep their own deadlines and connections."""
     slow, fast = fake(default="trickle", trickle_s=0.2), fake()
@@ -935,6 +948,7 @@ def test_a_trickling_server_does_not_hold_other_calls(fake):
     assert quick.recognize(PNG).text == "hello world"
 
 
+@pytest.mark.slow
 def test_waiting_for_a_free_connection_is_within_the_budget(fake):
     server = fake(default="trickle", trickle_s=0.2)
     engine = http_engine(server.ocr_url, timeout=1.5, concurrency=1)
@@ -991,6 +1005,7 @@ def test_a_large_answer_within_the_bound_is_read(fake, small_outputs):
 # --- header values in the fingerprint, through the cache -------------------------------------------
 
 
+@pytest.mark.slow
 def test_engines_differing_only_in_header_values_do_not_share_cached_outputs(pytester, fake):
     """A header can choose what the server does (a model, a tenant): its value is part of the
     engine's identity, hashed."""

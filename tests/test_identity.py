@@ -15,6 +15,8 @@ from conftest import DATA, SIDECAR_ENGINE
 
 from pytest_ocr.run.identity import project_dir, relative
 
+pytestmark = pytest.mark.slow
+
 # No ini file anywhere: pytest's rootdir is the common ancestor of the path-like arguments.
 SUITE = """engines: {fake: {type: python, function: "sidecar_engine:read"}}
 defaults: {engine: fake, thresholds: {cer: "< 0.5"}}

@@ -16,6 +16,8 @@ from conftest import DATA
 
 pytest_plugins = ["pytester"]
 
+pytestmark = pytest.mark.slow
+
 FAILING = '#!/bin/sh\necho "cannot read $1" >&2\nexit 3\n'
 SUITE = """engines:
   failing: {type: command, argv: ["./failing.sh", "{image}"]}

@@ -10,13 +10,11 @@ import os
 import shutil
 import subprocess
 import sys
-from html.parser import HTMLParser
 
-import cmarkgfm
 import pytest
-from cmarkgfm.cmark import Options
 from conftest import DATA, INI, SIDECAR_ENGINE
-from test_compare import make_runs
+from helpers.markdown import assert_inert, render
+from helpers.runs import make_runs
 
 from pytest_ocr.cases.gates import Gate
 from pytest_ocr.cases.rules import Tolerance, parse
@@ -35,6 +33,8 @@ def load(path) -> RunRecord:
 
 
 pytest_plugins = ["pytester"]
+
+pytestmark = pytest.mark.slow
 
 # Everything Markdown or HTML could act on, on one line, as an OCR service might return it.
 HOSTILE = (
@@ -60,57 +60,11 @@ defaults:
 """
 # A looping output: the repetition warning quotes the looping unit, OCR text.
 LOOPING = "Total 12.00 " + "<b>|`x`</b> " * 12
-ALLOWED_TAGS = {"h3", "h4", "h5", "p", "strong", "em", "table", "thead", "tbody", "tr", "th", "td", "ul", "li"}
-
-
-class Rendered(HTMLParser):
-    """The tags, the tables (rows of cell texts) and the visible text of rendered HTML."""
-
-    def __init__(self, html: str):
-        super().__init__(convert_charrefs=True)
-        self.tags: set[str] = set()
-        self.tables: list[list[list[str]]] = []
-        self.text: list[str] = []
-        self._cell: list[str] | None = None
-        self.feed(html)
-
-    def handle_starttag(self, tag, attrs):
-        self.tags.add(tag)
-        if tag == "table":
-            self.tables.append([])
-        elif tag == "tr":
-            self.tables[-1].append([])
-        elif tag in ("td", "th"):
-            self._cell = []
-
-    def handle_endtag(self, tag):
-        if tag in ("td", "th"):
-            self.tables[-1][-1].append("".join(self._cell))
-            self._cell = None
-
-    def handle_data(self, data):
-        self.text.append(data)
-        if self._cell is not None:
-            self._cell.append(data)
-
-    def handle_comment(self, data):
-        self.tags.add("<!-- comment -->")
-
-
-def render(markdown: str) -> Rendered:
-    # UNSAFE passes raw HTML through (GitHub then sanitises it); any tag that comes out was not escaped.
-    return Rendered(cmarkgfm.github_flavored_markdown_to_html(markdown, options=Options.CMARK_OPT_UNSAFE))
 
 
 def seen(text: str) -> str:
     """What a reader sees: the zero-width space that keeps @mentions inert is invisible."""
     return text.replace("\u200b", "")
-
-
-def assert_inert(rendered: Rendered) -> None:
-    assert rendered.tags <= ALLOWED_TAGS, rendered.tags - ALLOWED_TAGS
-    for table in rendered.tables:
-        assert all(len(row) == len(table[0]) for row in table), table  # no pipe split a cell
 
 
 @pytest.fixture(scope="module")

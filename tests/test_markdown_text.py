@@ -270,6 +270,7 @@ def test_the_olmocr_sample_is_all_there():
     assert sum(1 for path in OLMOCR if Path(path).read_text(encoding="utf-8").strip()) == 21
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", OLMOCR, ids=lambda path: Path(path).stem)
 def test_real_olmocr_pages_agree_with_cmark_gfm(path):
     assert_agrees(Path(path).read_text(encoding="utf-8"))
@@ -365,6 +366,7 @@ def rendered_text(markdown: str) -> str:
     return "".join(reader.out)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, derandomize=True, database=None)
 @given(pieces=st.lists(st.sampled_from(PIECES), max_size=30))
 def test_the_token_walk_reads_as_markdown_its_own_html_renders(pieces):
@@ -374,6 +376,7 @@ def test_the_token_walk_reads_as_markdown_its_own_html_renders(pieces):
     assert collapsed(markdown_text(markdown)) == collapsed(rendered_text(markdown))
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, derandomize=True, database=None)
 @given(text=st.text(alphabet=st.sampled_from("ab XY12,.;:'\"?()\n\u00e9\u00df\u0f40"), max_size=80))
 def test_text_without_markdown_syntax_is_unchanged(text):
@@ -620,6 +623,7 @@ def test_ten_thousand_levels_keep_their_text():
 """
 
 
+@pytest.mark.slow
 def test_one_megabyte_and_deep_nesting_are_bounded(tmp_path):
     pages = str(REPO / "tests/data/olmocr-bench-sample/olmocr_pipeline/**/*.md")
     (tmp_path / "test_bounds.py").write_text(BOUNDS.format(pages=pages), encoding="utf-8")
@@ -639,6 +643,7 @@ def test_nesting_beyond_the_limit_is_kept_as_text():
 # -- through pytest: a case file with the profile, the CER in the JSON report ----------------------------
 
 
+@pytest.mark.slow
 def test_a_case_file_with_the_markdown_profile(suite):
     suite.image("page.tif", MARKDOWN.replace("alpha", "aipha"))
     suite.image("same.tif", MARKDOWN)

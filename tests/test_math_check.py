@@ -42,6 +42,8 @@ from pytest_ocr.metrics.math_check import (
     same_rendering,
 )
 
+pytestmark = pytest.mark.slow
+
 SAMPLE = Path(__file__).resolve().parent / "data" / "olmocr-bench-sample"
 
 

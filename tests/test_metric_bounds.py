@@ -139,6 +139,7 @@ def approximate(result: metrics.MetricResult, key: str = "alignment") -> bool:
 # -- the alignment itself ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(
     st.text(alphabet="abc \n", max_size=90),
@@ -160,6 +161,7 @@ def test_windowed_alignment_is_a_valid_alignment_bounded_by_the_exact_distance(r
     assert replay(reference, hypothesis, limit, window=16) == result.errors
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(st.lists(st.sampled_from(["a", "b", "cc", "dd"]), max_size=60), st.integers(0, 2**32))
 def test_word_sequences_take_the_same_path(words, seed):
@@ -236,6 +238,7 @@ def test_grapheme_units_take_the_cheaper_path_too(pair):
     assert result.details["distance_lower_bound"] <= Levenshtein.distance(*clusters) <= result.counts["errors"]
 
 
+@pytest.mark.slow
 def test_plain_functions_warn_when_approximate(pair):
     reference, hypothesis = (one_line(t) for t in pair)
     with pytest.warns(metrics.ApproximateAlignment):
@@ -451,6 +454,7 @@ def test_a_run_without_word_boundaries_is_counted_approximately_and_says_so():
     assert approximate(result, "tokenization")
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(st.text(alphabet="ab Zé1\n\t .,'\u0301", max_size=60), st.text(alphabet="ab Zé1\n .,'", max_size=60))
 def test_chunk_boundaries_are_piece_boundaries_of_every_standard_encoding(left, right):
@@ -560,6 +564,7 @@ print(json.dumps({
 """
 
 
+@pytest.mark.slow
 def test_every_metric_on_ten_million_characters_in_one_gigabyte():
     memory = 1024 * 1024 * 1024
     cpu = 120
@@ -604,6 +609,7 @@ def test_every_metric_on_ten_million_characters_in_one_gigabyte():
     } <= set(report["approximate"])
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(st.text(alphabet="a \t\n\u00a0\u2003\u3000x\x1c", max_size=40), st.integers(0, 2**32))
 def test_whitespace_of_substitutions_is_counted_alike_in_python_and_numpy(text, seed):

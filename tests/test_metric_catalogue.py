@@ -97,6 +97,7 @@ def our_word_counts(details) -> tuple:
 # -- word measures against jiwer -------------------------------------------------------
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(pair=text_pairs())
 def test_word_counts_and_mer_wil_wip_equal_jiwer(pair):
@@ -114,6 +115,7 @@ def test_word_counts_and_mer_wil_wip_equal_jiwer(pair):
         assert results["wer"].value == (1.0 if out.insertions else 0.0)
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(pages=st.lists(text_pairs(max_words=6), min_size=1, max_size=5))
 def test_micro_average_equals_jiwer_list_input(pages):
@@ -145,6 +147,7 @@ def test_micro_average_equals_jiwer_list_input(pages):
 # -- bags, subsequences, n-grams against code written here ----------------------------
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(lists=word_lists())
 def test_token_precision_recall_f1_are_multiset_arithmetic(lists):
@@ -181,6 +184,7 @@ def brute_force_lcs(a: list, b: list) -> int:
     return 0
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(lists=word_lists(max_words=6))
 def test_lcs_ratio_equals_brute_force(lists):
@@ -193,6 +197,7 @@ def test_lcs_ratio_equals_brute_force(lists):
     assert r.value == pytest.approx(expected)
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(lists=word_lists(), n=st.sampled_from([2, 3]))
 def test_ngram_overlap_equals_counter_of_windows(lists, n):
@@ -228,6 +233,7 @@ def test_ngram_overlap_by_hand_with_repeats():
     assert value("trigram_overlap", "a b a", "a b a b a") == 1.0
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(lists=word_lists())
 def test_sequence_accuracy_and_token_exact_match_rate_count_positions(lists):
@@ -241,6 +247,7 @@ def test_sequence_accuracy_and_token_exact_match_rate_count_positions(lists):
         assert results["sequence_accuracy"].value == pytest.approx(same / len(ref))
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(lists=word_lists())
 def test_bow_error_is_ocrevaluation_formula(lists):
@@ -272,6 +279,7 @@ def default_form(text: str) -> str:
     return " ".join(nfc(text).split())
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(reference=cluster_texts, hypothesis=cluster_texts)
 def test_grapheme_unit_counts_extended_grapheme_clusters(reference, hypothesis):
@@ -394,6 +402,7 @@ def tibetan_variants(draw):
     return original, variant
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(pair=tibetan_variants())
 def test_tibetan_profile_removes_what_7_3_lists(pair):
@@ -565,6 +574,7 @@ def short_pages(draw):
     return "\n".join(lines)
 
 
+@pytest.mark.slow
 @FEWER
 @given(reference=short_pages(), hypothesis=short_pages(), profile_name=st.sampled_from(PROFILES))
 def test_every_value_is_its_counts_and_within_range(reference, hypothesis, profile_name):

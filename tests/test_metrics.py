@@ -206,6 +206,7 @@ def test_random_pairs_exercise_every_kind_of_error():
     assert any(any("\u0f00" <= ch <= "\u0fff" for ch in r) for r, _ in PAIRS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("normalize", [metrics.RAW, metrics.DEFAULT], ids=["raw", "default"])
 def test_500_random_pairs_agree_with_jiwer(normalize):
     # The pairs are already normalised (NFC, single spaces, stripped), so RAW and
@@ -272,6 +273,7 @@ def pairs(draw) -> tuple[str, str]:
     return reference, hypothesis
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(pairs())
 def test_raw_metrics_agree_with_jiwer_on_any_script(pair):
@@ -292,6 +294,7 @@ def test_raw_metrics_agree_with_jiwer_on_any_script(pair):
         assert ours[name].value == pytest.approx(measure(reference, hypothesis), abs=1e-12), name
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(pairs())
 def test_default_metrics_equal_jiwer_on_nfc_text(pair):
@@ -301,6 +304,7 @@ def test_default_metrics_equal_jiwer_on_nfc_text(pair):
     assert compare_with_jiwer(reference, hypothesis, metrics.DEFAULT) == []
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(pairs())
 def test_ned_and_exact_match_bounds(pair):
@@ -406,6 +410,7 @@ def test_empty_reference_policy_for_wer_differs_from_jiwer():
     assert metrics.wer("", "") == 0.0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("reference", "normalization"),
     [

@@ -24,6 +24,8 @@ from pytest_ocr.run import noise
 
 pytest_plugins = ["pytester"]
 
+pytestmark = pytest.mark.slow
+
 REPEATS = "--ocr-repeat=5"
 
 

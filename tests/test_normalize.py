@@ -247,6 +247,7 @@ def test_whitespace_trim_lines_strips_each_line_as_dinglehopper_reads_a_file():
 SPACED = st.text(st.sampled_from("ab é\u0301\n\t\u00a0 क्"), max_size=20).filter(str.strip)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(SPACED, st.text(st.sampled_from("ab é\u0301\n\t\u00a0 क्"), max_size=20))
 def test_whitespace_trim_reproduces_jiwers_cer(reference, hypothesis):
@@ -304,6 +305,7 @@ WHITESPACE_HEAVY = st.text(
 )
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(st.one_of(st.text(max_size=40), WHITESPACE_HEAVY))
 def test_whitespace_collapse_equals_split_and_join(text):

@@ -13,8 +13,9 @@ import sys
 from pathlib import Path
 from xml.etree import ElementTree
 
+import pytest
 from conftest import DATA, requires_tesseract
-from test_datasets import load, load_error, write
+from helpers.datasets import load, load_error, write
 
 WORKSPACE = DATA / "ocrd" / "kant_aufklaerung_1784"
 PAGE_GT = WORKSPACE / "OCR-D-GT-PAGE" / "PAGE_0017_PAGE.xml"
@@ -155,6 +156,7 @@ def test_a_broken_ground_truth_file_is_skipped_where_it_is_broken(tmp_path):
     assert case.image == root / "elsewhere.tif"
 
 
+@pytest.mark.slow
 @requires_tesseract
 def test_tesseract_reads_the_workspace_in_a_real_session(tmp_path):
     workspace(tmp_path)

@@ -10,10 +10,11 @@ import subprocess
 import sys
 
 import pytest
-from conftest import REPO, requires_tesseract
-from test_plugin import load_report, run
+from conftest import REPO, load_report, requires_tesseract, run
 
 from pytest_ocr.browser.chromium import find_browser
+
+pytestmark = pytest.mark.slow
 
 SAMPLE = REPO / "tests" / "data" / "olmocr-bench-sample"
 CHROMIUM = find_browser()

@@ -14,12 +14,15 @@ import xml.etree.ElementTree as ET
 from collections import Counter
 
 import jsonschema
+import pytest
 from conftest import DATA
-from test_html import Tree, embedded
+from helpers.dom import Tree, embedded
 
 from pytest_ocr.run.stored import report_schema
 
 pytest_plugins = ["pytester"]
+
+pytestmark = pytest.mark.slow
 
 ENGINE = """
 from pathlib import Path

@@ -23,6 +23,8 @@ from pathlib import Path
 import pytest
 from conftest import DATA
 
+pytestmark = pytest.mark.slow
+
 EXPECTED = Path(__file__).parent / "data" / "outputs-unchanged"
 VOLATILE = {"started", "started_at", "finished_at", "performance"}  # and every key ending in _s or _ms: times
 

@@ -56,6 +56,7 @@ def _data(n, shift, spread=0.02, seed=0):
     return before, np.clip(before + rng.normal(shift, spread, n), 0, None)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("n", "shift"), [(40, 0.0), (40, 0.006), (300, 0.002), (2000, -0.001)])
 def test_macro_interval_and_p_value_agree_with_scipy(n, shift):
     before, after = _data(n, shift, seed=n)

@@ -18,6 +18,7 @@ import jsonschema
 import pypdfium2
 import pytest
 from conftest import REPO, requires_tesseract, run_bounded
+from helpers.pdf import pdf_file
 from PIL import Image
 
 from pytest_ocr.cases.schema import schema
@@ -25,6 +26,8 @@ from pytest_ocr.media.pages import DEFAULT_DPI
 from pytest_ocr.run.stored import report_schema
 
 pytest_plugins = ["pytester"]
+
+pytestmark = pytest.mark.slow
 
 SAMPLE = REPO / "tests" / "data" / "olmocr-bench-sample" / "pdfs"
 OPTIONS = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest")
@@ -44,21 +47,6 @@ def minimal_pdf(media_box: str = "0 0 612 792", text: str = "Hello", trailer: by
         *more,
     ]
     return pdf_file(objects, trailer)
-
-
-def pdf_file(objects: list[bytes], trailer: bytes = b"") -> bytes:
-    """A PDF of these objects (numbered from 1, the first the catalog), the cross-reference
-    table's offsets computed."""
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R %s>>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, trailer, xref)
-    return bytes(out)
 
 
 def encrypted_pdf() -> bytes:

@@ -5,23 +5,12 @@ from __future__ import annotations
 import json
 
 import jiwer
-import jsonschema
 import pytest
-from conftest import INI, requires_tesseract
-
-from pytest_ocr.run.stored import report_schema
+from conftest import INI, load_report, requires_tesseract, run
 
 pytest_plugins = ["pytester"]
 
-
-def run(suite, *args):
-    return suite.pytester.runpytest("-p", "no:cacheprovider", "-p", "no:hypothesispytest", *args)
-
-
-def load_report(suite, name="report.json"):
-    report = json.loads((suite.path / name).read_text(encoding="utf-8"))
-    jsonschema.validate(report, report_schema())
-    return report
+pytestmark = pytest.mark.slow
 
 
 # -- collection -------------------------------------------------------------------

@@ -12,6 +12,8 @@ from conftest import DATA
 
 pytest_plugins = ["pytester"]
 
+pytestmark = pytest.mark.slow
+
 CONFTEST = """
 import json, os, threading, time
 from pathlib import Path

@@ -18,13 +18,8 @@ import jsonschema
 import pytest
 import yaml
 from conftest import DATA, REPO
-
-DOCS = REPO / "docs"
-
-
-def documents() -> list[Path]:
-    """The README, then every page of the documentation site."""
-    return [REPO / "README.md", *sorted(DOCS.rglob("*.md"))]
+from helpers.readme import DOCS, FENCE, documents, fenced_blocks, readme
+from helpers.runs import make_runs
 
 
 def quick_start_commands(path: Path) -> list[str]:
@@ -42,11 +37,15 @@ def test_the_tutorial_starts_with_the_readmes_two_commands():
 
 def test_ci_runs_the_readme_test_command_verbatim():
     example, tests = readme_commands()
-    assert example.endswith("pytest example_suite") and tests.endswith("pip install '.[test]' && python -m pytest")
+    assert example.endswith("pytest example_suite")
+    assert tests.endswith("pip install '.[test]' && python -m pytest -n auto")
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
     body = re.search(r"readme_test_command\(\) \{\n\s*(.+?)\n\}", ci).group(1)
     assert body == tests
     assert "\nreadme_test_command\nstatus=$?" in ci  # and it is what decides the exit status
+    # tox runs the same suite the same way (its section [testenv] is every Python's)
+    tox = (REPO / "tox.ini").read_text(encoding="utf-8").split("[testenv]", 1)[1].split("\n[", 1)[0]
+    assert "\ncommands = python -m pytest -n auto {posargs}\n" in tox
 
 
 def test_both_commands_install_the_same_tesseract_packages():
@@ -78,12 +77,6 @@ def test_ci_runs_the_linters_and_the_docs_build_tox_runs():
 
 # -- the pages as GitHub (and the site) render them ---------------------------------------------
 
-FENCE = re.compile(r"^```(\w*)\n(.*?)^```\n", re.S | re.M)
-
-
-def readme() -> str:
-    return (REPO / "README.md").read_text(encoding="utf-8")
-
 
 @cache
 def hooks() -> ModuleType:
@@ -93,16 +86,6 @@ def hooks() -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def fenced_blocks() -> list[tuple[Path, int, str, str]]:
-    """(file, line, language, text) of every fenced block of the README and the pages."""
-    found = []
-    for path in documents():
-        text = path.read_text(encoding="utf-8")
-        for match in FENCE.finditer(text):
-            found.append((path, text.count("\n", 0, match.start()) + 1, match.group(1), match.group(2)))
-    return found
 
 
 def test_the_readme_is_short_and_links_to_pages_that_exist():
@@ -182,12 +165,11 @@ def test_the_options_page_lists_every_option_the_parser_has():
     assert named == options | set(parser._inidict)
 
 
+@pytest.mark.slow
 def test_every_command_the_readme_gives_to_run_is_run(tmp_path):
     """The `sh` blocks are what the README and the pages tell users to run. The Quick start's
     two are run by CI (above) and by test_example_suite; every other line is run here, for real,
     on real reports and a real page, as a user would paste it (without a shell)."""
-    from test_compare import make_runs
-
     runnable = [block for _, _, language, block in fenced_blocks() if language == "sh"]
     quick_start = readme_commands()
     commands = [line for block in runnable for line in block.splitlines() if line not in quick_start]

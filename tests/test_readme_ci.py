@@ -24,11 +24,13 @@ import jsonschema
 import pytest
 import yaml
 from conftest import REPO
+from helpers.readme import fenced_blocks
 from referencing import Registry, Resource
-from test_readme import fenced_blocks
 
 from pytest_ocr import cli
 from pytest_ocr.plugin.argv import separate_values
+
+pytestmark = pytest.mark.slow
 
 SCHEMAS = REPO / "tests" / "data" / "ci-schemas"
 WHEEL = "pytest_ocr-0.2.0-py3-none-any.whl"  # what the recipes' wheel job leaves in dist/

@@ -24,6 +24,8 @@ from engine_helpers.servers import FakeServer
 
 pytest_plugins = ["pytester"]
 
+pytestmark = pytest.mark.slow
+
 RIGHT, WRONG = "hello world", "hallo world"
 ONE = 1 / 11  # one substituted letter in eleven
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -72,6 +73,7 @@ def test_the_smallest_unit_is_reported():
     assert loop.unit == "ab" and loop.repeats == 60
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(
     st.text(alphabet="ab \n1", max_size=30),

@@ -49,6 +49,7 @@ cases:
     )
 
 
+@pytest.mark.slow
 def test_the_run_directory_holds_the_reports_contents(suite):
     three_cases(suite)
     suite.write("broken.ocr.yaml", "image: [\n")
@@ -102,6 +103,7 @@ def test_the_run_id_is_the_runs_start_in_utc_then_a_hash_so_names_sort_by_time()
     assert results_dir.run_id(earlier) < results_dir.run_id(report)
 
 
+@pytest.mark.slow
 def test_two_runs_give_two_directories_in_the_order_they_ran(suite):
     three_cases(suite)
     run(suite, "--ocr-report", "first.json", "--ocr-results-dir", "results")

@@ -24,6 +24,8 @@ from pytest_ocr.run.stored import load_report, report_schema
 
 pytest_plugins = ["pytester"]
 
+pytestmark = pytest.mark.slow
+
 # An engine that reads the side-car text; waits for a file named in it ("wait:NAME")
 # after writing "started-NAME", so a test can act while the run is in the middle.
 WAITING_ENGINE = """

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import copy
 
+import pytest
 import yaml
 from conftest import REPO
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_ocr.cases import schema
+
+pytestmark = pytest.mark.slow
 
 SHIPPED = sorted((REPO / "example_suite").glob("*.ocr.yaml"))
 DOCUMENTS = [yaml.safe_load(path.read_text(encoding="utf-8")) for path in SHIPPED]

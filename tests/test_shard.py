@@ -19,6 +19,8 @@ from conftest import DATA, requires_tesseract
 
 from pytest_ocr.run.shard import Shard, ShardError, assign, hash_order
 
+pytestmark = pytest.mark.slow
+
 # -- the share -----------------------------------------------------------------------
 
 

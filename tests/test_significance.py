@@ -13,11 +13,14 @@ from __future__ import annotations
 import json
 import random
 
-from test_plugin import run
+import pytest
+from conftest import run
 
 from pytest_ocr.cli import main
 
 pytest_plugins = ["pytester"]
+
+pytestmark = pytest.mark.slow
 
 REFERENCE = "The quick brown fox jumps over the lazy dog 0123456"[:50]
 PAGES = 40

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
 import tiktoken
-from test_plugin import load_report, run
+from conftest import load_report, run
 
 pytest_plugins = ["pytester"]
+
+pytestmark = pytest.mark.slow
 
 RECEIPT = """GARDENIA BAKERIES (KL) SDN BHD (139386 X)
 Lot 3, Jalan Pelabur 23/1,

@@ -114,6 +114,7 @@ def test_invalid_json_is_reported_not_raised(text, error):
     json.dumps(result.details, allow_nan=False)
 
 
+@pytest.mark.slow
 def test_huge_json_parses_and_scores():
     value = {f"field_{i}": f"value {i}" for i in range(200_000)}
     text = json.dumps(value)

@@ -150,6 +150,7 @@ tasks = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=200, derandomize=True, deadline=None, database=None)
 @given(batch=st.lists(tasks, min_size=1, max_size=8))
 def test_micro_averages_are_success_rate_and_mean_quality(batch):

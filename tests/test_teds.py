@@ -21,14 +21,13 @@ from pathlib import Path
 
 import pytest
 from apted import APTED
-from conftest import PROPERTY
+from conftest import PROPERTY, load_report, run
 from hypothesis import given
 from hypothesis import strategies as st
 from lxml import html as lxml_html
 from markdown_it import MarkdownIt
 from table_recognition_metric import TEDS
 from table_recognition_metric.utils import CustomConfig
-from test_plugin import load_report, run
 
 from pytest_ocr.metrics import DEFAULT_METRICS, METRICS, RAW, pooled, profile, score
 from pytest_ocr.metrics import teds as teds_module
@@ -184,6 +183,7 @@ def test_a_table_nested_in_a_cell_is_that_cells_content_on_both_sides_of_the_rat
     assert page_teds(deep, changed).distance == pytest.approx(distance, abs=1e-12)
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(table_pairs())
 def test_generated_html_tables_agree_with_the_oracle(pair):
@@ -208,6 +208,7 @@ markdown_rows = st.integers(1, 4).flatmap(
 )
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(markdown_rows, markdown_rows)
 def test_markdown_tables_agree_with_the_oracle_on_their_html(reference_rows, hypothesis_rows):
@@ -422,6 +423,7 @@ def huge_markdown_table(rows: int) -> str:
     return "| n | square |\n|---|---|\n" + "\n".join(f"| {i} | {i * i} |" for i in range(rows))
 
 
+@pytest.mark.slow
 def test_a_huge_table_is_not_compared_quickly_and_counts_as_all_wrong():
     # 1,000 rows of 2 cells: a tree of 3,006 nodes, beyond the default 2,000 (APTED would
     # take minutes). The pair costs all its nodes, counted from the Markdown tokens (thead,
@@ -450,6 +452,7 @@ def test_a_huge_table_is_not_compared_quickly_and_counts_as_all_wrong():
     assert time.process_time() - start < 10
 
 
+@pytest.mark.slow
 def test_a_table_of_megabytes_is_read_no_further_than_the_bound():
     # 200,000 rows (4 MB): markdown-it-py would take 8 s and 600 MB to read it whole.
     table = huge_markdown_table(200_000)
@@ -495,6 +498,7 @@ def test_the_cell_text_bound():
 # -- through the plugin ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_cases_threshold_teds_and_the_run_pools_its_counts(suite):
     # The engine reads each image's side-car text: the HTML table with "12.80" read as
     # "12.08" (0.4 of 14 nodes) and the Markdown table without its Price column (3 of 14).
@@ -537,6 +541,7 @@ cases:
 PUBTABNET = Path(__file__).parent / "data" / "pubtabnet"
 
 
+@pytest.mark.slow
 def test_the_values_pubtabnet_published():
     """The TEDS values PubTabNet's reference implementation printed in its demo notebook
     (src/demo.ipynb: one pair, and the batch of src/sample_pred.json against

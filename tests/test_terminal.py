@@ -5,18 +5,16 @@ from __future__ import annotations
 
 import json
 import re
-import unicodedata
 
-from test_plugin import load_report, run
+import pytest
+from conftest import load_report, run
+from helpers.terminal import display_width
 
 from pytest_ocr.report.terminal import table
 
 pytest_plugins = ["pytester"]
 
-
-def display_width(text: str) -> int:
-    """Terminal columns by the Unicode East Asian Width property, independently of wcwidth."""
-    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+pytestmark = pytest.mark.slow
 
 
 def test_the_chinese_table_of_the_dataset_evaluator_spec_lines_up():

@@ -7,10 +7,13 @@ from __future__ import annotations
 import itertools
 import re
 
-from test_plugin import load_report, run
-from test_terminal import display_width
+import pytest
+from conftest import load_report, run
+from helpers.terminal import display_width
 
 pytest_plugins = ["pytester"]
+
+pytestmark = pytest.mark.slow
 
 GOOD = "The quick brown fox jumps over the lazy dog near the river bank today"
 LONG_ID = "sroie-2019-scanned-receipts-X51005268275-receipt-with-a-long-name"

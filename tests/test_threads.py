@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import DATA, requires_tesseract, run_bounded
-from test_engines import spec
+from helpers.engines import spec
 
 from pytest_ocr.engines import _options
 from pytest_ocr.engines.base import EngineError
@@ -48,6 +48,7 @@ def test_a_threads_option_that_is_not_a_whole_number_is_a_located_error(type_, v
     assert f"{type_} engine 'my-{type_}' (declared at ocr.yaml:7): option 'threads' must be int" in str(caught.value)
 
 
+@pytest.mark.slow
 def test_rapidocr_sessions_get_the_budget_and_the_fingerprint_does_not(monkeypatch):
     pytest.importorskip("rapidocr")
     from pytest_ocr.engines.rapidocr import RapidOCREngine
@@ -71,6 +72,7 @@ def test_rapidocr_sessions_get_the_budget_and_the_fingerprint_does_not(monkeypat
     assert found["budget"][2] == found["option"][2]  # threads are not part of what the output depends on
 
 
+@pytest.mark.slow
 @requires_tesseract
 def test_tesseract_runs_one_openmp_thread_unless_told_otherwise(monkeypatch):
     monkeypatch.delenv("OMP_THREAD_LIMIT", raising=False)
@@ -87,6 +89,7 @@ def test_tesseract_runs_one_openmp_thread_unless_told_otherwise(monkeypatch):
     assert TesseractEngine(spec("tesseract")).env is None
 
 
+@pytest.mark.slow
 @requires_tesseract
 def test_a_real_xdist_run_reads_the_same_and_records_the_same_engines(tmp_path: Path):
     pytest.importorskip("rapidocr")

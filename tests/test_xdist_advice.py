@@ -16,6 +16,8 @@ from pytest_ocr.run.record import RunRecord
 
 pytest_plugins = ["pytester"]
 
+pytestmark = pytest.mark.slow
+
 LINES = sorted((DATA / "lines").glob("*.png")) + sorted((DATA / "lines").glob("*.jpg"))
 OPTIONS = ("-p", "no:cacheprovider", "--ocr-no-cache")
 

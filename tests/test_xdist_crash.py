@@ -9,11 +9,14 @@ import subprocess
 import sys
 
 import jsonschema
+import pytest
 from conftest import DATA
 
 from pytest_ocr.run.stored import report_schema
 
 pytest_plugins = ["pytester"]
+
+pytestmark = pytest.mark.slow
 
 KILLER_ENGINE = """
 import os

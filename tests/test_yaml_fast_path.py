@@ -112,6 +112,7 @@ def test_the_shipped_yaml_files_read_the_same_both_ways() -> None:
         assert assert_same(text) or "&" in text, path
 
 
+@pytest.mark.slow
 def test_the_nesting_limit_is_the_options_on_both_paths() -> None:
     previous = limits.active()
     deep = "a: " + "[" * 900 + "]" * 900 + "\n"
@@ -160,6 +161,7 @@ def edited(text: str, edits: list[tuple[int, str]]) -> str:
     return text
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(DATA, st.sampled_from([None, True, False]), EDITS, st.integers(1, 6))
 def test_random_documents_read_the_same_both_ways(data, flow_style, edits, max_nesting) -> None:
