@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pytest_ocr.cases.document import DocumentError
 
 from pytest_ocr.cases.loader import load_cases
 from pytest_ocr.cases.model import Defaults, Scope
+from pytest_ocr.media.document import DocumentError
 
 
 def load(path: Path):
