@@ -50,6 +50,7 @@ from .metrics import (
 )
 from .report.columns import fit, terminal_columns
 from .report.visible import visible
+from .run.baseline_defaults import DEFAULT_MIN_MATCH, VERBS
 from .storable import json_safe
 
 if TYPE_CHECKING:
@@ -414,13 +415,6 @@ def _merge_project(given: str | None, recorded: str | None) -> tuple[Path, str |
     )
 
 
-def _baseline_verbs() -> tuple[str, ...]:
-    """The verbs of --ocr-baseline-write, imported only when the parser is built."""
-    from .run.baseline_defaults import VERBS
-
-    return tuple(VERBS)
-
-
 def parser() -> argparse.ArgumentParser:
     main = argparse.ArgumentParser(prog="pytest-ocr", description="OCR evaluation tools of pytest-ocr")
     main.add_argument("--version", action="version", version=f"pytest-ocr {__version__}")
@@ -546,9 +540,9 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument(
         "--min-match",
         type=float,
-        default=0.5,
+        default=DEFAULT_MIN_MATCH,
         metavar="SHARE",
-        help="warn when fewer than this share of HEAD's items are in BASE (default 0.5)",
+        help=f"warn when fewer than this share of HEAD's items are in BASE (default {DEFAULT_MIN_MATCH})",
     )
     output = c.add_mutually_exclusive_group()
     output.add_argument("--markdown", action="store_true", help="print Markdown for a PR comment or job summary")
@@ -581,16 +575,17 @@ def parser() -> argparse.ArgumentParser:
     )
     m.add_argument(
         "--baseline-write",
-        choices=_baseline_verbs(),
-        metavar="|".join(_baseline_verbs()),
+        choices=VERBS,
+        metavar="|".join(VERBS),
         help="write the --baseline file from the merged run, as --ocr-baseline-write does",
     )
     m.add_argument(
         "--baseline-min-match",
         type=float,
-        default=0.5,
+        default=DEFAULT_MIN_MATCH,
         metavar="SHARE",
-        help="warn when fewer than this share of the items find their record in the baseline (default 0.5)",
+        help="warn when fewer than this share of the items find their record in the baseline "
+        f"(default {DEFAULT_MIN_MATCH})",
     )
     m.add_argument(
         "--summary", choices=("table", "json", "none"), default="table", help="the OCR summary printed (default table)"

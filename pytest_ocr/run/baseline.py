@@ -29,7 +29,7 @@ from ..cases.rules import Tolerance, format_number
 from ..engines import fingerprint_changes, fingerprint_id
 from ..metrics import METRICS
 from ..scoring.facts import FactRecord
-from ..scoring.tolerance import Delta, ItemComparison, compare_item, direction, lost_facts
+from ..scoring.tolerance import Delta, Direction, ItemComparison, compare_item, direction, lost_facts
 from . import noise
 from .aggregate import HEADLINE_METRICS, metric_order
 from .gates import GateResult
@@ -101,7 +101,7 @@ class MetricMove:
     paired: tuple[Paired, ...] = ()
 
     @property
-    def verdict(self) -> str:
+    def verdict(self) -> Direction:
         return direction(METRICS[self.metric].worse_by(self.old, self.new))
 
 

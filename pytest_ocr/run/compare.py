@@ -36,7 +36,7 @@ from ..cases.rules import Tolerance, ToleranceError, item_tolerance
 from ..engines import fingerprint_changes
 from ..errors import OcrError, did_you_mean
 from ..metrics import METRICS
-from ..scoring.tolerance import Delta, LostFact, direction, lost_facts
+from ..scoring.tolerance import Delta, Direction, LostFact, direction, lost_facts
 from ..storable import json_safe
 from . import noise
 from .aggregate import Stability, aggregate_metric
@@ -106,7 +106,7 @@ def parse_rules(texts: Sequence[str]) -> list[Rule]:
 # -- the comparison -------------------------------------------------------------------------
 
 
-def _direction(metric: str, old: float | None, new: float | None) -> str | None:
+def _direction(metric: str, old: float | None, new: float | None) -> Direction | None:
     """better / worse / same in the metric's direction; None when a side has no value."""
     if old is None or new is None:
         return None

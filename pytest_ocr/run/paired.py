@@ -37,7 +37,7 @@ import numpy as np
 from ..cases.rules import Tolerance, format_number
 from ..metrics import METRICS, pooled
 from ..report.numbers import number, signed
-from ..scoring.tolerance import SLACK, direction
+from ..scoring.tolerance import SLACK, Direction, direction
 from .result import CaseResult
 
 RESAMPLES = 10_000
@@ -78,7 +78,7 @@ class Paired:
         return METRICS[self.metric].worse_by(self.old, self.new)
 
     @property
-    def direction(self) -> str:
+    def direction(self) -> Direction:
         """same, worse or better: the estimate's direction."""
         return direction(self.worse_by)
 
