@@ -55,7 +55,7 @@ from pathlib import Path
 
 from bench_plugin_overhead import corrupt, write_data  # the same generated data
 
-from pytest_ocr.browser.chromium import RendererUnavailable, find_browser
+from pytest_ocr.browser.chromium import RendererUnavailable, find_browser, one_shot_argv
 from pytest_ocr.report import html
 from pytest_ocr.run.baseline import Baseline, view
 from pytest_ocr.run.record import RunRecord
@@ -174,19 +174,7 @@ def open_page(page: Path, profile: Path, reps: int = 3) -> tuple[float, float] |
         return None
     drawn, wall = [], []
     for rep in range(reps):
-        argv = [
-            chromium,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            f"--user-data-dir={profile}-{page.parent.name}-{rep}",
-            "--dump-dom",
-            page.as_uri(),
-        ]
+        argv = one_shot_argv(chromium, f"{profile}-{page.parent.name}-{rep}", page.as_uri(), "--dump-dom")
         start = time.perf_counter()
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=300)
         wall.append(time.perf_counter() - start)

@@ -65,9 +65,15 @@ SWITCHES = (
     "--mute-audio",
     "--blink-settings=primaryHoverType=2,availableHoverTypes=2,primaryPointerType=4,availablePointerTypes=4",
     "--no-sandbox",
-    "--remote-debugging-pipe",
-    "--no-startup-window",
 )
+# Driven over the DevTools pipe rather than given a page on the command line.
+DEVTOOLS_SWITCHES = ("--remote-debugging-pipe", "--no-startup-window")
+
+
+def one_shot_argv(executable: str, profile: str | os.PathLike[str], url: str, *options: str) -> list[str]:
+    """The command line of one headless Chromium run on ``url`` in the fresh profile ``profile``, with
+    ``options`` such as ``--dump-dom`` or ``--screenshot=PATH`` (the HTML report's tests and benchmark)."""
+    return [executable, *SWITCHES, f"--user-data-dir={profile}", *options, url]
 
 
 class RendererError(OcrError, RuntimeError):
@@ -163,7 +169,12 @@ class DevTools:
         self._answers: int | None = answers_read
         for fd in (commands_write, answers_read):
             os.set_blocking(fd, False)
-        arguments = [executable, *SWITCHES, f"--user-data-dir={os.path.join(self.directory, 'profile')}"]
+        arguments = [
+            executable,
+            *SWITCHES,
+            *DEVTOOLS_SWITCHES,
+            f"--user-data-dir={os.path.join(self.directory, 'profile')}",
+        ]
         try:
             self.pid: int | None = os.posix_spawn(
                 executable,

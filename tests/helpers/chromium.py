@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from helpers.dom import Node, Tree
-from pytest_ocr.browser.chromium import DevTools, find_browser
+from pytest_ocr.browser.chromium import DevTools, find_browser, one_shot_argv
 
 CHROMIUM = find_browser()
 
@@ -21,22 +21,7 @@ BROWSER_TIMEOUT = 90  # seconds for one headless Chromium run, start to exit
 def chromium(tmp_path: Path, url: str, *options: str) -> subprocess.CompletedProcess:
     """Run headless Chromium once, in a fresh profile, killed with its children when it overruns."""
     profile = tmp_path / f"profile-{len(list(tmp_path.glob('profile-*')))}"
-    argv = [
-        CHROMIUM,
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-quic",
-        "--no-first-run",
-        f"--user-data-dir={profile}",
-        "--enable-logging=stderr",
-        "--v=0",
-        *options,
-        url,
-    ]
+    argv = one_shot_argv(CHROMIUM, profile, url, "--enable-logging=stderr", "--v=0", *options)
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         out, err = proc.communicate(timeout=BROWSER_TIMEOUT)
