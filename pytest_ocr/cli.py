@@ -49,9 +49,9 @@ from .metrics import (
     score,
 )
 from .report.columns import fit, terminal_columns
-from .report.visible import visible
 from .run.baseline_defaults import DEFAULT_MIN_MATCH, VERBS
 from .storable import json_safe
+from .visible import visible
 
 if TYPE_CHECKING:
     from .run.compare import Comparison

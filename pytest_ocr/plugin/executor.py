@@ -21,8 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..errors import error_message
-from ..run.identity import relative, relative_paths
+from ..run.identity import error_message, relative, relative_paths
 from . import heap
 from .items import InvalidCaseFile, OcrItem, ThresholdFailure
 from .options import Settings

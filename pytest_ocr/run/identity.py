@@ -21,6 +21,8 @@ import os
 import re
 from pathlib import Path
 
+from ..errors import OcrError
+
 PROJECT_FILES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg", "setup.py", ".git")
 # case[engine]: both parts are identifiers in the case-file schema's sense
 _NAME = re.compile(r"(?P<case>[A-Za-z0-9_][A-Za-z0-9_.\-]*)\[(?P<engine>[A-Za-z0-9_][A-Za-z0-9_.\-]*)\]")
@@ -73,3 +75,14 @@ def relative_paths(text: str, project: Path) -> str:
         text = re.sub(start + "[/" + re.escape(os.sep) + "]", "", text)  # a path inside it
         text = re.sub(start + r"(?=$|[\s)\]:;,'\"])", ".", text)  # the directory itself
     return text
+
+
+def error_message(error: BaseException | None, project: Path) -> str:
+    """An error as an item's result and its test report state it: a user's error as its
+    message alone, anything else with its type; the paths it names inside the project
+    relative to it, as reports name files (a machine's directories do not belong in a
+    report, a CI log or a JUnit file)."""
+    if error is None:
+        return "no result"
+    text = str(error) if isinstance(error, OcrError) else f"{type(error).__name__}: {error}"
+    return relative_paths(text, project)
