@@ -12,7 +12,8 @@ the case file's path relative to the *project directory*, the case id and the en
    (``pytest.ini``, ``pyproject.toml``, ``tox.ini``, ``setup.cfg``, ``setup.py``, ``.git``);
 3. else the invocation directory.
 
-Paths outside the project directory are written absolute.
+Paths outside the project directory are written absolute; a message (a skipped entry's
+reason, an item's error: ``error_message``) names the paths inside it relative to it.
 """
 
 from __future__ import annotations
