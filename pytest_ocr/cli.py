@@ -49,9 +49,9 @@ from .metrics import (
     score,
 )
 from .report.columns import fit, terminal_columns
-from .report.visible import visible
 from .run.baseline_defaults import DEFAULT_MIN_MATCH, VERBS
 from .storable import json_safe
+from .visible import visible
 
 if TYPE_CHECKING:
     from .run.compare import Comparison
@@ -135,13 +135,13 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 def _score_case(args: argparse.Namespace) -> int:
     """The output file scored as the case's item scores an engine's output."""
-    from .cases.inputs import CaseInputError, read_inputs
+    from .cases.inputs import CaseInputError
     from .cases.loader import load_cases, load_project_config
     from .cases.model import Defaults, Scope
     from .engines import Recognition
     from .media.document import DocumentError
+    from .run.item import ItemState, given, judge
     from .scoring.extract import ExtractionError
-    from .scoring.score import evaluate, extract
 
     if args.hypothesis is not None:
         raise CliError("with --case, give only the output to score: the case gives the ground truth")
@@ -169,10 +169,10 @@ def _score_case(args: argparse.Namespace) -> int:
         )
         raise CliError(f"--case: no case {case_id!r} in {file}; its cases: {shown or 'none'}")
     case = found[0]
-    recognition = Recognition(text=_read(args.reference))
+    state = ItemState.start()
     try:
-        inputs = read_inputs(case)
-        evaluation = evaluate(case, inputs, recognition, extract(case, recognition))
+        given(state, case, Recognition(text=_read(args.reference)))
+        evaluation = judge(case, state, Path.as_posix).evaluation
     except (CaseInputError, ExtractionError) as exc:
         raise CliError(str(exc)) from None
     results = {

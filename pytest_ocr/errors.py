@@ -8,9 +8,6 @@ means a bug in pytest-ocr or in the user's own code (an engine function that rai
 from __future__ import annotations
 
 from collections.abc import Iterable
-from pathlib import Path
-
-from .run.identity import relative_paths
 
 
 class OcrError(Exception):
@@ -34,14 +31,3 @@ def did_you_mean(name: object, choices: Iterable[str]) -> str:
 
     guess = difflib.get_close_matches(str(name), list(choices), n=1)
     return f"; did you mean {guess[0]!r}?" if guess else ""
-
-
-def error_message(error: BaseException | None, project: Path) -> str:
-    """An error as an item's result and its test report state it: a user's error as its
-    message alone, anything else with its type; the paths it names inside the project
-    relative to it, as reports name files (a machine's directories do not belong in a
-    report, a CI log or a JUnit file)."""
-    if error is None:
-        return "no result"
-    text = str(error) if isinstance(error, OcrError) else f"{type(error).__name__}: {error}"
-    return relative_paths(text, project)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import threading
 from typing import Any, TypeVar
 
-from .report.visible import visible
+from .visible import visible
 
 REDACTED = "***"
 MIN_LENGTH = 8
@@ -41,7 +41,7 @@ def register(*values: str | None) -> None:
         if not value:
             continue
         for part in (value, *value.split()):
-            # as it is, and as a terminal line shows it (report/visible.py)
+            # as it is, and as a terminal line shows it (visible.py)
             found.update(form for form in (part, visible(part, multiline=True)) if len(form) >= MIN_LENGTH)
     with _lock:
         if not found <= set(_secrets):

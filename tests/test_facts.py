@@ -22,7 +22,6 @@ from olmocr.bench.tests import ValidationError, load_single_test, parse_html_tab
 from olmocr.bench.tests import normalize_text as olmocr_normalize_text
 from olmocr.repeatdetect import RepeatDetector
 
-from pytest_ocr.metrics import facts as facts_module
 from pytest_ocr.metrics.facts import (
     FACT_TYPES,
     Fact,
@@ -34,6 +33,9 @@ from pytest_ocr.metrics.facts import (
     normalize_text,
     parse_fact,
 )
+from pytest_ocr.metrics.facts import baseline as baseline_facts
+from pytest_ocr.metrics.facts import page as fact_page
+from pytest_ocr.metrics.facts import presence as presence_facts
 
 SAMPLE = Path(__file__).parent / "data" / "olmocr-bench-sample"
 PROPERTY = settings(
@@ -699,7 +701,7 @@ def test_ngram_repeats_are_repeat_detectors(text, size):
 @PROPERTY
 @given(st.text(alphabet="![]()\na", max_size=40))
 def test_image_tags_are_removed_as_the_regular_expression_removes_them(text):
-    assert facts_module._without_images(text) == re.sub(r"!\[.*?\]\(.*?\)", "", text)
+    assert baseline_facts._without_images(text) == re.sub(r"!\[.*?\]\(.*?\)", "", text)
 
 
 @PROPERTY
@@ -709,12 +711,12 @@ def test_many_approximate_matches_are_grouped_as_fuzzysearch_groups_them(text, p
     best matches (forced here for every search)."""
     distance = len(pattern) // 2
     expected = find_near_matches(pattern, text, max_l_dist=distance)
-    original = facts_module.ORDER_LIBRARY_CONSOLIDATION
-    facts_module.ORDER_LIBRARY_CONSOLIDATION = 0
+    original = presence_facts.ORDER_LIBRARY_CONSOLIDATION
+    presence_facts.ORDER_LIBRARY_CONSOLIDATION = 0
     try:
-        spans = facts_module._approximate_spans(pattern, text, distance)
+        spans = presence_facts._approximate_spans(pattern, text, distance)
     finally:
-        facts_module.ORDER_LIBRARY_CONSOLIDATION = original
+        presence_facts.ORDER_LIBRARY_CONSOLIDATION = original
     if not expected:
         assert spans is None
     else:
@@ -918,7 +920,7 @@ def test_baseline_facts_point_at_the_repeats_and_the_first_disallowed_character(
 def test_each_normalised_character_comes_from_the_output_characters_it_is_mapped_to(pieces):
     text = "".join(pieces)
     for case_sensitive in (True, False):
-        located = facts_module._Page(text).located(case_sensitive)
+        located = fact_page._Page(text).located(case_sensitive)
         assert located is not None
         expected = normalize_text(text) if case_sensitive else normalize_text(text).lower()
         assert located.text == expected

@@ -18,7 +18,7 @@ import unicodedata
 import pytest
 from helpers.markdown import assert_inert, render
 
-from pytest_ocr.report.visible import visible
+from pytest_ocr.visible import visible
 
 pytest_plugins = ["pytester"]
 

@@ -46,7 +46,7 @@ from bs4 import BeautifulSoup
 from rapidfuzz import fuzz
 
 from .. import limits
-from .facts import _quote
+from .facts.text import _quote
 
 # MathTest.run's patterns, in its order; each kind's spans are cut out before the next kind
 # is looked for (so "$$x$$" is one $$ span, not two empty $ spans around "x").

@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from .. import limits, redaction
-from ..errors import OcrError, error_message
-from ..report.visible import visible
+from ..errors import OcrError
+from ..run.identity import error_message
+from ..visible import visible
 from . import argv, hookspecs
 from .collector import CARRIED, Collector
 from .executor import EXECUTOR, PAGES_DIR, Executor

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..report.visible import visible
 from ..run.identity import item_key, relative, relative_paths, split_name
+from ..visible import visible
 from . import heap
 from .executor import EXECUTOR
 from .items import InvalidCaseFile, OcrItem

@@ -1,6 +1,7 @@
-"""Running items on this process (the only one, or a pytest-xdist worker): the engine
-called through the cache and the prefetcher, the output scored, the verdict decided,
-one result made for whatever happened, and carried on the item's test report.
+"""Running items on this process (the only one, or a pytest-xdist worker): an item's
+pipeline (run/item.py) run in its setup and call, the engine called through the cache
+and the prefetcher, one result made for whatever happened, and carried on the item's
+test report.
 
 Only public pytest hooks are used. To keep K recognitions in flight for an engine that
 declares ``concurrency = K``, the executor needs the items this process will run
@@ -15,47 +16,26 @@ import functools
 import shutil
 import tempfile
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..errors import error_message
-from ..run.identity import relative, relative_paths
+from ..run.identity import error_message, relative, relative_paths
+from ..run.item import ItemState
 from . import heap
 from .items import InvalidCaseFile, OcrItem, ThresholdFailure
 from .options import Settings
 
 if TYPE_CHECKING:
-    from ..cases.inputs import Inputs
     from ..cases.model import Case
-    from ..engines import EngineRegistry
+    from ..engines import Engine, EngineRegistry
     from ..engines.cache import OutputCache
     from ..engines.prefetch import Prefetcher
     from ..engines.recognize import Timed
     from ..run.result import CaseResult
     from ..run.shard import ShardInfo
-    from ..scoring.extract import Extracted
-
-# Made in every session: what runs an item is imported by the phases only OCR items reach.
-
-
-@dataclass
-class ItemState:
-    """What one item has got so far, phase by phase."""
-
-    started: float  # Unix time
-    clock: float  # perf_counter at the start
-    inputs: Inputs | None = None
-    image: Path | None = None  # what the engine reads: the case's image, or its PDF's page rasterised
-    rasterise_s: float | None = None  # rendering its PDF's page took, if this item rendered it
-    fingerprint: dict[str, Any] | None = None
-    timed: Timed | None = None
-    filtered: str | None = None
-    extracted: Extracted | None = None
-    repeats: list[Timed] | None = None  # every recognition, the first included, when repeated
-    result: CaseResult | None = None
 
 
 def output_cache(config: pytest.Config) -> OutputCache | None:
@@ -157,50 +137,47 @@ class Executor:
 
     def prepare(self, item: OcrItem) -> None:
         """Setup: inputs read, the engine's output got (an error here is the item's error)."""
-        from ..cases.inputs import read_inputs
-        from ..engines import EngineError
-        from ..engines.recognize import recognize, stored
-        from ..scoring.score import extract
-        from ..scoring.verdict import filtered_reason
+        from ..run.item import recognise
 
-        state = item.state = ItemState(time.time(), time.perf_counter())
-        state.inputs = read_inputs(item.case)
+        state = item.state = ItemState.start()
+        spec = item.spec
+        repeat = self.settings.repeat or item.case.repeat or (spec.repeat if spec else None) or 1
+        recognise(
+            state,
+            item.case,
+            item.engine_name,
+            functools.partial(self._engine, item),
+            self.image_of,
+            cache=self.cache,
+            refresh=self.refresh,
+            repeat=repeat,
+            ahead=functools.partial(self._ahead, item),
+        )
+        if state.filtered:
+            pytest.skip(state.filtered)
+
+    def _engine(self, item: OcrItem) -> Engine:
         if item.spec is None:
+            from ..engines import EngineError
+
             raise EngineError(
                 f"unknown engine {item.engine_name!r} (case {item.case.id} at {item.case.location}); "
                 f"declared engines: {', '.join(item.known) or 'none'}; "
                 f"engine types usable by name: {', '.join(self.registry.types())}"
             )
-        engine = self.registry.create(item.spec)
-        state.fingerprint = engine.fingerprint()
-        if engine.stored:  # outputs made elsewhere: every stored one, as repeats
-            outputs = stored(engine, item.engine_name, item.case.image, item.case.page or 1)
-            state.timed = outputs[0]
-            state.repeats = outputs if len(outputs) > 1 else None
-            state.extracted = extract(item.case, state.timed.recognition)
-            return
-        state.image, state.rasterise_s = self.image_of(item.case)
-        run = functools.partial(
-            recognize, engine, item.engine_name, cache=self.cache, fingerprint=state.fingerprint, refresh=self.refresh
+        return self.registry.create(item.spec)
+
+    def _ahead(self, item: OcrItem, run: Callable[[Case], Timed], concurrency: int) -> Timed:
+        """The item's recognition from the prefetcher, which keeps ``concurrency`` of the
+        engine's next items on this process in flight."""
+        assert item.spec is not None
+        key = item.spec.key()
+        upcoming = (
+            (other.nodeid, functools.partial(run, other.case))
+            for other in self._upcoming(item)
+            if isinstance(other, OcrItem) and other.spec is not None and other.spec.key() == key
         )
-        concurrency = engine.concurrency
-        if isinstance(concurrency, int) and concurrency > 1:
-            key = item.spec.key()
-            upcoming = (
-                (other.nodeid, functools.partial(self._run_case, run, other.case))
-                for other in self._upcoming(item)
-                if isinstance(other, OcrItem) and other.spec is not None and other.spec.key() == key
-            )
-            state.timed = self.prefetch.result(item.nodeid, key, concurrency, upcoming)
-        else:
-            state.timed = run(state.image)
-        state.filtered = filtered_reason(item.case.min_confidence, state.timed.recognition.confidence)
-        if state.filtered:
-            pytest.skip(state.filtered)
-        state.extracted = extract(item.case, state.timed.recognition)
-        repeat = self.settings.repeat or item.case.repeat or item.spec.repeat or 1
-        if repeat > 1:
-            state.repeats = [state.timed, *self._repeat(engine, item, repeat - 1, concurrency)]
+        return self.prefetch.result(item.nodeid, key, concurrency, upcoming)
 
     def image_of(self, case: Case) -> tuple[Path, float | None]:
         """The image engines read for ``case``: its own, or its PDF's page rasterised (once
@@ -226,9 +203,6 @@ class Executor:
                 f"(case {case.id} at {case.location}); give a writable --ocr-cache-dir"
             ) from None
 
-    def _run_case(self, run: functools.partial[Timed], case: Case) -> Timed:
-        return run(self.image_of(case)[0])
-
     def pages_directory(self) -> Path:
         """Where this run's rasterised PDF pages are: ``<output cache>/pages``, kept between
         runs like the outputs; without a cache, a temporary directory removed when the run
@@ -243,66 +217,35 @@ class Executor:
                 self._pages = self._temporary_pages = Path(tempfile.mkdtemp(prefix="pytest-ocr-pages-"))
         return self._pages
 
-    @staticmethod
-    def _repeat(engine: Any, item: OcrItem, times: int, concurrency: object) -> list[Timed]:
-        """The item's further recognitions, never from or into the cache (each is a new
-        draw), at once as far as the engine takes requests in parallel."""
-        from concurrent.futures import ThreadPoolExecutor
-
-        from ..engines.recognize import recognize
-
-        again = functools.partial(recognize, engine, item.engine_name, item.state.image)
-        if not isinstance(concurrency, int) or concurrency < 2:
-            return [again() for _ in range(times)]
-        with ThreadPoolExecutor(min(concurrency, times)) as pool:
-            return list(pool.map(lambda _: again(), range(times)))
-
     def score(self, item: OcrItem) -> None:
         """Call: the output scored and judged; raises ThresholdFailure when it did not pass."""
         from ..report.junit import item_properties
-        from ..scoring import facts
-        from ..scoring.repeats import combine
-        from ..scoring.score import Evaluation, evaluate, extract
-        from ..scoring.tolerance import tolerances_for
-        from ..scoring.verdict import decide
+        from ..run.item import judge
 
         state = item.state
-        assert state is not None and state.timed is not None and state.inputs is not None
-        assert state.extracted is not None
-        case, recognition = item.case, state.timed.recognition
-        evaluation = evaluate(case, state.inputs, recognition, state.extracted)
-        evaluations = [evaluation]
-        repeats = None
-        if state.repeats:
-            inputs = state.inputs
-            evaluations += [
-                evaluate(case, inputs, t.recognition, extract(case, t.recognition)) for t in state.repeats[1:]
-            ]
-            combined = combine(case, evaluations, [t.recognition.text for t in state.repeats])
-            evaluation = Evaluation(combined.metrics, combined.details, combined.checks, combined.warnings)
-            repeats = combined.repeats
-        fact_records = facts.records(case, [e.facts for e in evaluations], self._named) if case.checks else None
-        tolerances = tolerances_for(case.regression, [t.metric for t in case.thresholds])
-        baseline = self.settings.baseline
-        comparison = (
-            baseline.compare(item.key, evaluation.metrics, tolerances, fact_records, repeats)
-            if baseline is not None
-            else None
+        assert state is not None and state.extracted is not None
+        case, baseline = item.case, self.settings.baseline
+        judged = judge(
+            case,
+            state,
+            self._named,
+            functools.partial(baseline.compare, item.key) if baseline is not None else None,
+            regressions_fail=self.settings.baseline_verb != "update",
         )
-        verdict = decide(evaluation.checks, comparison, regressions_fail=self.settings.baseline_verb != "update")
+        evaluation, verdict = judged.evaluation, judged.verdict
         state.result = self.result(
             item,
             verdict.outcome,
             metrics=evaluation.metrics,
             details=evaluation.details,
             checks=evaluation.checks,
-            tolerances={m: str(t) for m, t in tolerances.items()},
-            baseline=comparison,
+            tolerances={m: str(t) for m, t in judged.tolerances.items()},
+            baseline=judged.comparison,
             fields=state.extracted.fields,
             fields_source=state.extracted.source,
             warnings=evaluation.warnings,
-            repeats=repeats,
-            facts=fact_records,
+            repeats=judged.repeats,
+            facts=judged.facts,
         )
         if self.junit:  # the properties cost every item time and memory; only JUnit XML reads them
             item.user_properties += item_properties(state.result)

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 import pytest
 from _pytest._code.code import ReprExceptionInfo, ReprFileLocation, ReprTracebackNative
 
-from ..errors import OcrError, error_message
-from ..report.visible import visible
-from ..run.identity import item_key, relative
+from ..errors import OcrError
+from ..run.identity import error_message, item_key, relative
+from ..visible import visible
 
 if TYPE_CHECKING:
     from ..cases.gates import Gate

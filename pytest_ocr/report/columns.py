@@ -11,7 +11,7 @@ import os
 import shutil
 import sys
 
-from .visible import visible
+from ..visible import visible
 
 # wcwidth (its tables take 10 ms to import) is imported where text is measured: every
 # pytest session asks how wide the terminal is (plugin/options.py), few measure text.

@@ -13,8 +13,8 @@ from __future__ import annotations
 from rapidfuzz.distance import Levenshtein
 
 from ..metrics import Normalization
+from ..visible import visible
 from .columns import width
-from .visible import visible
 
 WIDTH = 72
 CONTEXT = 12

@@ -14,10 +14,10 @@ from typing import Any
 from ..metrics import FIELD_METRICS, Normalization
 from ..run.result import CaseResult
 from ..scoring.facts import FactRecord
+from ..visible import visible
 from .columns import fit
 from .diff import MAX_WINDOWS, aligned_diff
 from .reasons import brief, check_text, delta_text, worsening
-from .visible import visible
 
 SHOWN = 10  # schema errors, mismatched fields
 

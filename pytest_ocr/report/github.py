@@ -29,9 +29,9 @@ from ..run.identity import relative
 from ..run.record import RunRecord
 from ..run.result import CaseResult
 from ..scoring.verdict import reason_facts
+from ..visible import visible
 from .markdown import run_markdown
 from .reasons import gate_source, gate_text, item_reasons, threshold_miss
-from .visible import visible
 
 MAX_ANNOTATIONS = 10  # GitHub's limit of error annotations per step; gates may go beyond it
 

@@ -21,9 +21,9 @@ from ..run.noise import Family
 from ..run.paired import Paired
 from ..run.record import RunRecord
 from ..run.result import CaseResult
+from ..visible import visible
 from .numbers import STABILITY_ROWS, fact_rows, number, signed, stability_cell
 from .reasons import delta_text, gate_text, item_reasons, noise_lines
-from .visible import visible
 
 LIST_LIMIT = 20  # items shown per list
 CELL_CHARS = 200  # characters of untrusted text per cell or list item

@@ -12,10 +12,10 @@ from ..run.baseline import BaselineView
 from ..run.gates import GateResult
 from ..run.record import RunRecord
 from ..storable import json_safe
+from ..visible import visible, visible_json
 from .columns import fit, item_line, ljust, middle, rjust, width
 from .numbers import STABILITY_ROWS, fact_rows, number, signed, stability_cell
 from .reasons import gate_text, noise_lines, worst_delta
-from .visible import visible, visible_json
 
 WORST_CASES = 5
 SHOWN_CONFUSIONS = 8

@@ -12,7 +12,8 @@ the case file's path relative to the *project directory*, the case id and the en
    (``pytest.ini``, ``pyproject.toml``, ``tox.ini``, ``setup.cfg``, ``setup.py``, ``.git``);
 3. else the invocation directory.
 
-Paths outside the project directory are written absolute.
+Paths outside the project directory are written absolute; a message (a skipped entry's
+reason, an item's error: ``error_message``) names the paths inside it relative to it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+
+from ..errors import OcrError
 
 PROJECT_FILES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg", "setup.py", ".git")
 # case[engine]: both parts are identifiers in the case-file schema's sense
@@ -73,3 +76,14 @@ def relative_paths(text: str, project: Path) -> str:
         text = re.sub(start + "[/" + re.escape(os.sep) + "]", "", text)  # a path inside it
         text = re.sub(start + r"(?=$|[\s)\]:;,'\"])", ".", text)  # the directory itself
     return text
+
+
+def error_message(error: BaseException | None, project: Path) -> str:
+    """An error as an item's result and its test report state it: a user's error as its
+    message alone, anything else with its type; the paths it names inside the project
+    relative to it, as reports name files (a machine's directories do not belong in a
+    report, a CI log or a JUnit file)."""
+    if error is None:
+        return "no result"
+    text = str(error) if isinstance(error, OcrError) else f"{type(error).__name__}: {error}"
+    return relative_paths(text, project)
