@@ -7,7 +7,7 @@ What is measured
           without, ...) so slow phases of the shared machine hit both alike; medians.
           ratio = (with - without) / without. Target: <= 0.25.
        b. the call alone: the run record of one run (read back from its ``--ocr-report``)
-          handed to ``pytest_ocr.report.html.render`` in this process, REPS times; the
+          handed to ``pytest_ocr.report.html.page.render`` in this process, REPS times; the
           median divided by the median run without ``--ocr-html``. Subprocess noise of a
           few percent can hide or inflate (a); (b) is the cost itself.
        c. the page's worst case: the same suite with ground truth broken into lines (so
@@ -56,7 +56,8 @@ from pathlib import Path
 from bench_plugin_overhead import corrupt, write_data  # the same generated data
 
 from pytest_ocr.browser.chromium import RendererUnavailable, find_browser
-from pytest_ocr.report import html
+from pytest_ocr.report.html import page as html_page
+from pytest_ocr.report.html import thumbnails as html_thumbnails
 from pytest_ocr.run.baseline import Baseline, view
 from pytest_ocr.run.record import RunRecord
 
@@ -133,7 +134,7 @@ def render_times(suite: Path, report: Path, reps: int, baseline: Path | None = N
     calls = []
     for _ in range(reps):
         start = time.perf_counter()
-        html.render(record, suite.resolve())
+        html_page.render(record, suite.resolve())
         calls.append(time.perf_counter() - start)
     return calls
 
@@ -161,7 +162,7 @@ def thumbnail_ms(path: Path, reps: int = 5) -> float:
     times = []
     for _ in range(reps):
         start = time.perf_counter()
-        html.thumbnail(path)
+        html_thumbnails.thumbnail(path)
         times.append(time.perf_counter() - start)
     return statistics.median(times) * 1000
 

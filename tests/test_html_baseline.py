@@ -22,7 +22,9 @@ from helpers.chromium import Browser, rendered
 from helpers.dom import Tree, assert_nothing_injected, embedded
 
 from pytest_ocr.metrics.normalize import PROFILES, Normalization
-from pytest_ocr.report import html as html_report
+from pytest_ocr.report.html import baseline as html_baseline
+from pytest_ocr.report.html import cases as html_cases
+from pytest_ocr.report.html import page as html_page
 from pytest_ocr.report.numbers import number, signed
 from pytest_ocr.run.baseline import Baseline, view
 from pytest_ocr.run.record import RunRecord
@@ -195,8 +197,8 @@ def test_long_lists_are_cut_with_a_link_to_the_whole_filtered_list(runs, monkeyp
     _, head, root = runs
     run = RunRecord.from_document(head)
     run.baseline = view(Baseline.load(root / "base.json"), run.results, None, 0.5)
-    monkeypatch.setattr(html_report, "LISTED_ITEMS", 1)
-    tree = Tree(html_report.render(run, root))
+    monkeypatch.setattr(html_baseline, "LISTED_ITEMS", 1)
+    tree = Tree(html_page.render(run, root))
     section = tree.root.find("section", cls="baseline-engine")
     [shown] = section.find("ol", cls="regressed").find_all("a")
     assert shown.text() == _records(head)[KEY.format("slipped-more")]["id"]  # the worst
@@ -287,25 +289,25 @@ def test_the_embedded_scored_texts_are_what_the_metrics_compared(runs):
 )
 def test_the_normalisation_is_rebuilt_from_the_steps_a_result_records(normalization):
     text = '  Straße ſt "ﬁ":\n\tÄ  uͤ ǰ\u0f0b\u0f0b\u0f0d \u200bMICRO µ ä  '
-    rebuilt = html_report.scoring_normalization(normalization.steps())
+    rebuilt = html_cases.scoring_normalization(normalization.steps())
     assert rebuilt is not None
     assert rebuilt(text) == normalization(text)
     assert rebuilt(unicodedata.normalize("NFD", text)) == normalization(unicodedata.normalize("NFD", text))
 
 
 def test_steps_this_version_does_not_know_give_no_scored_view():
-    assert html_report.scoring_normalization(["NFC", "strip_accents"]) is None
-    assert html_report.scoring_normalization(["profile:future"]) is None
-    assert html_report.scoring_normalization(["equivalences:{not json"]) is None
-    assert html_report.scoring_normalization(None) is None
+    assert html_cases.scoring_normalization(["NFC", "strip_accents"]) is None
+    assert html_cases.scoring_normalization(["profile:future"]) is None
+    assert html_cases.scoring_normalization(["equivalences:{not json"]) is None
+    assert html_cases.scoring_normalization(None) is None
     details = {"cer": {"normalization": ["NFC", "strip_accents"]}}
-    assert html_report.scored_texts("a", "b", details) is None
-    assert html_report.scored_texts("Ab", "ab", {"cer": {"normalization": ["casefold"]}}) == {
+    assert html_cases.scored_texts("a", "b", details) is None
+    assert html_cases.scored_texts("Ab", "ab", {"cer": {"normalization": ["casefold"]}}) == {
         "reference": "ab",
         "prediction": None,
         "diff": [0, 2, 2],
     }
-    assert html_report.scored_texts("ab", "ab", {"cer": {"normalization": ["NFC"]}}) == {"same": True}
+    assert html_cases.scored_texts("ab", "ab", {"cer": {"normalization": ["NFC"]}}) == {"same": True}
 
 
 # -- in the browser ---------------------------------------------------------------------------------
@@ -453,7 +455,7 @@ def test_the_page_rounds_numbers_by_the_rule_of_numbers_py(runs, browser, tmp_pa
         for r in run.results
     ]
     target = tmp_path / "numbers.html"
-    target.write_text(html_report.render(run, root), encoding="utf-8")
+    target.write_text(html_page.render(run, root), encoding="utf-8")
     browser.open(target.as_uri() + "#view=cases")
     assert browser.js("Array.from(document.querySelectorAll('table.cases th.num'), t => t.textContent)") == [
         "cer",

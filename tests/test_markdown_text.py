@@ -550,10 +550,10 @@ def test_every_text_metric_is_finite_with_the_profile(reference, hypothesis):
 
 
 def test_the_html_report_rebuilds_the_profile_from_its_steps():
-    from pytest_ocr.report import html as html_report
+    from pytest_ocr.report.html import cases as html_cases
 
     normalization = profile("markdown")
-    rebuilt = html_report.scoring_normalization(normalization.steps())
+    rebuilt = html_cases.scoring_normalization(normalization.steps())
     assert rebuilt is not None
     assert rebuilt(MARKDOWN) == normalization(MARKDOWN)
 
