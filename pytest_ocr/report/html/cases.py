@@ -9,9 +9,10 @@ from collections.abc import Iterable
 from ...metrics import FIELD_METRICS
 from ...metrics.align import iter_opcodes
 from ...metrics.normalize import PROFILES, UNICODE_FORMS, WHITESPACE_STEPS, Normalization
+from ...run.result import CaseResult
 from ..markdown_view import markdown_tree
 
-# Per-case keys copied from the report unchanged; the page adds the diff, the
+# Per-case values as the JSON report records them; the page adds the diff, the
 # confusions, the field check and the thumbnail (the rest of `details` stays out).
 CASE_KEYS = (
     "id",
@@ -139,14 +140,16 @@ def _fields_check(details: dict) -> dict | None:
     }
 
 
-def case_data(record: dict, thumb: int | None, thumb_error: str | None, change: str | None = None) -> dict:
-    data = {key: record.get(key) for key in CASE_KEYS}
-    reference, prediction = record.get("reference"), record.get("prediction")
-    details = record.get("details") or {}
+def case_data(result: CaseResult, thumb: int | None, thumb_error: str | None, change: str | None = None) -> dict:
+    data = {key: getattr(result, key) for key in CASE_KEYS}
+    data["facts"] = None if result.facts is None else [f.to_dict() for f in result.facts]
+    data["checks"] = [c.to_dict() for c in result.checks]
+    data["baseline"] = None if result.baseline is None else result.baseline.to_dict()
+    reference, prediction, details = result.reference, result.prediction, result.details
     cer = details.get("cer", {})
     data["diff"] = diff_ops(reference, prediction) if reference is not None and prediction is not None else None
     # No reference to compare with (a page checked by facts): the output itself, rendered, failed facts marked.
-    spans = [[tuple(span) for span in f.get("spans") or ()] for f in record.get("facts") or ()]
+    spans = [f.spans for f in result.facts or ()]
     data["output"] = markdown_tree(prediction, spans) if reference is None and prediction is not None else None
     data["scored"] = scored_texts(reference, prediction, details)
     data["normalization"] = recorded_steps(details)

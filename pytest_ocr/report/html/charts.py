@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from ...run.aggregate import metric_order
+from ...run.aggregate import Summary, metric_order
+from ...run.result import CaseResult
 from ..numbers import number
-from .markup import colour, esc, plural
+from .markup import colour, esc, finite, plural
 
 CER_BINS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)  # upper edges; CER 0 and CER above 1 get bins of their own
 MAX_SCATTER_PAIRS = 3
@@ -41,13 +42,13 @@ def _bin_labels() -> list[str]:
     return labels + [f">{CER_BINS[-1]:g}"]
 
 
-def cer_histogram(records: list[dict], engines: list[str]) -> str:
+def cer_histogram(results: list[CaseResult], engines: list[str]) -> str:
     """Cases per CER bin, one bar per engine in each bin."""
     counts = {e: [0] * (len(CER_BINS) + 2) for e in engines}
-    for r in records:
-        value = (r.get("metrics") or {}).get("cer")
-        if value is not None and r["engine"] in counts:
-            counts[r["engine"]][_cer_bin(value)] += 1
+    for r in results:
+        value = finite(r.metrics.get("cer"))
+        if value is not None and r.engine in counts:
+            counts[r.engine][_cer_bin(value)] += 1
     top = max((n for row in counts.values() for n in row), default=0)
     if not top:
         return '<p class="note">No item has a CER.</p>'
@@ -94,13 +95,13 @@ def _nice_top(value: float) -> float:
     return 1.0
 
 
-def cer_scatter(records: list[dict], a: str, b: str) -> str:
+def cer_scatter(results: list[CaseResult], a: str, b: str) -> str:
     """Per case, engine a's CER against engine b's; the diagonal is a tie."""
     by_case: dict[tuple, dict[str, float]] = defaultdict(dict)
-    for r in records:
-        value = (r.get("metrics") or {}).get("cer")
-        if value is not None and r["engine"] in (a, b):
-            by_case[r["file"], r["case"]][r["engine"]] = value
+    for r in results:
+        value = finite(r.metrics.get("cer"))
+        if value is not None and r.engine in (a, b):
+            by_case[r.file, r.case][r.engine] = value
     points = [(key, v[a], v[b]) for key, v in sorted(by_case.items()) if a in v and b in v]
     if not points:
         return ""
@@ -142,16 +143,17 @@ def cer_scatter(records: list[dict], a: str, b: str) -> str:
     return "".join(parts)
 
 
-def group_bars(summary: dict, engines: list[str], metric: str) -> str:
+def group_bars(summaries: dict[str, Summary], engines: list[str], metric: str) -> str:
     """The metric's macro mean per tag and group, one bar per engine (horizontal)."""
-    keys = sorted({k for e in engines for k in (summary[e].get("groups") or {})})
+    keys = sorted({k for e in engines for k in summaries[e].groups})
     if not keys:
         return '<p class="note">No tags or groups.</p>'
     shown, more = keys[:MAX_GROUPS], len(keys) - MAX_GROUPS
 
     def value(engine: str, key: str) -> float | None:
-        group = (summary[engine].get("groups") or {}).get(key) or {}
-        return ((group.get("metrics") or {}).get(metric) or {}).get("macro")
+        group = summaries[engine].groups.get(key)
+        aggregate = None if group is None else group.metrics.get(metric)
+        return None if aggregate is None else finite(aggregate.macro)
 
     values = [value(e, k) for k in shown for e in engines]
     top = max([v for v in values if v is not None] + [0.0]) or 1.0
@@ -188,16 +190,16 @@ def group_bars(summary: dict, engines: list[str], metric: str) -> str:
     return "".join(parts)
 
 
-def charts(records: list[dict], summary: dict, engines: list[str]) -> str:
-    parts = ["<h3>CER distribution</h3>", cer_histogram(records, engines)]
+def charts(results: list[CaseResult], summaries: dict[str, Summary], engines: list[str]) -> str:
+    parts = ["<h3>CER distribution</h3>", cer_histogram(results, engines)]
     pairs = [(a, b) for i, a in enumerate(engines) for b in engines[i + 1 :]]
-    scatters = [s for s in (cer_scatter(records, a, b) for a, b in pairs[:MAX_SCATTER_PAIRS]) if s]
+    scatters = [s for s in (cer_scatter(results, a, b) for a, b in pairs[:MAX_SCATTER_PAIRS]) if s]
     if scatters:
         parts += ['<h3>Engine against engine, per case</h3><div class="scatters">', *scatters, "</div>"]
         if len(pairs) > MAX_SCATTER_PAIRS:
             parts.append(f'<p class="note">First {MAX_SCATTER_PAIRS} of {len(pairs)} engine pairs.</p>')
-    metrics = {m for e in engines for m in (summary[e].get("metrics") or {})}
+    metrics = {m for e in engines for m in summaries[e].metrics}
     metric = "cer" if "cer" in metrics else min(metrics, key=metric_order, default=None)
     if metric:
-        parts += [f"<h3>{esc(metric)} by tag and group</h3>", group_bars(summary, engines, metric)]
+        parts += [f"<h3>{esc(metric)} by tag and group</h3>", group_bars(summaries, engines, metric)]
     return '<section class="charts">' + "".join(parts) + "</section>"

@@ -7,11 +7,13 @@ import base64
 import hashlib
 import html
 import json
+import math
 import re
 from importlib import resources
 from urllib.parse import urlencode
 
 from ...run.result import CaseResult
+from ...storable import json_safe
 from ..numbers import number
 
 COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f")
@@ -61,8 +63,12 @@ def esc(value: object) -> str:
 
 
 def embed_json(value: object) -> str:
-    """JSON that is inert inside a <script type="application/json"> element."""
-    text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    """JSON that is inert inside a <script type="application/json"> element; NaN and
+    infinities null, as the JSON report holds them."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    except ValueError:
+        text = json.dumps(json_safe(value), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     return _JSON_UNSAFE.sub(lambda m: _JSON_ESCAPES[m.group()], text)
 
 
@@ -72,6 +78,11 @@ def colour(index: int) -> str:
 
 def plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def finite(value: float | None) -> float | None:
+    """A value as the JSON report holds it: NaN and infinities as none (storable.json_safe)."""
+    return value if value is None or math.isfinite(value) else None
 
 
 def fixed(value: float | None, digits: int) -> str:

@@ -20,67 +20,76 @@ would not run, and the page makes no network request.
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
+from ... import __version__
 from ...metrics import METRICS
-from ...run.aggregate import DatasetSummary, metric_order
+from ...run.aggregate import DatasetSummary, Summary, metric_order
+from ...run.gates import GateResult
 from ...run.identity import relative_paths
-from ...run.record import RunRecord
-from .. import json_report
+from ...run.record import RunInfo, RunRecord
+from ...run.result import CaseResult
+from ...storable import json_safe
 from ..numbers import STABILITY_ROWS, fact_rows, number, stability_cell
 from .baseline import baseline_change, baseline_section
 from .cases import case_data
 from .charts import charts
-from .markup import COLOURS, asset, embed_json, esc, fixed, plural, sha256
+from .markup import COLOURS, asset, embed_json, esc, finite, fixed, plural, sha256
 from .thumbnails import picture, picture_source, thumbnails
 
 THUMB_ID = "ocr-thumb-"
 DATA_ID = "ocr-data"
 
 
-def _summary_table(summary: dict, engines: list[str], metrics: list[str]) -> str:
+def _summary_table(summaries: dict[str, Summary], engines: list[str], metrics: list[str]) -> str:
     head = "".join(
         f'<th scope="col"><span class="swatch s{i % len(COLOURS)}"></span>{esc(e)}</th>' for i, e in enumerate(engines)
     )
     rows = []
     counted = ("cases", "passed", "failed", "errors") + tuple(
-        f for f in ("filtered", "skipped") if any(summary[e].get(f) for e in engines)
+        f for f in ("filtered", "skipped") if any(getattr(summaries[e], f) for e in engines)
     )
     for field in counted:
-        cells = "".join(f'<td class="num">{esc(summary[e].get(field, 0))}</td>' for e in engines)
+        cells = "".join(f'<td class="num">{esc(getattr(summaries[e], field))}</td>' for e in engines)
         rows.append(f'<tr class="{field}"><th scope="row">{field}</th>{cells}</tr>')
     for key, label, digits in (
         ("pages_per_s", "pages/s (engine time)", 2),
         ("mean_s", "s per page, mean", 3),
         ("p95_s", "s per page, p95", 3),
     ):
-        values = [(summary[e].get("performance") or {}).get(key) for e in engines]
+        values = [finite(getattr(summaries[e].performance, key)) for e in engines]
         if any(v is not None for v in values):
             cells = "".join(f'<td class="num">{fixed(v, digits)}</td>' for v in values)
             rows.append(f'<tr><th scope="row">{label}</th>{cells}</tr>')
-    stability = [summary[e].get("stability") or {} for e in engines]
-    if any(stability):  # repeats: how alike each engine's outputs were
+    stability = [summaries[e].stability for e in engines]
+    if any(s is not None for s in stability):  # repeats: how alike each engine's outputs were
         for label, key in STABILITY_ROWS:
-            cells = "".join(f'<td class="num">{stability_cell(s.get(key))}</td>' for s in stability)
+            cells = "".join(
+                f'<td class="num">{stability_cell(None if s is None else finite(getattr(s, key)))}</td>'
+                for s in stability
+            )
             rows.append(f'<tr class="stability"><th scope="row">{label}</th>{cells}</tr>')
-    for label, shown in fact_rows([summary[e].get("facts") for e in engines]):  # checks: olmOCR-Bench's score
+    facts = [json_safe(asdict(f)) if (f := summaries[e].facts) else None for e in engines]
+    for label, shown in fact_rows(facts):  # checks: olmOCR-Bench's score
         cells = "".join(f'<td class="num">{esc(v)}</td>' for v in shown)
         rows.append(f'<tr class="facts"><th scope="row">{esc(label)}</th>{cells}</tr>')
     for metric in metrics:
         better = METRICS[metric].better if metric in METRICS else None
         hint = f' <span class="hint">({better} is better)</span>' if better else ""
+        aggregates = [summaries[e].metrics.get(metric) for e in engines]
         for kind in ("macro", "micro"):
             cells = "".join(
-                f'<td class="num">{number(((summary[e].get("metrics") or {}).get(metric) or {}).get(kind))}</td>'
-                for e in engines
+                f'<td class="num">{number(None if a is None else finite(getattr(a, kind)))}</td>' for a in aggregates
             )
             rows.append(f'<tr><th scope="row">{esc(metric)} {kind}{hint if kind == "macro" else ""}</th>{cells}</tr>')
         if metric == "cer":
             ci_cells = []
-            for e in engines:
-                ci = ((summary[e].get("metrics") or {}).get("cer") or {}).get("ci95")
+            for a in aggregates:
+                ci = None if a is None else a.ci95
                 ci_cells.append(
-                    f'<td class="num">{number(ci[0])}–{number(ci[1])}</td>'
+                    f'<td class="num">{number(finite(ci[0]))}–{number(finite(ci[1]))}</td>'
                     if ci
                     else f'<td class="num">{number(None)}</td>'
                 )
@@ -94,36 +103,27 @@ def _summary_table(summary: dict, engines: list[str], metrics: list[str]) -> str
     )
 
 
-def _run_section(document: dict) -> str:
-    run = document.get("run") or {}
-    tool = document.get("tool") or {}
+def _run_section(run: RunInfo) -> str:
+    stopped = f", {run.not_run} not run: {run.interruption}" if run.status == "interrupted" else ""
     items = [
-        (
-            "status",
-            f"{run.get('status')}"
-            + (
-                f", {run.get('not_run')} not run: {run.get('interruption')}"
-                if run.get("status") == "interrupted"
-                else ""
-            ),
-        ),
-        ("started", run.get("started_at")),
-        ("finished", run.get("finished_at")),
-        ("duration", f"{run['duration_s']:.1f} s" if isinstance(run.get("duration_s"), (int, float)) else None),
-        ("workers", run.get("workers")),
-        ("pytest", run.get("pytest")),
-        ("python", run.get("python")),
-        ("platform", run.get("platform")),
-        (tool.get("name", "pytest-ocr"), tool.get("version")),
+        ("status", run.status + stopped),
+        ("started", run.started_at),
+        ("finished", run.finished_at),
+        ("duration", None if finite(run.duration_s) is None else f"{run.duration_s:.1f} s"),
+        ("workers", run.workers),
+        ("pytest", run.pytest),
+        ("python", run.python),
+        ("platform", run.platform),
+        ("pytest-ocr", __version__),
     ]
     shown = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in items if v is not None)
     return f'<dl class="run">{shown}</dl>'
 
 
-def _engines_section(engines: dict) -> str:
+def _engines_section(engines: dict[str, dict[str, Any]]) -> str:
     rows = []
     for name, fp in engines.items():
-        config = json.dumps(fp.get("config"), indent=2, ensure_ascii=False, sort_keys=True)
+        config = json.dumps(json_safe(fp.get("config")), indent=2, ensure_ascii=False, sort_keys=True)
         rows.append(
             f"<tr><td>{esc(name)}</td><td>{esc(fp.get('type'))}</td><td>{esc(fp.get('version') or '–')}</td>"
             f"<td><code>{esc(fp.get('fingerprint_id'))}</code></td>"
@@ -137,13 +137,13 @@ def _engines_section(engines: dict) -> str:
     )
 
 
-def _gates_section(gates: list[dict]) -> str:
+def _gates_section(gates: list[GateResult]) -> str:
     if not gates:
         return ""
     rows = "".join(
-        f'<tr class="{"passed" if g.get("passed") else "failed"}"><td>{"passed" if g.get("passed") else "FAILED"}</td>'
-        f'<td>{esc(g.get("name"))}</td><td class="num">{number(g.get("value"))}</td>'
-        f'<td class="num">{esc(g.get("cases"))}</td><td class="text">{esc(g.get("message"))}</td></tr>'
+        f'<tr class="{"passed" if g.passed else "failed"}"><td>{"passed" if g.passed else "FAILED"}</td>'
+        f'<td>{esc(g.name)}</td><td class="num">{number(finite(g.value))}</td>'
+        f'<td class="num">{esc(g.cases)}</td><td class="text">{esc(g.message)}</td></tr>'
         for g in gates
     )
     return (
@@ -186,25 +186,21 @@ def _datasets_section(datasets: list[DatasetSummary]) -> str:
     )
 
 
-def _invalid_section(invalid: list[dict]) -> str:
+def _invalid_section(invalid: list[CaseResult]) -> str:
     if not invalid:
         return ""
-    items = "".join(
-        f'<li><code>{esc(f.get("file"))}</code><pre class="error">{esc(f.get("error"))}</pre></li>' for f in invalid
-    )
+    items = "".join(f'<li><code>{esc(f.file)}</code><pre class="error">{esc(f.error)}</pre></li>' for f in invalid)
     return f'<h3>Case files that could not be loaded ({len(invalid)})</h3><ul class="invalid">{items}</ul>'
 
 
 def render(record: RunRecord, root: Path) -> str:
     """The page of a run; image paths in results are relative to ``root`` (the project directory)."""
-    document = json_report.document(record)
-    invalid = [r for r in document["results"] if r["outcome"] == "invalid"]
-    records = [r for r in document["results"] if r["outcome"] != "invalid"]
-    summary = document.get("summary") or {}
-    engines = list(summary) or sorted({r["engine"] for r in records})
-    summary = {e: summary.get(e, {}) for e in engines}
+    invalid = record.with_outcome("invalid")
+    results = [r for r in record.results if r.outcome != "invalid"]
+    engines = list(record.summaries) or sorted({r.engine for r in results if r.engine is not None})
+    summaries = {e: record.summaries.get(e) or Summary(e) for e in engines}
 
-    images = sorted({picture(r) for r in records if r.get("image")})
+    images = sorted({picture(r) for r in results if r.image})
     urls, per_image = thumbnails([picture_source(root, *image) for image in images])
     # why an image has no thumbnail names it as the results do, relative to the project
     thumb_of = {
@@ -212,16 +208,16 @@ def render(record: RunRecord, root: Path) -> str:
     }
     changes = {r.key: baseline_change(r) for r in record.results}
     cases = []
-    for r in records:
+    for r in results:
         thumb, thumb_error = thumb_of.get(picture(r), (None, "no image"))
-        cases.append(case_data(r, thumb, thumb_error, changes.get(r["key"])))
-    metrics = sorted({m for r in records for m in (r.get("metrics") or {})}, key=metric_order)
+        cases.append(case_data(r, thumb, thumb_error, changes.get(r.key)))
+    metrics = sorted({m for r in results for m in r.metrics}, key=metric_order)
     payload = {
         "engines": engines,
         "metrics": metrics,
         "baseline": record.baseline is not None or any(changes.values()),
         "better": {m: METRICS[m].better for m in metrics if m in METRICS},
-        "confusions": {e: summary[e].get("top_confusions", []) for e in engines},
+        "confusions": {e: summaries[e].top_confusions for e in engines},
         "cases": cases,
     }
 
@@ -231,8 +227,7 @@ def render(record: RunRecord, root: Path) -> str:
         f"script-src 'sha256-{sha256(script)}'; base-uri 'none'; form-action 'none'"
     )
     counts = record.counts()
-    run = document.get("run") or {}
-    title = f"pytest-ocr report: {len(record.results)} items, {run.get('started_at', '')}"
+    title = f"pytest-ocr report: {len(record.results)} items, {record.run.started_at}"
     thumbs = "".join(f'<script type="text/plain" id="{THUMB_ID}{i}">{url}</script>' for i, url in enumerate(urls))
     return "".join(
         [
@@ -254,19 +249,19 @@ def render(record: RunRecord, root: Path) -> str:
             else "",
             "</p>",
             '<nav><a href="#view=overview" id="tab-overview">Overview</a>'
-            f'<a href="#view=cases" id="tab-cases">Cases ({len(records)})</a></nav></header>',
+            f'<a href="#view=cases" id="tab-cases">Cases ({len(results)})</a></nav></header>',
             '<main><section id="overview"><h2>Summary</h2>',
-            _summary_table(summary, engines, record.shown_metrics()),
-            _gates_section(document.get("gates") or []),
+            _summary_table(summaries, engines, record.shown_metrics()),
+            _gates_section(record.gates),
             baseline_section(record.baseline, record.results),
             _datasets_section(record.datasets),
-            charts(records, summary, engines),
+            charts(results, summaries, engines),
             '<h3>Top character confusions</h3><div id="engine-confusions" class="heatmaps">'
             '<p class="note">Drawn by the page script.</p></div>',
             _invalid_section(invalid),
             "<h2>Run</h2>",
-            _run_section(document),
-            _engines_section(document.get("engines") or {}),
+            _run_section(record.run),
+            _engines_section(record.engines),
             "</section>",
             '<section id="cases"><h2>Cases</h2><div id="case-controls"></div><div id="case-list">'
             '<p class="note">The case list is drawn by the page script (JavaScript is needed).</p></div></section>',

@@ -16,6 +16,7 @@ from ...errors import OcrError
 from ...media import pages
 from ...media.images import open_image
 from ...media.pages import DEFAULT_DPI, Page
+from ...run.result import CaseResult
 
 THUMBNAIL_BOX = (1000, 1000)  # at most this wide and tall: enough to see the layout, never the original
 JPEG_QUALITY = 75
@@ -106,9 +107,9 @@ def thumbnails(paths: list[Path | Page]) -> tuple[list[str], list[tuple[int | No
     return urls, per_path
 
 
-def picture(record: dict) -> tuple[str, int, int]:
-    """What a record's thumbnail shows: its image, and for a PDF the page and dpi (else 0)."""
-    return record.get("image") or "", record.get("page") or 0, record.get("dpi") or 0
+def picture(result: CaseResult) -> tuple[str, int, int]:
+    """What a result's thumbnail shows: its image, and for a PDF the page and dpi (else 0)."""
+    return result.image or "", result.page or 0, result.dpi or 0
 
 
 def picture_source(root: Path, image: str, page: int, dpi: int) -> Path | Page:
