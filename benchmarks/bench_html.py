@@ -60,6 +60,7 @@ from pytest_ocr.report.html import page as html_page
 from pytest_ocr.report.html import thumbnails as html_thumbnails
 from pytest_ocr.run.baseline import Baseline, view
 from pytest_ocr.run.record import RunRecord
+from pytest_ocr.run.stored import with_scored_texts
 
 REPO = Path(__file__).resolve().parent.parent
 IMAGE = REPO / "example_suite" / "data" / "lines" / "rapidocr_en_rec.jpg"
@@ -129,6 +130,7 @@ def render_times(suite: Path, report: Path, reps: int, baseline: Path | None = N
     """Seconds of ``html.render`` on the run record of ``report`` (with its baseline view), REPS times."""
     document = json.loads(report.read_text(encoding="utf-8"))
     record = RunRecord.from_document(document)
+    with_scored_texts(record.results)  # what the plugin keeps for the page, rebuilt from the report
     if baseline is not None:
         record.baseline = view(Baseline.load(baseline), record.results, None, 0.5)
     calls = []

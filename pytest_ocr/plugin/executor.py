@@ -263,6 +263,7 @@ class Executor:
         from ..scoring import facts
         from ..scoring.repeats import combine
         from ..scoring.score import Evaluation, evaluate, extract
+        from ..scoring.scored import scored_texts
         from ..scoring.tolerance import tolerances_for
         from ..scoring.verdict import decide
 
@@ -304,6 +305,9 @@ class Executor:
             repeats=repeats,
             facts=fact_records,
         )
+        if self.settings.html is not None:  # only the HTML report shows them; from the texts as recorded (redacted)
+            r = state.result
+            r.scored = scored_texts(r.reference, r.prediction, r.details, case.normalization)
         if self.junit:  # the properties cost every item time and memory; only JUnit XML reads them
             item.user_properties += item_properties(state.result)
         if not verdict.passed:

@@ -3,13 +3,10 @@ alignment of its texts, the texts the metrics compared, its confusions and its f
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable
-
 from ...metrics import FIELD_METRICS
 from ...metrics.align import iter_opcodes
-from ...metrics.normalize import PROFILES, UNICODE_FORMS, WHITESPACE_STEPS, Normalization
 from ...run.result import CaseResult
+from ...scoring.scored import recorded_steps
 from ..markdown_view import markdown_tree
 
 # Per-case values as the JSON report records them; the page adds the diff, the
@@ -58,70 +55,22 @@ def diff_ops(reference: str, prediction: str) -> list[int]:
     return ops
 
 
-# The text metrics record the case's normalisation as the steps it applied; any of them will do.
-_NORMALIZED_METRICS = ("cer", "ned", "exact_match", "wer")
-_SWITCHES = ("casefold", "remove_punctuation")
-_WHITESPACE = {step: whitespace for whitespace, step in WHITESPACE_STEPS.items()}
-
-
-def scoring_normalization(steps: Iterable[str] | None) -> Normalization | None:
-    """The normalisation the metrics applied, rebuilt from the steps they recorded
-    (``Normalization.steps``). Every option that changes the text is a step of its own,
-    so the steps are enough; the unit is not among them, but it changes only how the
-    text is counted, not the text. None when there are no steps, or a step this version
-    does not know (a report from a newer pytest-ocr): better no scored view than a wrong one."""
-    if steps is None:
+def scored_view(result: CaseResult) -> dict | None:
+    """What the metrics compared, as the page shows it: ``{"same": true}`` when normalising
+    changed neither text, else both texts after it (a side null when it is the text as
+    given: the page has that already) and their alignment. None when there is none."""
+    scored = result.scored
+    if scored is None or result.reference is None or result.prediction is None:
         return None
-    options: dict[str, object] = {"unicode": "none", "whitespace": "keep"}
-    for step in steps:
-        name, _, value = step.partition(":")
-        if step in UNICODE_FORMS:
-            options["unicode"] = step
-        elif name == "equivalences" and value:
-            try:
-                table = json.loads(value)
-            except ValueError:
-                return None
-            if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
-                return None
-            options["equivalences"] = table
-        elif name == "profile" and value in PROFILES:
-            options["profile"] = value
-        elif step in _SWITCHES:
-            options[step] = True
-        elif step in _WHITESPACE:
-            options["whitespace"] = _WHITESPACE[step]
-        else:
-            return None
-    try:
-        return Normalization.from_dict(options)
-    except ValueError:
-        return None
-
-
-def recorded_steps(details: dict) -> list[str] | None:
-    return next(
-        (details[m]["normalization"] for m in _NORMALIZED_METRICS if "normalization" in details.get(m, {})), None
-    )
-
-
-def scored_texts(reference: str | None, prediction: str | None, details: dict) -> dict | None:
-    """What the metrics compared: both texts after the case's normalisation and their
-    alignment; ``{"same": true}`` when normalising changed neither text, and a side left
-    null when it is the text as given (the page has that already). None when there is
-    no pair of texts, or its normalisation cannot be rebuilt."""
-    if reference is None or prediction is None:
-        return None
-    normalization = scoring_normalization(recorded_steps(details))
-    if normalization is None:
-        return None
-    ref, hyp = normalization(reference), normalization(prediction)
-    if ref == reference and hyp == prediction:
+    if scored.reference is None and scored.prediction is None:
         return {"same": True}
     return {
-        "reference": None if ref == reference else ref,
-        "prediction": None if hyp == prediction else hyp,
-        "diff": diff_ops(ref, hyp),
+        "reference": scored.reference,
+        "prediction": scored.prediction,
+        "diff": diff_ops(
+            result.reference if scored.reference is None else scored.reference,
+            result.prediction if scored.prediction is None else scored.prediction,
+        ),
     }
 
 
@@ -151,7 +100,7 @@ def case_data(result: CaseResult, thumb: int | None, thumb_error: str | None, ch
     # No reference to compare with (a page checked by facts): the output itself, rendered, failed facts marked.
     spans = [f.spans for f in result.facts or ()]
     data["output"] = markdown_tree(prediction, spans) if reference is None and prediction is not None else None
-    data["scored"] = scored_texts(reference, prediction, details)
+    data["scored"] = scored_view(result)
     data["normalization"] = recorded_steps(details)
     data["change"] = change
     data["confusions"] = cer.get("confusions", [])
