@@ -1,13 +1,14 @@
 """The HTML report (``--ocr-html PATH``): one self-contained file, written atomically.
 
-The run, the per-engine summary, the comparison with a baseline, the dataset
-accounting and the charts (inline SVG) are rendered here. The cases are embedded as
-JSON and rendered by the page's script on demand, one page of rows at a time and a
-case's details when it is opened, so 5,000 cases open fast. A case carries its texts
-as given and, when its normalisation changed them, as scored (what the metrics
-compared), each with its alignment, so the diff can show either.
-Each image's thumbnail is embedded once, in a data block of its own that the script
-reads only when a case showing it is opened.
+The page is assembled here from the typed run record: the run, the per-engine summary,
+the gates and the dataset accounting, with the comparison with a baseline (baseline.py)
+and the charts (charts.py, inline SVG). The cases are embedded as JSON (cases.py) and
+rendered by the page's script on demand, one page of rows at a time and a case's
+details when it is opened, so 5,000 cases open fast. A case carries its texts as given
+and, when its normalisation changed them, as scored (what the metrics compared), each
+with its alignment, so the diff can show either. Each image's thumbnail (thumbnails.py)
+is embedded once, in a data block of its own that the script reads only when a case
+showing it is opened.
 
 Everything that comes from engines, case files and configuration is untrusted text.
 Here it goes through ``html.escape``; embedded JSON escapes ``<``, ``>``, ``&`` and
