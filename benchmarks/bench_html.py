@@ -7,7 +7,7 @@ What is measured
           without, ...) so slow phases of the shared machine hit both alike; medians.
           ratio = (with - without) / without. Target: <= 0.25.
        b. the call alone: the run record of one run (read back from its ``--ocr-report``)
-          handed to ``pytest_ocr.report.html.render`` in this process, REPS times; the
+          handed to ``pytest_ocr.report.html.page.render`` in this process, REPS times; the
           median divided by the median run without ``--ocr-html``. Subprocess noise of a
           few percent can hide or inflate (a); (b) is the cost itself.
        c. the page's worst case: the same suite with ground truth broken into lines (so
@@ -56,9 +56,11 @@ from pathlib import Path
 from bench_plugin_overhead import corrupt, write_data  # the same generated data
 
 from pytest_ocr.browser.chromium import RendererUnavailable, find_browser, one_shot_argv
-from pytest_ocr.report import html
+from pytest_ocr.report.html import page as html_page
+from pytest_ocr.report.html import thumbnails as html_thumbnails
 from pytest_ocr.run.baseline import Baseline, view
 from pytest_ocr.run.record import RunRecord
+from pytest_ocr.run.stored import with_scored_texts
 
 REPO = Path(__file__).resolve().parent.parent
 IMAGE = REPO / "example_suite" / "data" / "lines" / "rapidocr_en_rec.jpg"
@@ -128,12 +130,13 @@ def render_times(suite: Path, report: Path, reps: int, baseline: Path | None = N
     """Seconds of ``html.render`` on the run record of ``report`` (with its baseline view), REPS times."""
     document = json.loads(report.read_text(encoding="utf-8"))
     record = RunRecord.from_document(document)
+    with_scored_texts(record.results)  # what the plugin keeps for the page, rebuilt from the report
     if baseline is not None:
         record.baseline = view(Baseline.load(baseline), record.results, None, 0.5)
     calls = []
     for _ in range(reps):
         start = time.perf_counter()
-        html.render(record, suite.resolve())
+        html_page.render(record, suite.resolve())
         calls.append(time.perf_counter() - start)
     return calls
 
@@ -161,7 +164,7 @@ def thumbnail_ms(path: Path, reps: int = 5) -> float:
     times = []
     for _ in range(reps):
         start = time.perf_counter()
-        html.thumbnail(path)
+        html_thumbnails.thumbnail(path)
         times.append(time.perf_counter() - start)
     return statistics.median(times) * 1000
 

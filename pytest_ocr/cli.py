@@ -331,7 +331,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     from .run import baseline as run_baseline
     from .run.merge import MergeError, merge
     from .run.record import build, judge
-    from .run.stored import ReportError, load_report
+    from .run.stored import ReportError, load_report, with_scored_texts
 
     try:
         if args.baseline_write and not args.baseline:
@@ -362,6 +362,8 @@ def cmd_merge(args: argparse.Namespace) -> int:
     except (CliError, OutputPathError, ReportError, MergeError) as exc:
         print(f"pytest-ocr merge: {exc}", file=sys.stderr)
         return MERGE_USAGE_ERROR
+    if args.html:  # what the page's diff shows: the shards' reports hold what it follows from
+        with_scored_texts(merged.results)
     gates = judge(merged.gates, merged.results, merged.datasets, baseline)
     record = build(merged.results, merged.run, gates, baseline, merged.datasets)
     project, note = _merge_project(args.project, merged.project)

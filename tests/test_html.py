@@ -18,7 +18,9 @@ from helpers.chromium import chromium, console, rendered
 from helpers.dom import Tree, assert_nothing_injected, embedded
 from PIL import Image
 
-from pytest_ocr.report import html as html_report
+from pytest_ocr.report.html import cases as html_cases
+from pytest_ocr.report.html import markup as html_markup
+from pytest_ocr.report.html import page as html_page
 from pytest_ocr.report.numbers import number
 from pytest_ocr.run.aggregate import summarize
 from pytest_ocr.run.record import RunRecord
@@ -27,7 +29,7 @@ pytest_plugins = ["pytester"]
 
 pytestmark = pytest.mark.slow
 
-ASSETS = Path(html_report.__file__).parent / "html_assets"
+ASSETS = Path(html_page.__file__).parent.parent / "html_assets"
 
 # The engine: reads "<image stem>.<side>.json" and returns its text, fields and warnings,
 # or raises with its "raise" message; a second engine is the same function on side "b".
@@ -209,8 +211,8 @@ def test_hostile_text_appears_only_escaped(made):
 
 def test_html_escaping_of_rendered_text_by_hand():
     # html.escape's entities, and U+FFFD for a right-to-left override and a control character.
-    assert html_report.esc('<a href="x">\'&\u202e\x07') == "&lt;a href=&quot;x&quot;&gt;&#x27;&amp;\ufffd\ufffd"
-    assert html_report.embed_json({"t": "</script>\u2028&"}) == '{"t":"\\u003c/script\\u003e\\u2028\\u0026"}'
+    assert html_markup.esc('<a href="x">\'&\u202e\x07') == "&lt;a href=&quot;x&quot;&gt;&#x27;&amp;\ufffd\ufffd"
+    assert html_markup.embed_json({"t": "</script>\u2028&"}) == '{"t":"\\u003c/script\\u003e\\u2028\\u0026"}'
 
 
 def test_embedded_data_round_trips_to_the_report(made):
@@ -221,7 +223,7 @@ def test_embedded_data_round_trips_to_the_report(made):
     assert list(cases) == list(records)
     for id_, record in records.items():
         case = cases[id_]
-        for key in html_report.CASE_KEYS:
+        for key in html_cases.CASE_KEYS:
             assert case[key] == record.get(key), (id_, key)
         assert case["confusions"] == record["details"].get("cer", {}).get("confusions", [])
     assert cases[HELLO]["prediction"] == "Hxllo wrld!"
@@ -496,7 +498,7 @@ def test_a_filtered_item_renders_with_its_reason(made, tmp_path):
     run.summaries = summarize(run.results)
     record = {"id": "hostile.ocr.yaml::page[beta]"}
     target = tmp_path / "filtered.html"
-    target.write_text(html_report.render(run, suite.path), encoding="utf-8")
+    target.write_text(html_page.render(run, suite.path), encoding="utf-8")
     tree = Tree(target.read_text(encoding="utf-8"))
     rows = {
         r.find_all("th")[0].text(): [td.text() for td in r.find_all("td")]

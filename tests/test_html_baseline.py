@@ -22,10 +22,15 @@ from helpers.chromium import Browser, rendered
 from helpers.dom import Tree, assert_nothing_injected, embedded
 
 from pytest_ocr.metrics.normalize import PROFILES, Normalization
-from pytest_ocr.report import html as html_report
+from pytest_ocr.report.html import baseline as html_baseline
+from pytest_ocr.report.html import cases as html_cases
+from pytest_ocr.report.html import page as html_page
 from pytest_ocr.report.numbers import number, signed
 from pytest_ocr.run.baseline import Baseline, view
 from pytest_ocr.run.record import RunRecord
+from pytest_ocr.run.result import CaseResult
+from pytest_ocr.run.stored import with_scored_texts
+from pytest_ocr.scoring.scored import ScoredTexts
 
 pytestmark = pytest.mark.slow
 
@@ -195,8 +200,8 @@ def test_long_lists_are_cut_with_a_link_to_the_whole_filtered_list(runs, monkeyp
     _, head, root = runs
     run = RunRecord.from_document(head)
     run.baseline = view(Baseline.load(root / "base.json"), run.results, None, 0.5)
-    monkeypatch.setattr(html_report, "LISTED_ITEMS", 1)
-    tree = Tree(html_report.render(run, root))
+    monkeypatch.setattr(html_baseline, "LISTED_ITEMS", 1)
+    tree = Tree(html_page.render(run, root))
     section = tree.root.find("section", cls="baseline-engine")
     [shown] = section.find("ol", cls="regressed").find_all("a")
     assert shown.text() == _records(head)[KEY.format("slipped-more")]["id"]  # the worst
@@ -287,25 +292,59 @@ def test_the_embedded_scored_texts_are_what_the_metrics_compared(runs):
 )
 def test_the_normalisation_is_rebuilt_from_the_steps_a_result_records(normalization):
     text = '  Straße ſt "ﬁ":\n\tÄ  uͤ ǰ\u0f0b\u0f0b\u0f0d \u200bMICRO µ ä  '
-    rebuilt = html_report.scoring_normalization(normalization.steps())
+    rebuilt = Normalization.from_steps(normalization.steps())
     assert rebuilt is not None
     assert rebuilt(text) == normalization(text)
     assert rebuilt(unicodedata.normalize("NFD", text)) == normalization(unicodedata.normalize("NFD", text))
 
 
+# A result with nothing but what every result has.
+BARE = {
+    "key": "s.ocr.yaml::x[e]",
+    "id": "s.ocr.yaml::x[e]",
+    "case": "x",
+    "file": "s.ocr.yaml",
+    "line": 1,
+    "engine": "e",
+    "image": "x.png",
+    "outcome": "passed",
+}
+
+
 def test_steps_this_version_does_not_know_give_no_scored_view():
-    assert html_report.scoring_normalization(["NFC", "strip_accents"]) is None
-    assert html_report.scoring_normalization(["profile:future"]) is None
-    assert html_report.scoring_normalization(["equivalences:{not json"]) is None
-    assert html_report.scoring_normalization(None) is None
-    details = {"cer": {"normalization": ["NFC", "strip_accents"]}}
-    assert html_report.scored_texts("a", "b", details) is None
-    assert html_report.scored_texts("Ab", "ab", {"cer": {"normalization": ["casefold"]}}) == {
-        "reference": "ab",
-        "prediction": None,
-        "diff": [0, 2, 2],
-    }
-    assert html_report.scored_texts("ab", "ab", {"cer": {"normalization": ["NFC"]}}) == {"same": True}
+    assert Normalization.from_steps(["NFC", "strip_accents"]) is None
+    assert Normalization.from_steps(["profile:future"]) is None
+    assert Normalization.from_steps(["equivalences:{not json"]) is None
+    assert Normalization.from_steps(None) is None
+    [unknown, folded, same, no_text_metric] = [
+        CaseResult.from_dict({**BARE, "reference": ref, "prediction": hyp, "details": details})
+        for ref, hyp, details in (
+            ("a", "b", {"cer": {"normalization": ["NFC", "strip_accents"]}}),
+            ("Ab", "ab", {"cer": {"normalization": ["casefold"]}}),
+            ("ab", "ab", {"wer": {"normalization": ["NFC"]}}),
+            ("Ab", "ab", {"field_f1": {}}),
+        )
+    ]
+    with_scored_texts([unknown, folded, same, no_text_metric])
+    assert unknown.scored is None and no_text_metric.scored is None
+    assert folded.scored == ScoredTexts("ab", None)
+    assert same.scored == ScoredTexts(None, None)
+    assert html_cases.scored_view(unknown) is None
+    assert html_cases.scored_view(folded) == {"reference": "ab", "prediction": None, "diff": [0, 2, 2]}
+    assert html_cases.scored_view(same) == {"same": True}
+
+
+def test_a_stored_report_gives_the_page_the_scored_texts_the_run_kept(runs):
+    # pytest-ocr merge renders from reports, which do not hold the scored texts: rebuilt from
+    # the texts and the recorded steps, they are what the run itself kept for its page.
+    page, head, root = runs
+    assert not any("scored" in r for r in head["results"])  # not in the JSON report
+    run = RunRecord.from_document(head)
+    with_scored_texts(run.results)
+    live = {c["id"]: c["scored"] for c in embedded(Tree(page))["cases"]}
+    again = {c["id"]: c["scored"] for c in embedded(Tree(html_page.render(run, root)))["cases"]}
+    assert again == live
+    assert sum(s is not None and "diff" in s for s in live.values()) >= 1
 
 
 # -- in the browser ---------------------------------------------------------------------------------
@@ -453,7 +492,7 @@ def test_the_page_rounds_numbers_by_the_rule_of_numbers_py(runs, browser, tmp_pa
         for r in run.results
     ]
     target = tmp_path / "numbers.html"
-    target.write_text(html_report.render(run, root), encoding="utf-8")
+    target.write_text(html_page.render(run, root), encoding="utf-8")
     browser.open(target.as_uri() + "#view=cases")
     assert browser.js("Array.from(document.querySelectorAll('table.cases th.num'), t => t.textContent)") == [
         "cer",

@@ -549,11 +549,9 @@ def test_every_text_metric_is_finite_with_the_profile(reference, hypothesis):
         json.dumps({"value": result.value, "counts": result.counts, "details": result.details}, allow_nan=False)
 
 
-def test_the_html_report_rebuilds_the_profile_from_its_steps():
-    from pytest_ocr.report import html as html_report
-
+def test_the_profile_is_rebuilt_from_its_steps_as_reports_record_them():
     normalization = profile("markdown")
-    rebuilt = html_report.scoring_normalization(normalization.steps())
+    rebuilt = Normalization.from_steps(normalization.steps())
     assert rebuilt is not None
     assert rebuilt(MARKDOWN) == normalization(MARKDOWN)
 

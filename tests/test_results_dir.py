@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_ocr.report import results_dir
+from pytest_ocr.report import json_report, results_dir
 from pytest_ocr.run.record import RunInfo, RunRecord, build
 from pytest_ocr.run.result import make_result
 
@@ -97,10 +97,14 @@ def test_the_run_directory_holds_the_reports_contents(suite):
 
 
 def test_the_run_id_is_the_runs_start_in_utc_then_a_hash_so_names_sort_by_time():
-    report = {"run": {"started_at": "2026-11-22T11:00:00.250000+01:00"}, "results": []}
-    assert results_dir.run_id(report).startswith("20261122T100000.250000Z-")  # 11:00 at +01:00 is 10:00 UTC
-    earlier = {"run": {"started_at": "2026-11-22T09:59:59.999999+00:00"}, "results": []}
-    assert results_dir.run_id(earlier) < results_dir.run_id(report)
+    later, earlier = record(), record()
+    later.run.started_at = "2026-11-22T11:00:00.250000+01:00"
+    earlier.run.started_at = "2026-11-22T09:59:59.999999+00:00"
+    later_id = results_dir.run_id(later, json_report.document(later))
+    earlier_id = results_dir.run_id(earlier, json_report.document(earlier))
+    assert later_id.startswith("20261122T100000.250000Z-")  # 11:00 at +01:00 is 10:00 UTC
+    assert earlier_id < later_id
+    assert earlier_id[-8:] != later_id[-8:]  # the reports differ in their start: so do their hashes
 
 
 @pytest.mark.slow

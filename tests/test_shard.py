@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from conftest import DATA, requires_tesseract
+from helpers.dom import Tree, embedded
 
 from pytest_ocr.run.shard import Shard, ShardError, assign, hash_order
 
@@ -361,6 +362,9 @@ def test_a_merge_outside_the_checkout_finds_the_images_where_the_shards_ran(shar
     assert found.returncode == 1 and "note:" not in found.stdout, found.stdout + found.stderr
     html = (tmp_path / "found.html").read_text(encoding="utf-8")
     assert _thumbnails(html) == images == 7 and str(tmp_path) not in html and str(sharded) not in html
+    # the texts the metrics compared, which the shards' reports do not hold, rebuilt for the page's diff
+    compared = [c for c in embedded(Tree(html))["cases"] if c["outcome"] in ("passed", "failed")]
+    assert compared and all(c["scored"] is not None for c in compared)
 
     # the shards as runners elsewhere wrote them: their checkout is not on this machine
     moved = []

@@ -27,7 +27,7 @@ import re
 import sys
 import unicodedata
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import InitVar, dataclass, field, fields
 from functools import cache, lru_cache
 from typing import Literal, cast
@@ -236,6 +236,41 @@ class Normalization:
             steps.append(done[0])
         return steps
 
+    @classmethod
+    def from_steps(cls, steps: Iterable[str] | None) -> Normalization | None:
+        """The normalisation that ``steps()`` gave, as a report records it. Every option
+        that changes the text is a step of its own, so the steps are enough; the unit is
+        not among them, but it changes only how the text is counted, not the text. None
+        when there are no steps, or a step this version does not know (a report from a
+        newer pytest-ocr)."""
+        if steps is None:
+            return None
+        options: dict[str, object] = {"unicode": "none", "whitespace": "keep"}
+        for step in steps:
+            name, _, value = step.partition(":")
+            if step in UNICODE_FORMS:
+                options["unicode"] = step
+            elif name == "equivalences" and value:
+                try:
+                    table = json.loads(value)
+                except ValueError:
+                    return None
+                if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
+                    return None
+                options["equivalences"] = table
+            elif name == "profile" and value in PROFILES:
+                options["profile"] = value
+            elif step in ("casefold", "remove_punctuation"):
+                options[step] = True
+            elif step in _WHITESPACE_OF_STEP:
+                options["whitespace"] = _WHITESPACE_OF_STEP[step]
+            else:
+                return None
+        try:
+            return cls.from_dict(options)
+        except ValueError:
+            return None
+
     def __call__(self, text: str) -> str:
         form = cast(UnicodeForm, self.unicode)  # checked against UNICODE_FORMS in __post_init__
         if self.profile == "markdown":
@@ -334,7 +369,7 @@ WHITESPACE: dict[str, tuple[str, Callable[[str], str]] | None] = {
     "isri": ("isri", isri_spacing),
     "keep": None,
 }
-WHITESPACE_STEPS = {mode: done[0] for mode, done in WHITESPACE.items() if done is not None}
+_WHITESPACE_OF_STEP = {done[0]: mode for mode, done in WHITESPACE.items() if done is not None}  # from_steps
 
 DEFAULT = Normalization()
 RAW = Normalization.from_dict("none")

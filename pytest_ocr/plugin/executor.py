@@ -221,6 +221,7 @@ class Executor:
         """Call: the output scored and judged; raises ThresholdFailure when it did not pass."""
         from ..report.junit import item_properties
         from ..run.item import judge
+        from ..scoring.scored import scored_texts
 
         state = item.state
         assert state is not None and state.extracted is not None
@@ -247,6 +248,9 @@ class Executor:
             repeats=judged.repeats,
             facts=judged.facts,
         )
+        if self.settings.html is not None:  # only the HTML report shows them; from the texts as recorded (redacted)
+            r = state.result
+            r.scored = scored_texts(r.reference, r.prediction, r.details, case.normalization)
         if self.junit:  # the properties cost every item time and memory; only JUnit XML reads them
             item.user_properties += item_properties(state.result)
         if not verdict.passed:

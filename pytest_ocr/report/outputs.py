@@ -48,7 +48,7 @@ def write_all(record: RunRecord, outputs: Outputs, project: Path, environ: Mappi
     if outputs.report:
         attempt("OCR report", outputs.report, lambda p: json_report.write(p, record))
     if outputs.html and record.results:
-        from . import html  # only when asked: it loads Pillow for the thumbnails
+        from .html import page as html  # only when asked: it loads Pillow for the thumbnails
 
         attempt("OCR HTML report", outputs.html, lambda p: write_atomic(p, html.render(record, project)))
     if outputs.results_dir and record.results:

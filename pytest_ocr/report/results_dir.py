@@ -23,7 +23,6 @@ from typing import Any
 
 from ..files import write_atomic
 from ..run.record import RunRecord
-from ..storable import json_safe
 from . import json_report
 
 # Records lead with what a benchmark table shows; every other key of the report's record follows.
@@ -35,7 +34,7 @@ def write(directory: Path, record: RunRecord) -> str:
     report = json_report.document(record)
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    base = run_id(report)
+    base = run_id(record, report)
     target, n = directory / base, 2
     while target.exists():  # the same report written twice: a second run directory
         target, n = directory / f"{base}-{n}", n + 1
@@ -43,7 +42,7 @@ def write(directory: Path, record: RunRecord) -> str:
     temporary = directory / f".{target.name}.{secrets.token_hex(4)}.tmp"
     temporary.mkdir()
     try:
-        for name, document in _files(report, target.name).items():
+        for name, document in _files(record, report, target.name).items():
             write_atomic(temporary / name, json_report.dumps(document))
         os.rename(temporary, target)  # fails, rather than merges, if another writer took the name meanwhile
     except BaseException:
@@ -52,37 +51,30 @@ def write(directory: Path, record: RunRecord) -> str:
     return str(target)
 
 
-def run_id(report: dict[str, Any]) -> str:
+def run_id(record: RunRecord, report: dict[str, Any]) -> str:
     """``20261122T135535.123456Z-1a2b3c4d``: when the run started (UTC; now if the
-    report does not say) and the first 8 hex digits of the report's SHA-256."""
-    started = report.get("run", {}).get("started_at")
+    record does not say) and the first 8 hex digits of the SHA-256 of its JSON report."""
+    started = record.run.started_at
     try:
         when = datetime.fromisoformat(started).astimezone(timezone.utc) if started else datetime.now(timezone.utc)
     except ValueError:
         when = datetime.now(timezone.utc)
-    digest = hashlib.sha256(
-        json.dumps(json_safe(report), sort_keys=True, ensure_ascii=False, default=str).encode()
-    ).hexdigest()[:8]
-    return f"{when:%Y%m%dT%H%M%S.%f}Z-{digest}"
+    digest = hashlib.sha256(json.dumps(report, sort_keys=True, ensure_ascii=False, default=str).encode()).hexdigest()
+    return f"{when:%Y%m%dT%H%M%S.%f}Z-{digest[:8]}"
 
 
-def _files(report: dict[str, Any], run: str) -> dict[str, dict[str, Any]]:
-    results = report.get("results", [])
+def _files(record: RunRecord, report: dict[str, Any], run: str) -> dict[str, dict[str, Any]]:
+    """The three files: the JSON report's members, as it writes them, sliced as the layout
+    asks; which case files and which failed to load, from the record."""
     config = {
         "run_id": run,
-        "tool": report.get("tool"),
-        "schema_version": report.get("schema_version"),
-        "run": report.get("run"),
-        "engines": report.get("engines", {}),
-        "case_files": sorted({r["file"] for r in results}),
+        **{key: report[key] for key in ("tool", "schema_version", "run", "engines")},
+        "case_files": sorted({r.file for r in record.results}),
     }
-    records = [{**{key: r[key] for key in LEADING if key in r}, **r} for r in results]
+    records = [{**{key: r[key] for key in LEADING if key in r}, **r} for r in report["results"]]
     summary = {
         "run_id": run,
-        "summary": report.get("summary", {}),
-        "gates": report.get("gates", []),
-        "datasets": report.get("datasets", []),
-        "baseline": report.get("baseline"),
-        "invalid_files": [{"file": r["file"], "error": r["error"]} for r in results if r["outcome"] == "invalid"],
+        **{key: report[key] for key in ("summary", "gates", "datasets", "baseline")},
+        "invalid_files": [{"file": r.file, "error": r.error} for r in record.with_outcome("invalid")],
     }
     return {"config.json": config, "results.json": {"run_id": run, "results": records}, "summary.json": summary}

@@ -7,14 +7,15 @@ a bug caught where it is made, not a report that ``compare`` refuses later.
 
 A result travels from the process that ran its item to the controller as a plain dict
 on the pytest report (``to_dict``; it survives pytest-xdist's serialisation), and is
-written to reports as a record (``to_record``: the engine's fingerprint replaced by its id).
+written to reports as a record (``to_record``: the engine's fingerprint replaced by its id,
+the scored texts left out).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -24,6 +25,7 @@ import jsonschema_rs
 from .. import redaction
 from ..engines import fingerprint_id
 from ..scoring.facts import FactRecord
+from ..scoring.scored import ScoredTexts
 from ..scoring.thresholds import Check
 from ..scoring.tolerance import ItemComparison
 from ..scoring.verdict import reasons
@@ -84,6 +86,9 @@ class CaseResult:
     repeats: dict[str, Any] | None = None
     # The verdict of each of the case's checks (facts about the page); None: it has none.
     facts: list[FactRecord] | None = None
+    # The texts the text metrics compared, for the HTML report alone (None: not asked for,
+    # or none compared); it travels with the result, but is not written to the JSON report.
+    scored: ScoredTexts | None = None
 
     @property
     def measured(self) -> bool:
@@ -109,12 +114,14 @@ class CaseResult:
         data["checks"] = [c.to_dict() for c in self.checks]
         data["baseline"] = None if self.baseline is None else self.baseline.to_dict()
         data["facts"] = None if self.facts is None else [f.to_dict() for f in self.facts]
+        data["scored"] = None if self.scored is None else asdict(self.scored)
         return data
 
     def to_record(self) -> dict[str, Any]:
         """The result as a report stores it, the fingerprint by its id (json_safe makes it
         standard JSON)."""
         data = self.to_dict()
+        del data["scored"]  # follows from the texts and the steps the report holds
         fingerprint = data.pop("fingerprint")
         data["fingerprint_id"] = fingerprint_id(fingerprint) if fingerprint else None
         return data
@@ -128,6 +135,7 @@ class CaseResult:
         values["baseline"] = ItemComparison.from_dict(data["baseline"]) if data.get("baseline") else None
         facts = data.get("facts")
         values["facts"] = None if facts is None else [FactRecord.from_dict(f) for f in facts]
+        values["scored"] = ScoredTexts(**data["scored"]) if data.get("scored") else None
         if "fingerprint" not in data and fingerprints is not None and data.get("engine") in fingerprints:
             fingerprint = dict(fingerprints[data["engine"]])
             fingerprint.pop("fingerprint_id", None)

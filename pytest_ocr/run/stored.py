@@ -5,6 +5,7 @@ shipped report schema, as a RunRecord (for ``--ocr-baseline`` and ``pytest-ocr c
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from typing import Any
 import jsonschema
 
 from ..errors import OcrError
+from ..scoring.scored import recorded_steps, scored_texts
 from .result import CaseResult
 
 SCHEMA_VERSION = 2
@@ -113,3 +115,18 @@ def results_of(document: dict[str, Any]) -> list[CaseResult]:
     """The results of a validated report, with their engines' fingerprints."""
     engines = document.get("engines", {})
     return [CaseResult.from_dict(r, engines) for r in document["results"]]
+
+
+def with_scored_texts(results: Iterable[CaseResult]) -> None:
+    """Give the results read back the texts their text metrics compared (for the HTML
+    report, scoring/scored.py), rebuilt from their texts and the steps recorded: a report
+    holds no more."""
+    from ..metrics.normalize import Normalization
+
+    rebuilt: dict[tuple[str, ...], Normalization | None] = {}
+    for r in results:
+        steps = recorded_steps(r.details)
+        if steps is not None and tuple(steps) not in rebuilt:
+            rebuilt[tuple(steps)] = Normalization.from_steps(steps)
+        normalization = None if steps is None else rebuilt[tuple(steps)]
+        r.scored = scored_texts(r.reference, r.prediction, r.details, normalization)
