@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from importlib.metadata import version
+from pathlib import Path
 from typing import Any
 
 from ..cases.gates import Gate
@@ -115,6 +116,10 @@ class RunRecord:
     def failed_gates(self) -> list[GateResult]:
         return [g for g in self.gates if not g.passed]
 
+    def gating(self) -> Gating:
+        """What could fail the run and what did."""
+        return Gating.of(self)
+
     @classmethod
     def from_document(cls, document: dict[str, Any]) -> RunRecord:
         """A report read back (run/stored.py validated it); its baseline view is not kept."""
@@ -129,6 +134,74 @@ class RunRecord:
             None,
             [DatasetSummary(**d) for d in document.get("datasets", [])],
             ShardInfo.from_dict(document["shard"]) if document.get("shard") else None,
+        )
+
+
+@dataclass(frozen=True)
+class Gating:
+    """What could fail the run and what did, counted from its results and gates (not from
+    which options were given), so that no view can say nothing was gated while items
+    failed, and the exit status of a merged run agrees with them."""
+
+    items: int  # OCR items (case files that could not be loaded are counted apart)
+    thresholded: int  # items with thresholds
+    over_thresholds: int  # failed items with a threshold not met
+    baseline: str | None  # the baseline file's name; "" when only the results say there was one
+    compared: int  # items that found their record in the baseline
+    comparing: int  # of those, items with a metric to compare (a threshold or a tolerance)
+    new: int  # items the baseline did not have
+    regressed: int  # items that failed for being worse than their baseline
+    failed_items: int  # items over their thresholds or regressed (each counted once)
+    accepted: int  # items worse than their baseline, accepted as its new records (update)
+    gates: int  # aggregate gates judged (per engine)
+    gates_failed: int
+    checks_failed: tuple[str, ...]  # the run's own checks that failed (baseline match, empty dataset)
+    errors: int
+    invalid: int  # case files that could not be loaded
+    other_failed: int  # failed items over no threshold and not regressed (never expected; never hidden)
+
+    @classmethod
+    def of(cls, record: RunRecord) -> Gating:
+        items = [r for r in record.results if r.outcome != "invalid"]
+        failed = [r for r in items if r.outcome == "failed"]
+        with_baseline = [r for r in items if r.baseline is not None]
+        compared = [r for r in with_baseline if r.baseline is not None and r.baseline.status == "compared"]
+        over = [r for r in failed if any(not c.passed for c in r.checks)]
+        regressed = [r for r in failed if r.regressed]
+        counted = {r.key for r in over + regressed}
+        if record.baseline is not None:
+            baseline: str | None = Path(record.baseline.path).name
+        else:
+            baseline = "" if with_baseline else None
+        return cls(
+            items=len(items),
+            thresholded=sum(bool(r.thresholds) for r in items),
+            over_thresholds=len(over),
+            baseline=baseline,
+            compared=len(compared),
+            comparing=sum(bool(r.tolerances) for r in compared),
+            new=len(with_baseline) - len(compared),
+            regressed=len(regressed),
+            failed_items=len(counted),
+            accepted=sum(r.regressed and r.outcome == "passed" for r in items),
+            gates=sum(g.gate is not None for g in record.gates),
+            gates_failed=sum(g.gate is not None and not g.passed for g in record.gates),
+            checks_failed=tuple(g.name for g in record.gates if g.gate is None and not g.passed),
+            errors=sum(r.outcome == "error" for r in items),
+            invalid=len(record.results) - len(items),
+            other_failed=sum(r.key not in counted for r in failed),
+        )
+
+    @property
+    def failed(self) -> bool:
+        """Whether anything failed the run: an item, an aggregate gate, a run check."""
+        return bool(
+            self.failed_items
+            or self.other_failed
+            or self.gates_failed
+            or self.checks_failed
+            or self.errors
+            or self.invalid
         )
 
 
