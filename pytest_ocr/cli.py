@@ -226,10 +226,10 @@ MERGE_USAGE_ERROR = 4  # pytest's exit status for input it cannot use
 def cmd_merge(args: argparse.Namespace) -> int:
     from .files import OutputPathError, check_apart, check_output_directory, check_output_file
     from .report import github, terminal
-    from .report.outputs import Outputs, lost, write_all
+    from .report.outputs import Outputs, end
     from .run import baseline as run_baseline
     from .run.merge import MergeError, merge
-    from .run.record import build, judge
+    from .run.record import judge
     from .run.stored import ReportError, load_report
 
     try:
@@ -262,7 +262,6 @@ def cmd_merge(args: argparse.Namespace) -> int:
         print(f"pytest-ocr merge: {exc}", file=sys.stderr)
         return MERGE_USAGE_ERROR
     gates = judge(merged.gates, merged.results, merged.datasets, baseline)
-    record = build(merged.results, merged.run, gates, baseline, merged.datasets)
     project, note = _merge_project(args.project, merged.project)
     outputs = Outputs(
         Path(args.output) if args.output else None,
@@ -271,7 +270,8 @@ def cmd_merge(args: argparse.Namespace) -> int:
         Path.cwd() / args.baseline if args.baseline else None,
         args.baseline_write,
     )
-    notes = write_all(record, outputs, project)
+    ended = end(merged.results, merged.run, gates, baseline, merged.datasets, None, outputs, project)
+    record = ended.record
     if os.environ.get("GITHUB_ACTIONS") == "true":  # workflow commands, escaped (github.py)
         for line in github.annotations(record, project, os.environ.get("GITHUB_WORKSPACE")):
             print(line)
@@ -284,13 +284,9 @@ def cmd_merge(args: argparse.Namespace) -> int:
     if args.summary != "none":
         lines += terminal.summary(record, 0, args.summary, terminal_columns())
     lines += [note] if note else []
-    lines += notes
+    lines += ended.notes
     print("\n".join(visible(line) for line in lines))
-    counts = record.counts()
-    failed = counts["failed"] + counts["error"] + counts["invalid"] + len(record.failed_gates) + len(lost(notes))
-    if record.run.status != "complete":
-        return 2  # pytest's "interrupted": not every item of the suite ran
-    return 1 if failed else 0
+    return ended.exit_status
 
 
 def _merge_project(given: str | None, recorded: str | None) -> tuple[Path, str | None]:

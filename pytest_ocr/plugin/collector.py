@@ -223,8 +223,8 @@ class Collector:
         self.ended = True
         if self._idle():
             return
-        from ..report.outputs import Outputs, lost, write_all
-        from ..run.record import RunInfo, build
+        from ..report.outputs import Outputs, end
+        from ..run.record import RunInfo
 
         not_run = len(self.expected - {r.id for r in self.results.values()})
         interruption = self.interruption
@@ -233,9 +233,6 @@ class Collector:
         workers = int(getattr(self.config.option, "numprocesses", 0) or 0)
         run = RunInfo.of(self.started, time.time(), workers, not_run, interruption)
         baseline = self.baseline_view if self.baseline_view is not None else self._baseline_view()
-        self.record = record = build(
-            self.results.values(), run, self.gate_results, baseline, self.datasets.values(), self._shard()
-        )
         settings = self.settings
         outputs = Outputs(
             settings.report,
@@ -245,9 +242,21 @@ class Collector:
             settings.baseline_verb,
             settings.github,
         )
-        self.notes += write_all(record, outputs, settings.project_dir)
-        if lost(self.notes) and session.exitstatus == pytest.ExitCode.OK:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED  # a requested output lost fails the run
+        ended = end(
+            self.results.values(),
+            run,
+            self.gate_results,
+            baseline,
+            self.datasets.values(),
+            self._shard(),
+            outputs,
+            settings.project_dir,
+        )
+        self.record = ended.record
+        self.notes += ended.notes
+        if ended.failed and session.exitstatus == pytest.ExitCode.OK:
+            # pytest counted every item and gate as a test; a requested output lost fails the run too
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def _shard(self) -> ShardInfo | None:
         """What this shard's report records for the merge: the split, and the gates and
