@@ -57,7 +57,8 @@ from bench_plugin_overhead import corrupt, write_data  # the same generated data
 
 from pytest_ocr.browser.chromium import RendererUnavailable, find_browser
 from pytest_ocr.report import html
-from pytest_ocr.run.baseline import Baseline, view
+from pytest_ocr.run.baseline import Baseline
+from pytest_ocr.run.comparison import view
 from pytest_ocr.run.record import RunRecord
 
 REPO = Path(__file__).resolve().parent.parent

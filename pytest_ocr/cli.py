@@ -199,19 +199,21 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from .report.compare_text import comparison_text
+    from .report.json_report import comparison_document
     from .report.markdown import comparison_markdown  # reports and their schema are not needed for `score`
-    from .run import compare
+    from .run.comparison import compare
     from .run.record import RunRecord
+    from .run.rules import parse_rules
     from .run.stored import load_report
 
     if not 0 <= args.min_match <= 1:
         raise CliError(f"--min-match: expected a share from 0 to 1, not {args.min_match}")
-    rules = compare.parse_rules(args.fail_on)
+    rules = parse_rules(args.fail_on)
     base = RunRecord.from_document(load_report(args.base))
     head = RunRecord.from_document(load_report(args.head))
-    comparison = compare.compare(base, head, rules, args.min_match)
+    comparison = compare(base, head, rules, args.min_match, args.base)
     if args.json:
-        print(json.dumps(comparison.to_dict(), indent=2, ensure_ascii=False, allow_nan=False))
+        print(json.dumps(comparison_document(comparison), indent=2, ensure_ascii=False, allow_nan=False))
     elif args.markdown:
         print(comparison_markdown(comparison), end="")
     else:
@@ -227,7 +229,8 @@ def cmd_merge(args: argparse.Namespace) -> int:
     from .files import OutputPathError, check_apart, check_output_directory, check_output_file
     from .report import github, terminal
     from .report.outputs import Outputs, end
-    from .run import baseline as run_baseline
+    from .run.baseline import Baseline
+    from .run.comparison import against
     from .run.merge import MergeError, merge
     from .run.record import judge
     from .run.stored import ReportError, load_report
@@ -254,10 +257,8 @@ def cmd_merge(args: argparse.Namespace) -> int:
         merged = merge([(path, load_report(path)) for path in args.shards])
         baseline = None
         if args.baseline:  # named as the plugin names --ocr-baseline: from the invocation directory
-            stored = run_baseline.Baseline.load(Path.cwd() / args.baseline, missing_ok=bool(args.baseline_write))
-            merged.results, baseline = run_baseline.against(
-                stored, merged.results, args.baseline_write, args.baseline_min_match
-            )
+            stored = Baseline.load(Path.cwd() / args.baseline, missing_ok=bool(args.baseline_write))
+            merged.results, baseline = against(stored, merged.results, args.baseline_write, args.baseline_min_match)
     except (CliError, OutputPathError, ReportError, MergeError) as exc:
         print(f"pytest-ocr merge: {exc}", file=sys.stderr)
         return MERGE_USAGE_ERROR

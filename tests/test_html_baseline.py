@@ -24,7 +24,8 @@ from helpers.dom import Tree, assert_nothing_injected, embedded
 from pytest_ocr.metrics.normalize import PROFILES, Normalization
 from pytest_ocr.report import html as html_report
 from pytest_ocr.report.numbers import number, signed
-from pytest_ocr.run.baseline import Baseline, view
+from pytest_ocr.run.baseline import Baseline
+from pytest_ocr.run.comparison import view
 from pytest_ocr.run.record import RunRecord
 
 pytestmark = pytest.mark.slow

@@ -326,7 +326,7 @@ def test_every_process_layout_and_compare_give_the_same_numbers(pytester, servic
     assert comparison["families"] == serial["families"]
     paired = {(m["metric"], p["kind"]): p for m in serial["moves"] for p in m["paired"]}
     for engine in comparison["engines"]:
-        for row in engine["metrics"]:
+        for row in engine["aggregates"]:
             if (row["metric"], row["kind"]) in paired:
                 assert row["paired"] == paired[(row["metric"], row["kind"])]
     regressed = {c["key"] for c in comparison["cases"] if c["regressed"]}

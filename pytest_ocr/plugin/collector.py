@@ -30,7 +30,7 @@ from .options import Settings, is_case_file
 if TYPE_CHECKING:
     from ..cases.gates import Gate
     from ..cases.model import DatasetInfo
-    from ..run import baseline as run_baseline
+    from ..run.comparison import Comparison
     from ..run.gates import GateResult
     from ..run.record import RunRecord
     from ..run.result import CaseResult, SharedParts
@@ -57,7 +57,7 @@ class Collector:
         self.worker_collected = 0  # under pytest-xdist: the tests each worker collected, OCR items or not
         self.locations: dict[str, tuple[str, int | None]] = {}  # node id -> (file, line) of items running
         self.gate_results: list[GateResult] = []
-        self.baseline_view: run_baseline.BaselineView | None = None  # judged with the gates, if they were
+        self.baseline_view: Comparison | None = None  # judged with the gates, if they were
         self.interruption: str | None = None
         self.worker_errors: list[str] = []
         self.shard: ShardInfo | None = None  # with --ocr-shard: as the first result of a process brought it
@@ -188,15 +188,15 @@ class Collector:
             hook.pytest_runtest_logfinish(nodeid=report.nodeid, location=report.location)
         return outcome
 
-    def _baseline_view(self) -> run_baseline.BaselineView | None:
+    def _baseline_view(self) -> Comparison | None:
         """The run against its baseline; items with repeats are decided here, over the run
         (a shard's by the merge)."""
         settings = self.settings
         if settings.baseline is None:
             return None
-        from ..run import baseline as run_baseline
+        from ..run.comparison import against
 
-        results, view = run_baseline.against(
+        results, view = against(
             settings.baseline,
             list(self.results.values()),
             settings.baseline_verb,

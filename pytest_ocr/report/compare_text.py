@@ -3,7 +3,7 @@ numbers rounded for people (``--json`` has them in full)."""
 
 from __future__ import annotations
 
-from ..run.compare import COUNTS, Comparison
+from ..run.comparison import COUNTS, Comparison
 from .markdown import unpaired, violation_text
 from .numbers import STABILITY_ROWS, number, signed, stability_cell
 from .reasons import delta_text, noise_lines
@@ -16,7 +16,7 @@ def comparison_text(c: Comparison) -> list[str]:
     """A plain-text summary: per-engine deltas, fingerprints, outcome changes, regressed items,
     violations; numbers rounded for people (--json has them in full)."""
     lines = []
-    for e in c.engines:
+    for e in c.summarised:
         counts = ", ".join(
             f"{n} {e.base[n]} -> {e.head[n]}" if e.base[n] != e.head[n] else f"{n} {e.head[n]}" for n in COUNTS
         )
@@ -46,9 +46,9 @@ def comparison_text(c: Comparison) -> list[str]:
     for label, names in (("new engines", c.new_engines), ("engines no longer run", c.removed_engines)):
         if names:
             lines.append(f"{label}: {', '.join(names)}")
-    for f in c.fingerprints:
-        lines.append(f"engine configuration changed: {f.engine}")
-        lines += [f"  {change}" for change in f.changes]
+    for e in c.reconfigured:
+        lines.append(f"engine configuration changed: {e.engine}")
+        lines += [f"  {change}" for change in e.config_changes]
     lines.append(
         f"items: {len(c.cases)} in both, {len(c.new_items)} new, {len(c.removed_items)} removed "
         f"(new and removed items are not compared)"
@@ -76,7 +76,7 @@ def comparison_text(c: Comparison) -> list[str]:
         lines += _more(regressed)
     for note in c.notes:
         lines.append(f"note: {note}")
-    for warning in c.warnings:
+    for warning in c.warnings():
         lines.append(f"warning: {warning}")
     if c.decisions:
         lines.append("aggregate rules with a confidence (judged on the items both runs measured):")

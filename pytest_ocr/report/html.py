@@ -43,7 +43,7 @@ from ..metrics import FIELD_METRICS, METRICS
 from ..metrics.align import iter_opcodes
 from ..metrics.normalize import PROFILES, UNICODE_FORMS, WHITESPACE_STEPS, Normalization
 from ..run.aggregate import DatasetSummary, metric_order
-from ..run.baseline import BaselineView
+from ..run.comparison import Comparison as BaselineView
 from ..run.identity import relative_paths
 from ..run.record import RunRecord
 from ..run.result import CaseResult

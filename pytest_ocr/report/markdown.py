@@ -14,8 +14,7 @@ from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
-from ..run.baseline import BaselineView
-from ..run.compare import AggregateDelta, CaseComparison, Comparison, EngineComparison, MetricDelta, Violation
+from ..run.comparison import AggregateDelta, CaseComparison, Comparison, EngineComparison, MetricDelta, Violation
 from ..run.identity import relative
 from ..run.noise import Family
 from ..run.paired import Paired
@@ -196,7 +195,7 @@ def _regressed_table(comparison: Comparison, limit: int) -> list[str]:
 
 
 def _comparison_sections(comparison: Comparison, limit: int, heading: str) -> list[str]:
-    lines: list[str] = [f"**Warning:** {escape(w, 2 * CELL_CHARS)}" for w in comparison.warnings]
+    lines: list[str] = [f"**Warning:** {escape(w, 2 * CELL_CHARS)}" for w in comparison.warnings()]
     lines += [""] if lines else []
     if comparison.violations:
         lines += [f"**Rule violations ({len(comparison.violations)})**", ""]
@@ -212,7 +211,7 @@ def _comparison_sections(comparison: Comparison, limit: int, heading: str) -> li
                 f"- {mark} {escape(d.rule)} on {escape(d.engine)}: {escape(d.paired.describe())}: {escape(d.verdict)}"
             )
         lines += [""]
-    for e in comparison.engines:
+    for e in comparison.summarised:
         lines += [f"{heading} {escape(e.engine)}", ""]
         if e.unchanged:
             n = e.head.get("cases", 0)
@@ -247,12 +246,12 @@ def _comparison_sections(comparison: Comparison, limit: int, heading: str) -> li
         if ids:
             shown, more = _capped(ids, limit)
             lines += [f"{label}: " + ", ".join(escape(i) for i in shown) + (f" {more}" if more else ""), ""]
-    if comparison.fingerprints:
+    if comparison.reconfigured:
         lines += ["**Engine configuration changed** (results may differ for that reason alone)", ""]
-        engines, more_engines = _capped(comparison.fingerprints, limit)
+        engines, more_engines = _capped(comparison.reconfigured, limit)
         for f in engines:
             lines.append(f"- {escape(f.engine)}")
-            shown, more = _capped(f.changes, limit)
+            shown, more = _capped(f.config_changes, limit)
             lines += [f"  - {escape(change)}" for change in shown] + ([f"  - {more}"] if more else [])
         lines += ([f"- {more_engines}"] if more_engines else []) + [""]
     for note in comparison.notes:
@@ -335,7 +334,7 @@ def _items_table(title: str, results: list[CaseResult], third: str, limit: int) 
     return lines + ([more] if more else []) + [""]
 
 
-def _baseline_sections(view: BaselineView, limit: int) -> list[str]:
+def _baseline_sections(view: Comparison, limit: int) -> list[str]:
     lines = [
         "#### Compared with the baseline",
         "",

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..cases.model import DatasetInfo
 from ..files import write_atomic
-from ..run.baseline import BaselineView
+from ..run.comparison import Comparison
 from ..run.gates import GateResult
 from ..run.record import RunInfo, RunRecord, build
 from ..run.result import CaseResult
@@ -94,7 +94,7 @@ def end(
     results: Iterable[CaseResult],
     run: RunInfo,
     gates: Sequence[GateResult],
-    baseline: BaselineView | None,
+    baseline: Comparison | None,
     datasets: Iterable[DatasetInfo],
     shard: ShardInfo | None,
     outputs: Outputs,

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..metrics.edit import DELETE, INSERT
 from ..run.aggregate import DatasetSummary, worst
-from ..run.baseline import BaselineView
+from ..run.comparison import Comparison
 from ..run.gates import GateResult
 from ..run.record import RunRecord
 from ..storable import json_safe
@@ -198,7 +198,7 @@ def invalid_lines(record: RunRecord, columns: int | None = None) -> list[str]:
     ]
 
 
-def baseline_lines(view: BaselineView, verbosity: int, columns: int | None = None) -> list[str]:
+def baseline_lines(view: Comparison, verbosity: int, columns: int | None = None) -> list[str]:
     """Per engine: how the compared metrics moved against the baseline (means over the
     items compared on them), what is new, what regressed (worst first), and a changed
     engine configuration; and how many items found their record at all."""

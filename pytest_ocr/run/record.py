@@ -21,8 +21,8 @@ from ..engines import fingerprint_id
 from ..engines.sampling import may_sample
 from ..metrics import DEFAULT_METRICS, METRICS
 from .aggregate import HEADLINE_METRICS, DatasetSummary, Summary, dataset_summaries, summarize
-from .baseline import BaselineView, match_check, noise_checks
-from .gates import GateResult, dataset_checks
+from .comparison import Comparison
+from .gates import GateResult, dataset_checks, match_check, noise_checks
 from .gates import evaluate as evaluate_gates
 from .result import CaseResult
 from .shard import ShardInfo
@@ -91,7 +91,7 @@ class RunRecord:
     engines: dict[str, dict[str, Any]]  # engine -> fingerprint, with its fingerprint_id
     summaries: dict[str, Summary]  # per engine, sorted
     gates: list[GateResult] = field(default_factory=list)  # aggregate gates and the baseline's match check
-    baseline: BaselineView | None = None
+    baseline: Comparison | None = None
     datasets: list[DatasetSummary] = field(default_factory=list)
     shard: ShardInfo | None = None  # a shard's run (--ocr-shard): part of a suite, judged when merged
     cached_draws: list[CachedDraws] = field(default_factory=list)  # said once per engine in every summary
@@ -215,7 +215,7 @@ def engines_of(results: Iterable[CaseResult]) -> dict[str, dict[str, Any]]:
 
 
 def cached_draws(
-    results: Sequence[CaseResult], engines: dict[str, dict[str, Any]], baseline: BaselineView | None
+    results: Sequence[CaseResult], engines: dict[str, dict[str, Any]], baseline: Comparison | None
 ) -> list[CachedDraws]:
     """Each engine that may sample (by its fingerprint, or because its repeats gave
     different outputs in the baseline) and whose outputs all came from the cache."""
@@ -252,7 +252,7 @@ def judge(
     gates: Iterable[Gate],
     results: Sequence[CaseResult],
     datasets: Iterable[DatasetInfo],
-    baseline: BaselineView | None,
+    baseline: Comparison | None,
 ) -> list[GateResult]:
     """What is judged on the whole run, not per item: the aggregate gates (those against
     the baseline when there is one), every dataset's check that it evaluated something,
@@ -269,7 +269,7 @@ def build(
     results: Iterable[CaseResult],
     run: RunInfo,
     gates: Sequence[GateResult] = (),
-    baseline: BaselineView | None = None,
+    baseline: Comparison | None = None,
     datasets: Iterable[DatasetInfo] = (),
     shard: ShardInfo | None = None,
 ) -> RunRecord:
