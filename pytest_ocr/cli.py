@@ -15,7 +15,7 @@ serves an engine as an HTTP OCR worker (see pytest_ocr/serve.py).
 
     pytest-ocr compare BASE.json HEAD.json [--fail-on RULE ...] [--markdown | --json]
 
-compares two JSON reports and exits 1 when a rule is violated (see pytest_ocr/run/compare.py).
+compares two JSON reports and exits 1 when a rule is violated (see pytest_ocr/run/comparison.py).
 
     pytest-ocr merge SHARD.json... [-o RUN.json] [--html PATH] [--results-dir DIR] [--project DIR]
                      [--baseline PATH [--baseline-write VERB] [--baseline-min-match SHARE]]

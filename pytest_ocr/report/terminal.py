@@ -227,7 +227,7 @@ def baseline_lines(view: Comparison, verbosity: int, columns: int | None = None)
             )
         if verbosity >= 0 and e.regressed:
             lines.append("    regressed, worst first (by how much worse than its tolerance allows):")
-            for r in e.regressed[:WORST_CASES]:  # worst first (run/baseline.py)
+            for r in e.regressed[:WORST_CASES]:  # worst first (run/comparison.py)
                 d = worst_delta(r)
                 worse = f"{d.metric} worse by {number(d.beyond)} beyond {d.tolerance}  " if d else "facts lost  "
                 lines += item_line("      ", r.id, "", columns, worse)
