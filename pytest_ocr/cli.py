@@ -229,6 +229,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     from .files import OutputPathError, check_apart, check_output_directory, check_output_file
     from .report import github, terminal
     from .report.outputs import Outputs, end
+    from .report.paired_text import judged
     from .run.baseline import Baseline
     from .run.comparison import against
     from .run.merge import MergeError, merge
@@ -262,7 +263,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     except (CliError, OutputPathError, ReportError, MergeError) as exc:
         print(f"pytest-ocr merge: {exc}", file=sys.stderr)
         return MERGE_USAGE_ERROR
-    gates = judge(merged.gates, merged.results, merged.datasets, baseline)
+    gates = judge(merged.gates, merged.results, merged.datasets, baseline, judged)
     project, note = _merge_project(args.project, merged.project)
     outputs = Outputs(
         Path(args.output) if args.output else None,

@@ -173,12 +173,15 @@ class Collector:
         outcome = yield
         if session.config.option.collectonly or self._idle():
             return outcome
+        from ..report.paired_text import judged
         from ..run.record import judge
 
         self.baseline_view = baseline = self._baseline_view()
         if self.settings.shard is not None:
             return outcome  # a shard holds part of the run: pytest-ocr merge judges the whole
-        self.gate_results = judge(self.gates.values(), list(self.results.values()), self.datasets.values(), baseline)
+        self.gate_results = judge(
+            self.gates.values(), list(self.results.values()), self.datasets.values(), baseline, judged
+        )
         session.testscollected += len(self.gate_results)  # they are tests: progress counts them
         hook = self.config.hook
         for result in self.gate_results:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..run.comparison import COUNTS, Comparison
 from .markdown import unpaired, violation_text
 from .numbers import STABILITY_ROWS, number, signed, stability_cell
+from .paired_text import describe, noise, spread, verdict
 from .reasons import delta_text, noise_lines
 from .visible import visible
 
@@ -34,7 +35,7 @@ def comparison_text(c: Comparison) -> list[str]:
                 f"  {f'{d.metric} {d.kind}'.ljust(width)}  {number(d.old):>9} -> {number(d.new):>9}  {change}  ({over})"
             )
             if d.paired is not None:
-                lines.append(f"  {''.ljust(width)}  {d.paired.spread()}; {d.paired.noise()}")
+                lines.append(f"  {''.ljust(width)}  {spread(d.paired)}; {noise(d.paired)}")
             if d.items and d.unpaired_differs:
                 lines.append(
                     f"  {''.ljust(width)}  all items (unpaired, new and removed ones included): {unpaired(d, '->')}"
@@ -81,7 +82,8 @@ def comparison_text(c: Comparison) -> list[str]:
     if c.decisions:
         lines.append("aggregate rules with a confidence (judged on the items both runs measured):")
         for decision in c.decisions:
-            lines.append(f"  [{decision.rule}] {decision.engine}: {decision.paired.describe()}: {decision.verdict}")
+            said = verdict(decision.paired, decision.tolerance)
+            lines.append(f"  [{decision.rule}] {decision.engine}: {describe(decision.paired)}: {said}")
     if c.violations:
         lines.append(f"rule violations ({len(c.violations)}):")
         lines += [f"  [{v.rule}] {violation_text(v)}" for v in c.violations[:LIST_LIMIT]] + _more(c.violations)

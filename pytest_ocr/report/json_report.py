@@ -15,6 +15,7 @@ from ..run.comparison import Comparison, EngineComparison
 from ..run.record import RunRecord
 from ..run.stored import SCHEMA_VERSION
 from ..storable import json_safe
+from .paired_text import verdict, violation_message
 
 
 def comparison_document(c: Comparison) -> dict[str, Any]:
@@ -37,9 +38,19 @@ def comparison_document(c: Comparison) -> dict[str, Any]:
             "rules": c.rules,
             "failed": c.failed,
             "violations": [
-                {"rule": v.rule, "message": v.message, "key": v.key, "engine": v.engine} for v in c.violations
+                {"rule": v.rule, "message": violation_message(v), "key": v.key, "engine": v.engine}
+                for v in c.violations
             ],
-            "decisions": [{**asdict(d), "paired": d.paired.to_dict()} for d in c.decisions],
+            "decisions": [
+                {
+                    "rule": d.rule,
+                    "engine": d.engine,
+                    "paired": d.paired.to_dict(),
+                    "violated": d.violated,
+                    "verdict": verdict(d.paired, d.tolerance),
+                }
+                for d in c.decisions
+            ],
             "notes": c.notes,
             "new_engines": c.new_engines,
             "removed_engines": c.removed_engines,

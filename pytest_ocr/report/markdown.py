@@ -21,6 +21,7 @@ from ..run.paired import Paired
 from ..run.record import Gating, RunRecord
 from ..run.result import CaseResult
 from .numbers import STABILITY_ROWS, fact_rows, number, signed, stability_cell
+from .paired_text import describe, verdict, violation_message
 from .reasons import delta_text, gate_text, item_reasons, noise_lines
 from .visible import visible
 
@@ -75,7 +76,7 @@ def delta_cell(d: MetricDelta) -> str:
 
 def violation_text(v: Violation) -> str:
     """A broken rule with its numbers rounded (the comparison's JSON has them in full)."""
-    return f"{v.subject}: {delta_text(v.delta)}" if v.delta is not None and v.subject else v.message
+    return f"{v.subject}: {delta_text(v.delta)}" if v.delta is not None and v.subject else violation_message(v)
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -208,7 +209,8 @@ def _comparison_sections(comparison: Comparison, limit: int, heading: str) -> li
         for d in comparison.decisions:
             mark = "❌" if d.violated else "✅"
             lines.append(
-                f"- {mark} {escape(d.rule)} on {escape(d.engine)}: {escape(d.paired.describe())}: {escape(d.verdict)}"
+                f"- {mark} {escape(d.rule)} on {escape(d.engine)}: {escape(describe(d.paired))}: "
+                f"{escape(verdict(d.paired, d.tolerance))}"
             )
         lines += [""]
     for e in comparison.summarised:

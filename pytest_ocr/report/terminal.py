@@ -14,6 +14,7 @@ from ..run.record import RunRecord
 from ..storable import json_safe
 from .columns import fit, item_line, ljust, middle, rjust, width
 from .numbers import STABILITY_ROWS, fact_rows, number, signed, stability_cell
+from .paired_text import describe, noise
 from .reasons import gate_text, noise_lines, worst_delta
 from .visible import visible, visible_json
 
@@ -219,7 +220,7 @@ def baseline_lines(view: Comparison, verbosity: int, columns: int | None = None)
                     f"({signed(m.new - m.old)}, {m.verdict})"
                 )
             for p in m.paired:
-                lines.append(f"    {m.metric}.{p.kind}: {p.describe()}; {p.noise()}")
+                lines.append(f"    {m.metric}.{p.kind}: {describe(p)}; {noise(p)}")
         if e.config_changes:
             lines.append(
                 f"    warning: the baseline was recorded with another {visible(e.engine)} configuration: "

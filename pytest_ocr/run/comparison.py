@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..cases.rules import Tolerance
 from ..metrics import METRICS
 from ..scoring.tolerance import Delta, Direction, LostFact, direction, lost_facts
 from . import noise
@@ -161,9 +162,23 @@ class OutcomeChange:
 
 
 @dataclass
+class Decision:
+    """An aggregate rule with a confidence on one engine: the paired statistics it was
+    judged on at the rule's tolerance (report/paired_text.py words the verdict)."""
+
+    rule: str
+    engine: str
+    paired: Paired
+    violated: bool
+    tolerance: Tolerance
+
+
+@dataclass
 class Violation:
     rule: str
-    message: str  # with the values exactly as the reports hold them
+    # with the values exactly as the reports hold them; None for a rule with a confidence,
+    # whose views word its decision (report/paired_text.py)
+    message: str | None
     key: str | None = None  # the item, for a per-item or errors rule
     engine: str | None = None
     # The comparison that broke a metric rule and what it is of (the item's key, or
@@ -171,17 +186,7 @@ class Violation:
     # message has them in full.
     subject: str | None = None
     delta: Delta | None = None
-
-
-@dataclass
-class Decision:
-    """An aggregate rule on one engine: the paired statistics it was judged on and its verdict."""
-
-    rule: str
-    engine: str
-    paired: Paired
-    violated: bool
-    verdict: str
+    decision: Decision | None = None
 
 
 @dataclass
@@ -565,14 +570,7 @@ def _decide(
         return  # fewer than two items with the metric in both: a note says the rule compared nothing
     compared[str(rule)] += 1
     violated = stats.regressed(rule.tolerance)
-    verdict = stats.verdict(rule.tolerance)
-    comparison.decisions.append(Decision(str(rule), engine, stats, violated, verdict))
+    decision = Decision(str(rule), engine, stats, violated, rule.tolerance)
+    comparison.decisions.append(decision)
     if violated:
-        subject = f"{engine} ({rule.scope})"
-        comparison.violations.append(
-            Violation(
-                str(rule),
-                f"{subject}: {rule.metric}: {stats.describe()}, tolerance +{rule.tolerance}: {verdict}",
-                engine=engine,
-            )
-        )
+        comparison.violations.append(Violation(str(rule), None, engine=engine, decision=decision))

@@ -10,12 +10,12 @@ must not pass a gate by having nothing to measure.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..cases.gates import Gate
-from ..cases.rules import Threshold, format_number
+from ..cases.rules import Threshold, Tolerance, format_number
 from .aggregate import DatasetSummary, aggregate_metric
 from .comparison import compared_as_samples
 from .paired import CONFIDENCE, Paired, measured_pairs, paired_results
@@ -98,7 +98,14 @@ def judge(gate: Gate, engine: str, results: Sequence[CaseResult]) -> GateResult:
     return GateResult(name, passed, message, value, len(members), gate)
 
 
-def judge_against(gate: Gate, engine: str, results: Sequence[CaseResult], old: Mapping[str, CaseResult]) -> GateResult:
+# Paired statistics judged at a tolerance, in words (report/paired_text.judged): statistics
+# return numbers, and the views' module words them, so the run is handed the words.
+Worded = Callable[[Paired, Tolerance], str]
+
+
+def judge_against(
+    gate: Gate, engine: str, results: Sequence[CaseResult], old: Mapping[str, CaseResult], worded: Worded
+) -> GateResult:
     """A gate against the baseline (``cer.macro:+0.002@95%``) on one engine: the paired
     statistics over the items both runs measured, and the one predicate that decides."""
     tolerance = gate.tolerance
@@ -125,18 +132,21 @@ def judge_against(gate: Gate, engine: str, results: Sequence[CaseResult], old: M
         )
         return GateResult(name, False, message, None, len(pairs), gate)
     passed = not found.regressed(tolerance)
-    message = f"{subject}: {found.describe()}, tolerance +{tolerance}: {found.verdict(tolerance)}{where}"
+    message = f"{subject}: {worded(found, tolerance)}{where}"
     return GateResult(name, passed, message, found.new, found.n, gate, found)
 
 
 def evaluate(
-    gates: Iterable[Gate], results: Sequence[CaseResult], baseline: Mapping[str, CaseResult] | None = None
+    gates: Iterable[Gate],
+    results: Sequence[CaseResult],
+    baseline: Mapping[str, CaseResult] | None = None,
+    worded: Worded | None = None,
 ) -> list[GateResult]:
     """Every gate on every engine it concerns. A gate scoped to an engine is judged for
     that engine even when none of its items ran (and then fails on min_cases); an
     unscoped one for each engine that ran items of the gate's file (all files for
     project and command-line gates). A gate against the baseline is judged only with
-    one (``baseline``: its records by key)."""
+    one (``baseline``: its records by key; ``worded`` words its statistics)."""
     outcomes = []
     for gate in gates:
         if gate.tolerance is not None and baseline is None:
@@ -161,7 +171,8 @@ def evaluate(
         for engine in engines:
             mine = [r for r in pool if r.engine == engine]
             if gate.tolerance is not None and baseline is not None:
-                outcomes.append(judge_against(gate, engine, mine, baseline))
+                assert worded is not None, "a gate against the baseline is judged with the words of its statistics"
+                outcomes.append(judge_against(gate, engine, mine, baseline, worded))
             else:
                 outcomes.append(judge(gate, engine, mine))
     return outcomes

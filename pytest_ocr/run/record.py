@@ -22,7 +22,7 @@ from ..engines.sampling import may_sample
 from ..metrics import DEFAULT_METRICS, METRICS
 from .aggregate import HEADLINE_METRICS, DatasetSummary, Summary, dataset_summaries, summarize
 from .comparison import Comparison
-from .gates import GateResult, dataset_checks, match_check, noise_checks
+from .gates import GateResult, Worded, dataset_checks, match_check, noise_checks
 from .gates import evaluate as evaluate_gates
 from .result import CaseResult
 from .shard import ShardInfo
@@ -253,11 +253,12 @@ def judge(
     results: Sequence[CaseResult],
     datasets: Iterable[DatasetInfo],
     baseline: Comparison | None,
+    worded: Worded,
 ) -> list[GateResult]:
     """What is judged on the whole run, not per item: the aggregate gates (those against
-    the baseline when there is one), every dataset's check that it evaluated something,
-    and the baseline's match check."""
-    judged = evaluate_gates(ordered_gates(gates), results, baseline.old if baseline is not None else None)
+    the baseline when there is one, their statistics in ``worded``'s words), every
+    dataset's check that it evaluated something, and the baseline's match check."""
+    judged = evaluate_gates(ordered_gates(gates), results, baseline.old if baseline is not None else None, worded)
     judged += dataset_checks(dataset_summaries(datasets, results))
     if baseline is None:
         return judged
