@@ -245,13 +245,19 @@ class Comparison:
 
     def regressed_cases(self) -> list[CaseComparison]:
         """Items that regressed or broke a rule: the one that got worse by most first."""
-        return sorted((c for c in self.cases if c.regressed or c.violated), key=lambda c: (-c.worst, c.key))
+        return sorted((c for c in self.cases if c.regressed or c.violated), key=lambda c: worst_first(c.worst, c.key))
+
+
+def worst_first(worst: float, key: str) -> tuple[float, str]:
+    """The one order of regressed items: the one that got worse by most (beyond its
+    tolerance) first, then by key."""
+    return (-worst, key)
 
 
 def regressed_first(results: Sequence[CaseResult]) -> list[CaseResult]:
-    """Regressed items, the one that got worse by most (beyond its tolerance) first."""
+    """Regressed items, worst first."""
     found = [r for r in results if r.regressed]
-    return sorted(found, key=lambda r: (-(r.baseline.worst if r.baseline else 0.0), r.key))
+    return sorted(found, key=lambda r: worst_first(r.baseline.worst if r.baseline else 0.0, r.key))
 
 
 # -- a run against its baseline ------------------------------------------------------------
@@ -488,10 +494,12 @@ def _counts(summary: Summary) -> dict[str, int]:
 def _aggregates(
     e: EngineComparison, old: Summary, new: Summary, pairs: Sequence[tuple[CaseResult, CaseResult]]
 ) -> None:
-    """Each run's counts and aggregates of the engine, over the items both measured."""
+    """Each run's counts and aggregates of the engine, over the items both measured (the
+    items its moves are over too: their statistics are not computed twice)."""
+    moved = {m.metric: {p.kind: p for p in m.paired} for m in e.moves}
     for metric in METRICS:  # metrics unknown to this version have no known direction
         if metric in old.metrics and metric in new.metrics:
-            stats = paired_results(metric, pairs)
+            stats = moved[metric] if metric in moved else paired_results(metric, pairs)
             both = [(o, n) for o, n in pairs if o.metrics.get(metric) is not None and n.metrics.get(metric) is not None]
             before = aggregate_metric([o for o, _ in both], metric)
             after = aggregate_metric([n for _, n in both], metric)
