@@ -257,8 +257,9 @@ class Collector:
         )
         self.record = ended.record
         self.notes += ended.notes
-        if ended.failed and session.exitstatus == pytest.ExitCode.OK:
-            # pytest counted every item and gate as a test; a requested output lost fails the run too
+        if ended.lost and session.exitstatus == pytest.ExitCode.OK:
+            # pytest's exit status counts every item and gate, as tests (an xfail marker included);
+            # a requested output lost fails the run too
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def _shard(self) -> ShardInfo | None:

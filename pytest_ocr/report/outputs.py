@@ -78,9 +78,14 @@ class Ended:
     notes: list[str]
 
     @property
+    def lost(self) -> bool:
+        """An output asked for could not be written: that fails the run too."""
+        return bool(lost(self.notes))
+
+    @property
     def failed(self) -> bool:
         """An item, a gate or a check of the run failed, or an output asked for was lost."""
-        return self.record.gating().failed or bool(lost(self.notes))
+        return self.record.gating().failed or self.lost
 
     @property
     def exit_status(self) -> int:
