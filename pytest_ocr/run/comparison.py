@@ -9,7 +9,7 @@ tolerances, recorded as ``tolerances``) got worse by more than its tolerance, or
 check) that held in the base run no longer holds; items recognised several times are
 compared as samples, all of them over the two runs (run/noise.py), and so is each engine's
 overall change of its items with repeats. Better, worse and same follow one rule
-(``scoring.tolerance.direction``); regressed items are listed worst first (``regressed_first``).
+(``scoring.tolerance.direction``); regressed items are listed in one order (``worst_first``).
 
 Per engine, the comparison says how many items were compared, new and regressed, how the
 compared metrics moved (with paired statistics: run/paired.py), and whether the engine's
