@@ -58,7 +58,8 @@ from bench_plugin_overhead import corrupt, write_data  # the same generated data
 from pytest_ocr.browser.chromium import RendererUnavailable, find_browser, one_shot_argv
 from pytest_ocr.report.html import page as html_page
 from pytest_ocr.report.html import thumbnails as html_thumbnails
-from pytest_ocr.run.baseline import Baseline, view
+from pytest_ocr.run.baseline import Baseline
+from pytest_ocr.run.comparison import view
 from pytest_ocr.run.record import RunRecord
 from pytest_ocr.run.stored import with_scored_texts
 

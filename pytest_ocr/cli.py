@@ -15,7 +15,7 @@ serves an engine as an HTTP OCR worker (see pytest_ocr/serve.py).
 
     pytest-ocr compare BASE.json HEAD.json [--fail-on RULE ...] [--markdown | --json]
 
-compares two JSON reports and exits 1 when a rule is violated (see pytest_ocr/run/compare.py).
+compares two JSON reports and exits 1 when a rule is violated (see pytest_ocr/run/comparison.py).
 
     pytest-ocr merge SHARD.json... [-o RUN.json] [--html PATH] [--results-dir DIR] [--project DIR]
                      [--baseline PATH [--baseline-write VERB] [--baseline-min-match SHARE]]
@@ -33,7 +33,6 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from . import __version__
 from .errors import OcrError
@@ -52,9 +51,6 @@ from .report.columns import fit, terminal_columns
 from .run.baseline_defaults import DEFAULT_MIN_MATCH, VERBS
 from .storable import json_safe
 from .visible import visible
-
-if TYPE_CHECKING:
-    from .run.compare import Comparison
 
 TEXT_LIST_LIMIT = 20
 
@@ -201,122 +197,27 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return serve.run(args.engine, Path(args.config) if args.config else None, args.host, args.port, settings)
 
 
-def _comparison_text(c: Comparison) -> list[str]:
-    """A plain-text summary: per-engine deltas, fingerprints, outcome changes, regressed items,
-    violations; numbers rounded for people (--json has them in full)."""
-    from .report.markdown import unpaired, violation_text
-    from .report.numbers import STABILITY_ROWS, number, signed, stability_cell
-    from .report.reasons import delta_text, noise_lines
-    from .run.compare import COUNTS
-
-    lines = []
-    for e in c.engines:
-        counts = ", ".join(
-            f"{n} {e.base[n]} -> {e.head[n]}" if e.base[n] != e.head[n] else f"{n} {e.head[n]}" for n in COUNTS
-        )
-        if e.unchanged:
-            lines.append(f"{e.engine}: no change ({counts})")
-            continue
-        lines.append(f"{e.engine}: {counts}")
-        width = max((len(f"{d.metric} {d.kind}") for d in e.metrics), default=0)
-        for d in e.metrics:
-            change = (
-                "-" if d.change is None else "same" if d.direction == "same" else f"{signed(d.change)} {d.direction}"
-            )
-            over = f"{d.items} items in both" if d.items else "no item in both: all items, unpaired"
-            lines.append(
-                f"  {f'{d.metric} {d.kind}'.ljust(width)}  {number(d.old):>9} -> {number(d.new):>9}  {change}  ({over})"
-            )
-            if d.paired is not None:
-                lines.append(f"  {''.ljust(width)}  {d.paired.spread()}; {d.paired.noise()}")
-            if d.items and d.unpaired_differs:
-                lines.append(
-                    f"  {''.ljust(width)}  all items (unpaired, new and removed ones included): {unpaired(d, '->')}"
-                )
-        for label, key in STABILITY_ROWS if e.base_stability or e.head_stability else ():
-            old, new = (stability_cell(getattr(s, key, None)) for s in (e.base_stability, e.head_stability))
-            lines.append(f"  {label}: {old} -> {new}")
-    lines += noise_lines(c.families)
-    for label, names in (("new engines", c.new_engines), ("engines no longer run", c.removed_engines)):
-        if names:
-            lines.append(f"{label}: {', '.join(names)}")
-    for f in c.fingerprints:
-        lines.append(f"engine configuration changed: {f.engine}")
-        lines += [f"  {change}" for change in f.changes]
-    lines.append(
-        f"items: {len(c.cases)} in both, {len(c.new_items)} new, {len(c.removed_items)} removed "
-        f"(new and removed items are not compared)"
-    )
-    if c.outcome_changes:
-        lines.append(f"outcome changed ({len(c.outcome_changes)}):")
-        for o in c.outcome_changes[:TEXT_LIST_LIMIT]:
-            lines.append(f"  {o.key}: {o.old} -> {o.new}" + (f": {o.error[:150]}" if o.error else ""))
-        lines += _more(c.outcome_changes)
-    regressed = c.regressed_cases()
-    if regressed:
-        lines.append(
-            f"regressed items ({len(regressed)}; worse than a tolerance the item compares, or breaking a rule):"
-        )
-        for case in regressed[:TEXT_LIST_LIMIT]:
-            tested = [d for d in case.compared if d.noise is not None and d.regressed]
-            worse = [d for d in case.deltas if d.direction == "worse"]
-            shown = "; ".join(
-                [delta_text(d) for d in tested]
-                or [f"{d.metric} {number(d.old)} -> {number(d.new)}" for d in worse if d.old is not None]
-            )
-            lost = "; ".join(f"check {f.id} ({f.type}) lost" for f in case.lost_facts)
-            shown = "; ".join(part for part in (shown, lost, "unstable" if case.unstable else "") if part)
-            lines.append(f"  {case.key}: {shown or case.old_outcome + ' -> ' + case.new_outcome}")
-        lines += _more(regressed)
-    for note in c.notes:
-        lines.append(f"note: {note}")
-    for warning in c.warnings:
-        lines.append(f"warning: {warning}")
-    if c.decisions:
-        lines.append("aggregate rules with a confidence (judged on the items both runs measured):")
-        for decision in c.decisions:
-            lines.append(f"  [{decision.rule}] {decision.engine}: {decision.paired.describe()}: {decision.verdict}")
-    if c.violations:
-        lines.append(f"rule violations ({len(c.violations)}):")
-        lines += [f"  [{v.rule}] {violation_text(v)}" for v in c.violations[:TEXT_LIST_LIMIT]] + _more(c.violations)
-    # Items that regressed beyond their own tolerances are counted whatever the rules, so the
-    # last line never reads as if nothing got worse while items did.
-    beyond = sum(case.regressed and not case.violated for case in c.cases)
-    if not c.rules:
-        regressed_text = f"{beyond} item(s) regressed beyond their own tolerances" if beyond else "no item regressed"
-        lines.append(f"result: {regressed_text}; no rules given (--fail-on), so compare fails on nothing")
-    else:
-        also = f"; besides, {beyond} item(s) regressed beyond their own tolerances" if beyond else ""
-        lines.append(
-            f"result: {'FAILED' if c.failed else 'ok'}: {len(c.violations)} rule violation(s) of "
-            f"{', '.join(c.rules)}{also}"
-        )
-    # Error messages carry engine output: no terminal control sequences from it.
-    return [visible(line) for line in lines]
-
-
-def _more(items: list) -> list[str]:
-    return [f"  ... and {len(items) - TEXT_LIST_LIMIT} more (--json lists all)"] if len(items) > TEXT_LIST_LIMIT else []
-
-
 def cmd_compare(args: argparse.Namespace) -> int:
+    from .report.compare_text import comparison_text
+    from .report.json_report import comparison_document
     from .report.markdown import comparison_markdown  # reports and their schema are not needed for `score`
-    from .run import compare
+    from .run.comparison import compare
     from .run.record import RunRecord
+    from .run.rules import parse_rules
     from .run.stored import load_report
 
     if not 0 <= args.min_match <= 1:
         raise CliError(f"--min-match: expected a share from 0 to 1, not {args.min_match}")
-    rules = compare.parse_rules(args.fail_on)
+    rules = parse_rules(args.fail_on)
     base = RunRecord.from_document(load_report(args.base))
     head = RunRecord.from_document(load_report(args.head))
-    comparison = compare.compare(base, head, rules, args.min_match)
+    comparison = compare(base, head, rules, args.min_match, args.base)
     if args.json:
-        print(json.dumps(comparison.to_dict(), indent=2, ensure_ascii=False, allow_nan=False))
+        print(json.dumps(comparison_document(comparison), indent=2, ensure_ascii=False, allow_nan=False))
     elif args.markdown:
         print(comparison_markdown(comparison), end="")
     else:
-        lines = [visible(f"pytest-ocr compare: {args.base} -> {args.head}"), *_comparison_text(comparison)]
+        lines = [visible(f"pytest-ocr compare: {args.base} -> {args.head}"), *comparison_text(comparison)]
         print("\n".join(fit(lines, terminal_columns())))  # as wide as the terminal, like the run's summary
     return 1 if comparison.failed else 0
 
@@ -327,10 +228,12 @@ MERGE_USAGE_ERROR = 4  # pytest's exit status for input it cannot use
 def cmd_merge(args: argparse.Namespace) -> int:
     from .files import OutputPathError, check_apart, check_output_directory, check_output_file
     from .report import github, terminal
-    from .report.outputs import Outputs, lost, write_all
-    from .run import baseline as run_baseline
+    from .report.outputs import Outputs, end
+    from .report.paired_text import judged
+    from .run.baseline import Baseline
+    from .run.comparison import against
     from .run.merge import MergeError, merge
-    from .run.record import build, judge
+    from .run.record import judge
     from .run.stored import ReportError, load_report, with_scored_texts
 
     try:
@@ -355,17 +258,14 @@ def cmd_merge(args: argparse.Namespace) -> int:
         merged = merge([(path, load_report(path)) for path in args.shards])
         baseline = None
         if args.baseline:  # named as the plugin names --ocr-baseline: from the invocation directory
-            stored = run_baseline.Baseline.load(Path.cwd() / args.baseline, missing_ok=bool(args.baseline_write))
-            merged.results, baseline = run_baseline.against(
-                stored, merged.results, args.baseline_write, args.baseline_min_match
-            )
+            stored = Baseline.load(Path.cwd() / args.baseline, missing_ok=bool(args.baseline_write))
+            merged.results, baseline = against(stored, merged.results, args.baseline_write, args.baseline_min_match)
     except (CliError, OutputPathError, ReportError, MergeError) as exc:
         print(f"pytest-ocr merge: {exc}", file=sys.stderr)
         return MERGE_USAGE_ERROR
     if args.html:  # what the page's diff shows: the shards' reports hold what it follows from
         with_scored_texts(merged.results)
-    gates = judge(merged.gates, merged.results, merged.datasets, baseline)
-    record = build(merged.results, merged.run, gates, baseline, merged.datasets)
+    gates = judge(merged.gates, merged.results, merged.datasets, baseline, judged)
     project, note = _merge_project(args.project, merged.project)
     outputs = Outputs(
         Path(args.output) if args.output else None,
@@ -374,7 +274,8 @@ def cmd_merge(args: argparse.Namespace) -> int:
         Path.cwd() / args.baseline if args.baseline else None,
         args.baseline_write,
     )
-    notes = write_all(record, outputs, project)
+    ended = end(merged.results, merged.run, gates, baseline, merged.datasets, None, outputs, project)
+    record = ended.record
     if os.environ.get("GITHUB_ACTIONS") == "true":  # workflow commands, escaped (github.py)
         for line in github.annotations(record, project, os.environ.get("GITHUB_WORKSPACE")):
             print(line)
@@ -387,13 +288,9 @@ def cmd_merge(args: argparse.Namespace) -> int:
     if args.summary != "none":
         lines += terminal.summary(record, 0, args.summary, terminal_columns())
     lines += [note] if note else []
-    lines += notes
+    lines += ended.notes
     print("\n".join(visible(line) for line in lines))
-    counts = record.counts()
-    failed = counts["failed"] + counts["error"] + counts["invalid"] + len(record.failed_gates) + len(lost(notes))
-    if record.run.status != "complete":
-        return 2  # pytest's "interrupted": not every item of the suite ran
-    return 1 if failed else 0
+    return ended.exit_status
 
 
 def _merge_project(given: str | None, recorded: str | None) -> tuple[Path, str | None]:

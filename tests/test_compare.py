@@ -14,8 +14,10 @@ import pytest
 from helpers.runs import make_runs
 
 from pytest_ocr.engines import fingerprint_changes
-from pytest_ocr.run.compare import RuleError, compare, parse_rule, parse_rules
+from pytest_ocr.report.json_report import comparison_document
+from pytest_ocr.run.comparison import compare
 from pytest_ocr.run.record import RunRecord
+from pytest_ocr.run.rules import RuleError, parse_rule, parse_rules
 from pytest_ocr.run.stored import ReportError, load_report
 
 pytestmark = pytest.mark.slow
@@ -140,7 +142,7 @@ def test_items_new_removed_outcome_changes_and_case_deltas(base, head):
 
 def test_fingerprint_change_of_one_engine(base, head):
     c = compare(base, head, [])
-    assert [(f.engine, f.changes) for f in c.fingerprints] == [
+    assert [(e.engine, e.config_changes) for e in c.reconfigured] == [
         ("fake2", ["version: 1.0 -> 1.1", "config.kwargs.variant: a -> b"])
     ]
 
@@ -200,7 +202,7 @@ def test_violation_messages_say_values_direction_and_tolerance(base, head):
 
 def test_identical_runs_compare_clean(base):
     c = compare(base, base, parse_rules(["cer:+0", "cer.macro:+0", "cer.micro:+0", "errors"]))
-    assert not c.failed and c.outcome_changes == [] and c.fingerprints == [] and c.new_items == []
+    assert not c.failed and c.outcome_changes == [] and c.reconfigured == [] and c.new_items == []
     assert all(d.direction == "same" for e in c.engines for d in e.metrics if d.change is not None)
     assert c.regressed_cases() == []
 
@@ -216,7 +218,7 @@ def test_a_rule_that_compares_nothing_is_noted(base, head):
 
 def test_to_dict_is_standard_json(base, head):
     c = compare(base, head, parse_rules(["cer:+0.05"]))
-    document = json.loads(json.dumps(c.to_dict(), allow_nan=False))
+    document = json.loads(json.dumps(comparison_document(c), allow_nan=False))
     assert document["failed"] is True and document["rules"] == ["cer:+0.05"]
     # a violation as it always was: its message with the values in full
     [violation] = document["violations"]
@@ -228,8 +230,8 @@ def test_to_dict_is_standard_json(base, head):
     }
     worse = next(case for case in document["cases"] if case["key"] == ID("worse"))
     assert worse["regressed"] is True and worse["violated"] is True
-    assert document["fingerprints"] == [
-        {"engine": "fake2", "changes": ["version: 1.0 -> 1.1", "config.kwargs.variant: a -> b"]}
+    assert [(e["engine"], e["config_changes"]) for e in document["engines"] if e["config_changes"]] == [
+        ("fake2", ["version: 1.0 -> 1.1", "config.kwargs.variant: a -> b"])
     ]
 
 
@@ -474,7 +476,8 @@ def test_cli_text_without_rules_still_counts_what_regressed(runs):
 def test_cli_json_and_markdown_are_the_library_s(runs, base, head):
     result = run_cli("base.json", "head.json", "--fail-on", "cer.macro:+0.01", "--json", cwd=runs)
     assert result.returncode == 1
-    assert json.loads(result.stdout) == compare(base, head, parse_rules(["cer.macro:+0.01"])).to_dict()
+    expected = compare(base, head, parse_rules(["cer.macro:+0.01"]), path="base.json")
+    assert json.loads(result.stdout) == comparison_document(expected)
     result = run_cli("base.json", "head.json", "--markdown", cwd=runs)
     assert result.returncode == 0
     assert result.stdout.startswith("### OCR comparison: base → head\n")

@@ -26,7 +26,8 @@ from pytest_ocr.report.html import baseline as html_baseline
 from pytest_ocr.report.html import cases as html_cases
 from pytest_ocr.report.html import page as html_page
 from pytest_ocr.report.numbers import number, signed
-from pytest_ocr.run.baseline import Baseline, view
+from pytest_ocr.run.baseline import Baseline
+from pytest_ocr.run.comparison import view
 from pytest_ocr.run.record import RunRecord
 from pytest_ocr.run.result import CaseResult
 from pytest_ocr.run.stored import with_scored_texts

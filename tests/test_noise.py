@@ -326,11 +326,16 @@ def test_every_process_layout_and_compare_give_the_same_numbers(pytester, servic
     assert comparison["families"] == serial["families"]
     paired = {(m["metric"], p["kind"]): p for m in serial["moves"] for p in m["paired"]}
     for engine in comparison["engines"]:
-        for row in engine["metrics"]:
+        for row in engine["aggregates"]:
             if (row["metric"], row["kind"]) in paired:
                 assert row["paired"] == paired[(row["metric"], row["kind"])]
     regressed = {c["key"] for c in comparison["cases"] if c["regressed"]}
     assert regressed == {r["key"] for r in report(pytester, "serial.json")["results"] if r["baseline"]["regressed"]}
+    # one comparison: compare's shares the run's own baseline section, member for member
+    run_view = report(pytester, "serial.json")["baseline"]
+    shared = ("records", "current", "matched", "warnings", "families")
+    assert {k: comparison[k] for k in shared} == {k: run_view[k] for k in shared}
+    assert [{k: e[k] for k in run_view["engines"][0]} for e in comparison["engines"]] == run_view["engines"]
 
 
 def test_compare_shows_instability_and_judges_as_the_run_did(pytester, service):

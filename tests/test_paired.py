@@ -17,6 +17,7 @@ import pytest
 from scipy import stats
 
 from pytest_ocr.cases.rules import Tolerance
+from pytest_ocr.report.paired_text import noise, verdict
 from pytest_ocr.run.paired import RESAMPLES, paired
 
 
@@ -165,7 +166,7 @@ def test_a_confidence_decides_only_when_the_whole_interval_is_beyond_the_toleran
     assert Tolerance.parse("0.001").amount < macro.change
     assert macro.regressed(Tolerance.parse("0.001"))  # the plain rule compares the estimate
     assert not macro.regressed(Tolerance.parse("0.001@95%"))
-    assert "not decided" in macro.verdict(Tolerance.parse("0.001@95%"))
+    assert "not decided" in verdict(macro, Tolerance.parse("0.001@95%"))
     with pytest.raises(ValueError, match="interval at 0.95"):
         macro.regressed(Tolerance.parse("0.001@99%"))
     [strict] = paired("cer", before, after, confidence=0.5)
@@ -177,4 +178,4 @@ def test_runs_whose_items_did_not_change_show_no_noise_to_judge_by():
     [macro] = paired("cer", values, values)
     assert (macro.low, macro.high, macro.change, macro.p_value, macro.detectable) == (0, 0, 0, 1, 0)
     assert macro.direction == "same" and not macro.regressed(Tolerance.parse("0@95%"))
-    assert macro.noise() == "no item's change varies, so these 4 items show no noise to tell a change from"
+    assert noise(macro) == "no item's change varies, so these 4 items show no noise to tell a change from"

@@ -30,7 +30,7 @@ from .options import Settings, is_case_file
 if TYPE_CHECKING:
     from ..cases.gates import Gate
     from ..cases.model import DatasetInfo
-    from ..run import baseline as run_baseline
+    from ..run.comparison import Comparison
     from ..run.gates import GateResult
     from ..run.record import RunRecord
     from ..run.result import CaseResult, SharedParts
@@ -57,7 +57,7 @@ class Collector:
         self.worker_collected = 0  # under pytest-xdist: the tests each worker collected, OCR items or not
         self.locations: dict[str, tuple[str, int | None]] = {}  # node id -> (file, line) of items running
         self.gate_results: list[GateResult] = []
-        self.baseline_view: run_baseline.BaselineView | None = None  # judged with the gates, if they were
+        self.baseline_view: Comparison | None = None  # judged with the gates, if they were
         self.interruption: str | None = None
         self.worker_errors: list[str] = []
         self.shard: ShardInfo | None = None  # with --ocr-shard: as the first result of a process brought it
@@ -173,12 +173,15 @@ class Collector:
         outcome = yield
         if session.config.option.collectonly or self._idle():
             return outcome
+        from ..report.paired_text import judged
         from ..run.record import judge
 
         self.baseline_view = baseline = self._baseline_view()
         if self.settings.shard is not None:
             return outcome  # a shard holds part of the run: pytest-ocr merge judges the whole
-        self.gate_results = judge(self.gates.values(), list(self.results.values()), self.datasets.values(), baseline)
+        self.gate_results = judge(
+            self.gates.values(), list(self.results.values()), self.datasets.values(), baseline, judged
+        )
         session.testscollected += len(self.gate_results)  # they are tests: progress counts them
         hook = self.config.hook
         for result in self.gate_results:
@@ -188,15 +191,15 @@ class Collector:
             hook.pytest_runtest_logfinish(nodeid=report.nodeid, location=report.location)
         return outcome
 
-    def _baseline_view(self) -> run_baseline.BaselineView | None:
+    def _baseline_view(self) -> Comparison | None:
         """The run against its baseline; items with repeats are decided here, over the run
         (a shard's by the merge)."""
         settings = self.settings
         if settings.baseline is None:
             return None
-        from ..run import baseline as run_baseline
+        from ..run.comparison import against
 
-        results, view = run_baseline.against(
+        results, view = against(
             settings.baseline,
             list(self.results.values()),
             settings.baseline_verb,
@@ -223,8 +226,8 @@ class Collector:
         self.ended = True
         if self._idle():
             return
-        from ..report.outputs import Outputs, lost, write_all
-        from ..run.record import RunInfo, build
+        from ..report.outputs import Outputs, end
+        from ..run.record import RunInfo
 
         not_run = len(self.expected - {r.id for r in self.results.values()})
         interruption = self.interruption
@@ -233,9 +236,6 @@ class Collector:
         workers = int(getattr(self.config.option, "numprocesses", 0) or 0)
         run = RunInfo.of(self.started, time.time(), workers, not_run, interruption)
         baseline = self.baseline_view if self.baseline_view is not None else self._baseline_view()
-        self.record = record = build(
-            self.results.values(), run, self.gate_results, baseline, self.datasets.values(), self._shard()
-        )
         settings = self.settings
         outputs = Outputs(
             settings.report,
@@ -245,9 +245,22 @@ class Collector:
             settings.baseline_verb,
             settings.github,
         )
-        self.notes += write_all(record, outputs, settings.project_dir)
-        if lost(self.notes) and session.exitstatus == pytest.ExitCode.OK:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED  # a requested output lost fails the run
+        ended = end(
+            self.results.values(),
+            run,
+            self.gate_results,
+            baseline,
+            self.datasets.values(),
+            self._shard(),
+            outputs,
+            settings.project_dir,
+        )
+        self.record = ended.record
+        self.notes += ended.notes
+        if ended.lost and session.exitstatus == pytest.ExitCode.OK:
+            # pytest's exit status counts every item and gate, as tests (an xfail marker included);
+            # a requested output lost fails the run too
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def _shard(self) -> ShardInfo | None:
         """What this shard's report records for the merge: the split, and the gates and

@@ -24,7 +24,7 @@ left out, and the step summary lists them.
 from collections.abc import Callable
 from pathlib import Path
 
-from ..run.baseline import regressed_first
+from ..run.comparison import regressed_first
 from ..run.identity import relative
 from ..run.record import RunRecord
 from ..run.result import CaseResult

@@ -5,51 +5,94 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from .. import __version__
 from ..files import write_atomic
-from ..run.baseline import BaselineView
+from ..run.comparison import Comparison, EngineComparison
 from ..run.record import RunRecord
 from ..run.stored import SCHEMA_VERSION
 from ..storable import json_safe
+from .paired_text import verdict, violation_message
 
 
-def _baseline(view: BaselineView) -> dict[str, Any]:
-    return {
-        "path": view.path,
-        "verb": view.verb,
-        "records": view.records,
-        "current": view.current,
-        "matched": view.matched,
-        "warnings": view.warnings(),
-        "engines": [
-            {
-                "engine": e.engine,
-                "compared": e.compared,
-                "new": e.new,
-                "regressed": len(e.regressed),
-                "regressed_items": [r.key for r in e.regressed],
-                "metrics": [
-                    {
-                        "metric": m.metric,
-                        "n": m.n,
-                        "old_mean": m.old,
-                        "new_mean": m.new,
-                        "verdict": m.verdict,
-                        "paired": [p.to_dict() for p in m.paired],
-                    }
-                    for m in e.moves
-                ],
-                "config_changes": e.config_changes,
-                "repeated": e.repeated,
-                "unstable": e.unstable,
-            }
-            for e in view.engines
-        ],
-        "families": [f.to_dict() for f in view.families],
+def comparison_document(c: Comparison) -> dict[str, Any]:
+    """The one JSON shape of a comparison of two runs: the JSON report's ``baseline`` and
+    ``pytest-ocr compare --json``. What only compare has (each run's counts and aggregates
+    per engine, every item in both, what came and went, the rules judged) follows when it
+    made the comparison."""
+    document: dict[str, Any] = {
+        "path": c.path,
+        "verb": c.verb,
+        "records": c.records,
+        "current": c.current,
+        "matched": c.matched,
+        "warnings": c.warnings(),
+        "engines": [_engine(e, c.rules is not None) for e in c.engines],
+        "families": [f.to_dict() for f in c.families],
     }
+    if c.rules is not None:
+        document |= {
+            "rules": c.rules,
+            "failed": c.failed,
+            "violations": [
+                {"rule": v.rule, "message": violation_message(v), "key": v.key, "engine": v.engine}
+                for v in c.violations
+            ],
+            "decisions": [
+                {
+                    "rule": d.rule,
+                    "engine": d.engine,
+                    "paired": d.paired.to_dict(),
+                    "violated": d.violated,
+                    "verdict": verdict(d.paired, d.tolerance),
+                }
+                for d in c.decisions
+            ],
+            "notes": c.notes,
+            "new_engines": c.new_engines,
+            "removed_engines": c.removed_engines,
+            "new_items": c.new_items,
+            "removed_items": c.removed_items,
+            "outcome_changes": [asdict(o) for o in c.outcome_changes],
+            "cases": [{**asdict(case), "compared": [d.to_dict() for d in case.compared]} for case in c.cases],
+        }
+    return json_safe(document)
+
+
+def _engine(e: EngineComparison, both_runs: bool) -> dict[str, Any]:
+    found = {
+        "engine": e.engine,
+        "compared": e.compared,
+        "new": e.new,
+        "regressed": len(e.regressed),
+        "regressed_items": [r.key for r in e.regressed],
+        "metrics": [
+            {
+                "metric": m.metric,
+                "n": m.n,
+                "old_mean": m.old,
+                "new_mean": m.new,
+                "verdict": m.verdict,
+                "paired": [p.to_dict() for p in m.paired],
+            }
+            for m in e.moves
+        ],
+        "config_changes": e.config_changes,
+        "repeated": e.repeated,
+        "unstable": e.unstable,
+    }
+    if both_runs:
+        found |= {
+            "base": e.base,
+            "head": e.head,
+            "aggregates": [{**asdict(d), "paired": d.paired.to_dict() if d.paired else None} for d in e.metrics],
+            "base_stability": asdict(e.base_stability) if e.base_stability else None,
+            "head_stability": asdict(e.head_stability) if e.head_stability else None,
+        }
+    return found
 
 
 def _members(record: RunRecord) -> dict[str, Any]:
@@ -62,7 +105,7 @@ def _members(record: RunRecord) -> dict[str, Any]:
         "results": (r.to_record() for r in record.results),  # made standard JSON where written
         "summary": json_safe({name: s.to_dict() for name, s in record.summaries.items()}),
         "gates": json_safe([g.to_dict() for g in record.gates]),
-        "baseline": json_safe(_baseline(record.baseline)) if record.baseline is not None else None,
+        "baseline": comparison_document(record.baseline) if record.baseline is not None else None,
         "datasets": json_safe([d.to_dict() for d in record.datasets]),
         "shard": json_safe(record.shard.to_dict()) if record.shard is not None else None,
     }

@@ -11,18 +11,18 @@ below GitHub's 1 MiB step-summary limit.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
-from ..run.baseline import BaselineView
-from ..run.compare import AggregateDelta, CaseComparison, Comparison, EngineComparison, MetricDelta, Violation
+from ..run.comparison import AggregateDelta, CaseComparison, Comparison, EngineComparison, MetricDelta, Violation
 from ..run.identity import relative
 from ..run.noise import Family
 from ..run.paired import Paired
-from ..run.record import RunRecord
+from ..run.record import Gating, RunRecord
 from ..run.result import CaseResult
 from ..visible import visible
 from .numbers import STABILITY_ROWS, fact_rows, number, signed, stability_cell
+from .paired_text import describe, verdict, violation_message
 from .reasons import delta_text, gate_text, item_reasons, noise_lines
 
 LIST_LIMIT = 20  # items shown per list
@@ -76,7 +76,7 @@ def delta_cell(d: MetricDelta) -> str:
 
 def violation_text(v: Violation) -> str:
     """A broken rule with its numbers rounded (the comparison's JSON has them in full)."""
-    return f"{v.subject}: {delta_text(v.delta)}" if v.delta is not None and v.subject else v.message
+    return f"{v.subject}: {delta_text(v.delta)}" if v.delta is not None and v.subject else violation_message(v)
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -196,7 +196,7 @@ def _regressed_table(comparison: Comparison, limit: int) -> list[str]:
 
 
 def _comparison_sections(comparison: Comparison, limit: int, heading: str) -> list[str]:
-    lines: list[str] = [f"**Warning:** {escape(w, 2 * CELL_CHARS)}" for w in comparison.warnings]
+    lines: list[str] = [f"**Warning:** {escape(w, 2 * CELL_CHARS)}" for w in comparison.warnings()]
     lines += [""] if lines else []
     if comparison.violations:
         lines += [f"**Rule violations ({len(comparison.violations)})**", ""]
@@ -209,10 +209,11 @@ def _comparison_sections(comparison: Comparison, limit: int, heading: str) -> li
         for d in comparison.decisions:
             mark = "❌" if d.violated else "✅"
             lines.append(
-                f"- {mark} {escape(d.rule)} on {escape(d.engine)}: {escape(d.paired.describe())}: {escape(d.verdict)}"
+                f"- {mark} {escape(d.rule)} on {escape(d.engine)}: {escape(describe(d.paired))}: "
+                f"{escape(verdict(d.paired, d.tolerance))}"
             )
         lines += [""]
-    for e in comparison.engines:
+    for e in comparison.summarised:
         lines += [f"{heading} {escape(e.engine)}", ""]
         if e.unchanged:
             n = e.head.get("cases", 0)
@@ -247,12 +248,12 @@ def _comparison_sections(comparison: Comparison, limit: int, heading: str) -> li
         if ids:
             shown, more = _capped(ids, limit)
             lines += [f"{label}: " + ", ".join(escape(i) for i in shown) + (f" {more}" if more else ""), ""]
-    if comparison.fingerprints:
+    if comparison.reconfigured:
         lines += ["**Engine configuration changed** (results may differ for that reason alone)", ""]
-        engines, more_engines = _capped(comparison.fingerprints, limit)
+        engines, more_engines = _capped(comparison.reconfigured, limit)
         for f in engines:
             lines.append(f"- {escape(f.engine)}")
-            shown, more = _capped(f.changes, limit)
+            shown, more = _capped(f.config_changes, limit)
             lines += [f"  - {escape(change)}" for change in shown] + ([f"  - {more}"] if more else [])
         lines += ([f"- {more_engines}"] if more_engines else []) + [""]
     for note in comparison.notes:
@@ -335,7 +336,7 @@ def _items_table(title: str, results: list[CaseResult], third: str, limit: int) 
     return lines + ([more] if more else []) + [""]
 
 
-def _baseline_sections(view: BaselineView, limit: int) -> list[str]:
+def _baseline_sections(view: Comparison, limit: int) -> list[str]:
     lines = [
         "#### Compared with the baseline",
         "",
@@ -412,129 +413,74 @@ def _gates_table(record: RunRecord, limit: int, path: Callable[[str], str]) -> l
     return lines + _table(["gate", "result", "detail"], rows) + ([more] if more else []) + [""]
 
 
-@dataclass(frozen=True)
-class Gating:
-    """What could fail a run and what did, counted from its results and gates (not from
-    which options were given), so that a summary cannot say nothing was gated while
-    items failed."""
-
-    items: int  # OCR items (case files that could not be loaded are counted apart)
-    thresholded: int  # items with thresholds
-    over_thresholds: int  # failed items with a threshold not met
-    baseline: str | None  # the baseline file's name; "" when only the results say there was one
-    compared: int  # items that found their record in the baseline
-    comparing: int  # of those, items with a metric to compare (a threshold or a tolerance)
-    new: int  # items the baseline did not have
-    regressed: int  # items that failed for being worse than their baseline
-    failed_items: int  # items over their thresholds or regressed (each counted once)
-    accepted: int  # items worse than their baseline, accepted as its new records (update)
-    gates: int  # aggregate gates judged (per engine)
-    gates_failed: int
-    checks_failed: tuple[str, ...]  # the run's own checks that failed (baseline match, empty dataset)
-    errors: int
-    invalid: int  # case files that could not be loaded
-    other_failed: int  # failed items over no threshold and not regressed (never expected; never hidden)
-
-    @classmethod
-    def of(cls, record: RunRecord) -> Gating:
-        items = [r for r in record.results if r.outcome != "invalid"]
-        failed = [r for r in items if r.outcome == "failed"]
-        with_baseline = [r for r in items if r.baseline is not None]
-        compared = [r for r in with_baseline if r.baseline is not None and r.baseline.status == "compared"]
-        over = [r for r in failed if any(not c.passed for c in r.checks)]
-        regressed = [r for r in failed if r.regressed]
-        counted = {r.key for r in over + regressed}
-        if record.baseline is not None:
-            baseline: str | None = Path(record.baseline.path).name
-        else:
-            baseline = "" if with_baseline else None
-        return cls(
-            items=len(items),
-            thresholded=sum(bool(r.thresholds) for r in items),
-            over_thresholds=len(over),
-            baseline=baseline,
-            compared=len(compared),
-            comparing=sum(bool(r.tolerances) for r in compared),
-            new=len(with_baseline) - len(compared),
-            regressed=len(regressed),
-            failed_items=len(counted),
-            accepted=sum(r.regressed and r.outcome == "passed" for r in items),
-            gates=sum(g.gate is not None for g in record.gates),
-            gates_failed=sum(g.gate is not None and not g.passed for g in record.gates),
-            checks_failed=tuple(g.name for g in record.gates if g.gate is None and not g.passed),
-            errors=sum(r.outcome == "error" for r in items),
-            invalid=len(record.results) - len(items),
-            other_failed=sum(r.key not in counted for r in failed),
+def failures(g: Gating) -> list[str]:
+    """What failed the run, one phrase per kind; empty when nothing did. An item both
+    over its thresholds and regressed is counted in both, and the phrase says so, so
+    that the counts do not read as a sum."""
+    both = g.over_thresholds + g.regressed - g.failed_items
+    items = [
+        f"{_plural(g.over_thresholds, 'item')} over {'its' if g.over_thresholds == 1 else 'their'} thresholds"
+        if g.over_thresholds
+        else "",
+        f"{_plural(g.regressed, 'item')} regressed against the baseline" if g.regressed else "",
+    ]
+    if both > 0:
+        items = [f"{_plural(g.failed_items, 'failed item')} ({', '.join(items)}; {both} both)", ""]
+    return [
+        phrase
+        for n, phrase in (
+            (items[0], items[0]),
+            (items[1], items[1]),
+            (g.other_failed, f"{_plural(g.other_failed, 'other failed item')}"),
+            (g.gates_failed, f"{_plural(g.gates_failed, 'aggregate gate')} failed"),
+            (
+                len(g.checks_failed),
+                f"{_plural(len(g.checks_failed), 'run check')} failed "
+                f"({'; '.join(escape(c) for c in g.checks_failed[:3])}"
+                f"{' …' if len(g.checks_failed) > 3 else ''})",
+            ),
+            (g.errors, _plural(g.errors, "error")),
+            (g.invalid, f"{_plural(g.invalid, 'case file')} that could not be loaded"),
         )
+        if n
+    ]
 
-    @property
-    def failures(self) -> list[str]:
-        """What failed the run, one phrase per kind; empty when nothing did. An item both
-        over its thresholds and regressed is counted in both, and the phrase says so, so
-        that the counts do not read as a sum."""
-        both = self.over_thresholds + self.regressed - self.failed_items
-        items = [
-            f"{_plural(self.over_thresholds, 'item')} over {'its' if self.over_thresholds == 1 else 'their'} thresholds"
-            if self.over_thresholds
-            else "",
-            f"{_plural(self.regressed, 'item')} regressed against the baseline" if self.regressed else "",
-        ]
-        if both > 0:
-            items = [f"{_plural(self.failed_items, 'failed item')} ({', '.join(items)}; {both} both)", ""]
-        return [
-            phrase
-            for n, phrase in (
-                (items[0], items[0]),
-                (items[1], items[1]),
-                (self.other_failed, f"{_plural(self.other_failed, 'other failed item')}"),
-                (self.gates_failed, f"{_plural(self.gates_failed, 'aggregate gate')} failed"),
-                (
-                    len(self.checks_failed),
-                    f"{_plural(len(self.checks_failed), 'run check')} failed "
-                    f"({'; '.join(escape(c) for c in self.checks_failed[:3])}"
-                    f"{' …' if len(self.checks_failed) > 3 else ''})",
-                ),
-                (self.errors, _plural(self.errors, "error")),
-                (self.invalid, f"{_plural(self.invalid, 'case file')} that could not be loaded"),
+
+def gating_lines(g: Gating) -> list[str]:
+    """What gated the run (thresholds, baseline tolerances, aggregate gates) and what failed it."""
+    gated = []
+    if g.thresholded:
+        gated.append(f"- **Thresholds** on {g.thresholded} of {_plural(g.items, 'item')}.")
+    if g.baseline is not None:
+        name = escape(g.baseline) if g.baseline else "(a stored run)"
+        if g.compared and not g.comparing:
+            what = (
+                f"{_plural(g.compared, 'item')} found their record, but none has a threshold or a "
+                f"regression: tolerance, so no metric was compared"
             )
-            if n
-        ]
-
-    def lines(self) -> list[str]:
-        """What gated the run (thresholds, baseline tolerances, aggregate gates) and what failed it."""
-        gated = []
-        if self.thresholded:
-            gated.append(f"- **Thresholds** on {self.thresholded} of {_plural(self.items, 'item')}.")
-        if self.baseline is not None:
-            name = escape(self.baseline) if self.baseline else "(a stored run)"
-            if self.compared and not self.comparing:
-                what = (
-                    f"{_plural(self.compared, 'item')} found their record, but none has a threshold or a "
-                    f"regression: tolerance, so no metric was compared"
-                )
-            else:
-                what = (
-                    f"{_plural(self.comparing, 'item')} compared with their records (each metric an item has a "
-                    f"threshold or a regression: tolerance on)"
-                )
-            gated.append(f"- **Baseline** {name}: {what}; {self.new} new (not compared).")
-        if self.gates:
-            gated.append(f"- **Aggregate gates**: {self.gates} (per engine).")
-        failures = self.failures
-        if gated:
-            lines = ["**What gated this run**", ""] + gated + [""]
         else:
-            lines = ["**Nothing gated this run**: no thresholds, no baseline, no aggregate gates.", ""]
-        if failures:
-            lines.append(f"**Failed**: {', '.join(failures)}.")
-        elif gated:
-            lines.append("**Passed**: no item over its thresholds, none regressed, no gate failed, no errors.")
-        if self.accepted:
-            lines.append(
-                f"{_plural(self.accepted, 'item')} regressed against the baseline and "
-                f"{'was' if self.accepted == 1 else 'were'} accepted as its new records (update)."
+            what = (
+                f"{_plural(g.comparing, 'item')} compared with their records (each metric an item has a "
+                f"threshold or a regression: tolerance on)"
             )
-        return lines + [""]
+        gated.append(f"- **Baseline** {name}: {what}; {g.new} new (not compared).")
+    if g.gates:
+        gated.append(f"- **Aggregate gates**: {g.gates} (per engine).")
+    found = failures(g)
+    if gated:
+        lines = ["**What gated this run**", ""] + gated + [""]
+    else:
+        lines = ["**Nothing gated this run**: no thresholds, no baseline, no aggregate gates.", ""]
+    if found:
+        lines.append(f"**Failed**: {', '.join(found)}.")
+    elif gated:
+        lines.append("**Passed**: no item over its thresholds, none regressed, no gate failed, no errors.")
+    if g.accepted:
+        lines.append(
+            f"{_plural(g.accepted, 'item')} regressed against the baseline and "
+            f"{'was' if g.accepted == 1 else 'were'} accepted as its new records (update)."
+        )
+    return lines + [""]
 
 
 def run_markdown(record: RunRecord, limit: int = LIST_LIMIT, project: Path | None = None) -> str:
@@ -560,7 +506,7 @@ def run_markdown(record: RunRecord, limit: int = LIST_LIMIT, project: Path | Non
         )
         if counts[o] or o in ("passed", "failed", "error")
     ]
-    lines = ["### OCR results", "", f"{total} items: {', '.join(shown)}.", ""] + Gating.of(record).lines()
+    lines = ["### OCR results", "", f"{total} items: {', '.join(shown)}.", ""] + gating_lines(record.gating())
     if record.run.status != "complete":
         lines += [
             f"**Run {record.run.status}**: {record.run.not_run} OCR items did not run "

@@ -1,17 +1,23 @@
-"""Every file a run asked for, written from its record: the JSON report, the HTML report,
-the results directory, the baseline file and GitHub's step summary. The plugin's
-controller and ``pytest-ocr merge`` both write through here. A failure costs that output
-alone and is said in the notes returned (``lost`` finds them); the others are still written."""
+"""The end of a run: its record built, every file it asked for written from it (the JSON
+report, the HTML report, the results directory, the baseline file and GitHub's step
+summary), and whether it failed. The plugin's controller and ``pytest-ocr merge`` both
+end a run here (``end``). A failure to write costs that output alone and is said in the
+notes (``lost`` finds them); the others are still written, and the run fails."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..cases.model import DatasetInfo
 from ..files import write_atomic
-from ..run.record import RunRecord
+from ..run.comparison import Comparison
+from ..run.gates import GateResult
+from ..run.record import RunInfo, RunRecord, build
+from ..run.result import CaseResult
+from ..run.shard import ShardInfo
 from . import github, json_report
 from .baseline_file import write as write_baseline
 
@@ -62,3 +68,43 @@ def write_all(record: RunRecord, outputs: Outputs, project: Path, environ: Mappi
     if outputs.github and environ.get("GITHUB_ACTIONS") == "true" and summary and (record.results or record.gates):
         attempt("GitHub step summary", Path(summary), lambda p: github.append_step_summary(p, record, project))
     return notes
+
+
+@dataclass(frozen=True)
+class Ended:
+    """A run as it ended: its record, what was written where, and how it exits."""
+
+    record: RunRecord
+    notes: list[str]
+
+    @property
+    def lost(self) -> bool:
+        """An output asked for could not be written: that fails the run too."""
+        return bool(lost(self.notes))
+
+    @property
+    def failed(self) -> bool:
+        """An item, a gate or a check of the run failed, or an output asked for was lost."""
+        return self.record.gating().failed or self.lost
+
+    @property
+    def exit_status(self) -> int:
+        """As pytest's: 0 passed, 1 failed, 2 interrupted (not every item of the suite ran)."""
+        if self.record.run.status != "complete":
+            return 2
+        return 1 if self.failed else 0
+
+
+def end(
+    results: Iterable[CaseResult],
+    run: RunInfo,
+    gates: Sequence[GateResult],
+    baseline: Comparison | None,
+    datasets: Iterable[DatasetInfo],
+    shard: ShardInfo | None,
+    outputs: Outputs,
+    project: Path,
+) -> Ended:
+    """The run's record built once (its gates already judged), and every output written from it."""
+    record = build(results, run, gates, baseline, datasets, shard)
+    return Ended(record, write_all(record, outputs, project))

@@ -8,13 +8,14 @@ from typing import Any
 
 from ..metrics.edit import DELETE, INSERT
 from ..run.aggregate import DatasetSummary, worst
-from ..run.baseline import BaselineView
+from ..run.comparison import Comparison
 from ..run.gates import GateResult
 from ..run.record import RunRecord
 from ..storable import json_safe
 from ..visible import visible, visible_json
 from .columns import fit, item_line, ljust, middle, rjust, width
 from .numbers import STABILITY_ROWS, fact_rows, number, signed, stability_cell
+from .paired_text import describe, noise
 from .reasons import gate_text, noise_lines, worst_delta
 
 WORST_CASES = 5
@@ -198,7 +199,7 @@ def invalid_lines(record: RunRecord, columns: int | None = None) -> list[str]:
     ]
 
 
-def baseline_lines(view: BaselineView, verbosity: int, columns: int | None = None) -> list[str]:
+def baseline_lines(view: Comparison, verbosity: int, columns: int | None = None) -> list[str]:
     """Per engine: how the compared metrics moved against the baseline (means over the
     items compared on them), what is new, what regressed (worst first), and a changed
     engine configuration; and how many items found their record at all."""
@@ -219,7 +220,7 @@ def baseline_lines(view: BaselineView, verbosity: int, columns: int | None = Non
                     f"({signed(m.new - m.old)}, {m.verdict})"
                 )
             for p in m.paired:
-                lines.append(f"    {m.metric}.{p.kind}: {p.describe()}; {p.noise()}")
+                lines.append(f"    {m.metric}.{p.kind}: {describe(p)}; {noise(p)}")
         if e.config_changes:
             lines.append(
                 f"    warning: the baseline was recorded with another {visible(e.engine)} configuration: "
@@ -227,7 +228,7 @@ def baseline_lines(view: BaselineView, verbosity: int, columns: int | None = Non
             )
         if verbosity >= 0 and e.regressed:
             lines.append("    regressed, worst first (by how much worse than its tolerance allows):")
-            for r in e.regressed[:WORST_CASES]:  # worst first (run/baseline.py)
+            for r in e.regressed[:WORST_CASES]:  # worst first (run/comparison.py)
                 d = worst_delta(r)
                 worse = f"{d.metric} worse by {number(d.beyond)} beyond {d.tolerance}  " if d else "facts lost  "
                 lines += item_line("      ", r.id, "", columns, worse)

@@ -10,15 +10,19 @@ must not pass a gate by having nothing to measure.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..cases.gates import Gate
-from ..cases.rules import Threshold, format_number
+from ..cases.rules import Threshold, Tolerance, format_number
 from .aggregate import DatasetSummary, aggregate_metric
+from .comparison import compared_as_samples
 from .paired import CONFIDENCE, Paired, measured_pairs, paired_results
 from .result import CaseResult
+
+if TYPE_CHECKING:
+    from .comparison import Comparison
 
 
 @dataclass(frozen=True)
@@ -94,7 +98,14 @@ def judge(gate: Gate, engine: str, results: Sequence[CaseResult]) -> GateResult:
     return GateResult(name, passed, message, value, len(members), gate)
 
 
-def judge_against(gate: Gate, engine: str, results: Sequence[CaseResult], old: Mapping[str, CaseResult]) -> GateResult:
+# Paired statistics judged at a tolerance, in words (report/paired_text.judged): statistics
+# return numbers, and the views' module words them, so the run is handed the words.
+Worded = Callable[[Paired, Tolerance], str]
+
+
+def judge_against(
+    gate: Gate, engine: str, results: Sequence[CaseResult], old: Mapping[str, CaseResult], worded: Worded
+) -> GateResult:
     """A gate against the baseline (``cer.macro:+0.002@95%``) on one engine: the paired
     statistics over the items both runs measured, and the one predicate that decides."""
     tolerance = gate.tolerance
@@ -121,18 +132,21 @@ def judge_against(gate: Gate, engine: str, results: Sequence[CaseResult], old: M
         )
         return GateResult(name, False, message, None, len(pairs), gate)
     passed = not found.regressed(tolerance)
-    message = f"{subject}: {found.describe()}, tolerance +{tolerance}: {found.verdict(tolerance)}{where}"
+    message = f"{subject}: {worded(found, tolerance)}{where}"
     return GateResult(name, passed, message, found.new, found.n, gate, found)
 
 
 def evaluate(
-    gates: Iterable[Gate], results: Sequence[CaseResult], baseline: Mapping[str, CaseResult] | None = None
+    gates: Iterable[Gate],
+    results: Sequence[CaseResult],
+    baseline: Mapping[str, CaseResult] | None = None,
+    worded: Worded | None = None,
 ) -> list[GateResult]:
     """Every gate on every engine it concerns. A gate scoped to an engine is judged for
     that engine even when none of its items ran (and then fails on min_cases); an
     unscoped one for each engine that ran items of the gate's file (all files for
     project and command-line gates). A gate against the baseline is judged only with
-    one (``baseline``: its records by key)."""
+    one (``baseline``: its records by key; ``worded`` words its statistics)."""
     outcomes = []
     for gate in gates:
         if gate.tolerance is not None and baseline is None:
@@ -157,7 +171,8 @@ def evaluate(
         for engine in engines:
             mine = [r for r in pool if r.engine == engine]
             if gate.tolerance is not None and baseline is not None:
-                outcomes.append(judge_against(gate, engine, mine, baseline))
+                assert worded is not None, "a gate against the baseline is judged with the words of its statistics"
+                outcomes.append(judge_against(gate, engine, mine, baseline, worded))
             else:
                 outcomes.append(judge(gate, engine, mine))
     return outcomes
@@ -178,3 +193,61 @@ def dataset_checks(datasets: Iterable[DatasetSummary]) -> list[GateResult]:
         )
         checks.append(GateResult(f"{d.file} on {d.engine}: dataset evaluated nothing", False, message, 0.0, 0))
     return checks
+
+
+# -- the checks of a run against its baseline ----------------------------------------------
+
+MATCH_CHECK = "baseline matches this run"  # the name of the check that fails when no item matched
+NOISE_CHECK = "baseline, beyond the noise of repeats"  # an engine's check of its items with repeats
+
+
+def noise_checks(view: Comparison) -> list[GateResult]:
+    """Per engine with items compared as samples (repeats), a check of its own: it fails
+    when one of them regressed beyond the noise of its repeats, or the engine's overall
+    change of a metric did (unless the run accepts its results as the baseline)."""
+    checks = []
+    tests = ", ".join(f"{f.tests} tests at {format_number(round(f.confidence * 100, 6))}%" for f in view.families)
+    for e in view.engines:
+        if not e.repeated:
+            continue
+        items = [r for r in e.regressed if compared_as_samples(r)]
+        named = [
+            f"{r.key}: "
+            + "; ".join(f"{d.metric} {d.old:.4g} -> {d.new:.4g} ({d.how()})" for d in r.baseline.deltas if d.regressed)  # type: ignore[union-attr]
+            for r in items
+        ]
+        parts = [f"{len(items)} regressed beyond the noise of their repeats ({_listed(named)})"]
+        parts = (parts if items else []) + [
+            o.message() for f in view.families for o in f.overall if o.engine == e.engine and o.regressed
+        ]
+        subject = (
+            f"{e.engine}: {e.repeated} items with repeats against the baseline ({e.unstable} unstable; "
+            f"{tests or 'not yet judged'}, Holm's method)"
+        )
+        accepted = view.verb == "update"
+        if not parts:
+            message = f"{subject}: ok, none shown to have got worse"
+        elif accepted:
+            message = f"{subject}: accepted as the new baseline (update): " + "; ".join(parts)
+        else:
+            message = f"{subject}: FAILED: " + "; ".join(parts)
+        checks.append(GateResult(f"{e.engine}: {NOISE_CHECK}", not parts or accepted, message, None, e.repeated))
+    return checks
+
+
+def _listed(items: Sequence[str], limit: int = 5) -> str:
+    return "; ".join(items[:limit]) + (f"; and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def match_check(view: Comparison) -> GateResult | None:
+    """When no item of the run found its record in a baseline that has records, gating
+    against it checked nothing: a failing check says so (unless the run writes the
+    baseline, which then gets those records)."""
+    if view.verb is not None or not view.records or not view.current or view.matched:
+        return None
+    message = (
+        f"{MATCH_CHECK}: FAILED: none of the {view.current} items found its record in {view.path} "
+        f"({view.records} records), so nothing was compared. The baseline comes from another suite, or "
+        f"item keys changed (case file paths relative to the project directory)"
+    )
+    return GateResult(MATCH_CHECK, False, message, 0.0, view.current)

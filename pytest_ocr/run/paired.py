@@ -36,7 +36,6 @@ import numpy as np
 
 from ..cases.rules import Tolerance, format_number
 from ..metrics import METRICS, pooled
-from ..report.numbers import number, signed
 from ..scoring.tolerance import SLACK, Direction, direction
 from .result import CaseResult
 
@@ -97,37 +96,6 @@ class Paired:
     def level(self) -> str:
         """The confidence as people write it: ``95%``."""
         return f"{format_number(round(self.confidence * 100, 6))}%"
-
-    def describe(self) -> str:
-        """``0.0412 -> 0.0450 (+0.0038; 95% interval +0.0010 to +0.0066, p = 0.004, n = 38)``"""
-        return f"{number(self.old)} -> {number(self.new)} ({signed(self.change)}; {self.spread()})"
-
-    def spread(self) -> str:
-        """``95% interval +0.0010 to +0.0066, p = 0.004, n = 38``"""
-        return f"{self.level} interval {signed(self.low)} to {signed(self.high)}, p = {self.p_value:.3g}, n = {self.n}"
-
-    def noise(self) -> str:
-        """What the suite can tell from noise, in words."""
-        if self.low == self.high:
-            return f"no item's change varies, so these {self.n} items show no noise to tell a change from"
-        return (
-            f"a worsening below {number(self.detectable)} cannot be told from noise "
-            f"at {self.level} with these {self.n} items"
-        )
-
-    def verdict(self, tolerance: Tolerance) -> str:
-        """Whether the comparison decided, in words."""
-        allowed = number(tolerance.allowed(self.old))
-        worsening = "{} to {}".format(*(number(v) for v in self.worsening))
-        if self.regressed(tolerance):
-            if tolerance.confidence is None:
-                return f"REGRESSED (worse by {number(self.worse_by)}, more than {allowed})"
-            return f"REGRESSED (the interval of the worsening, {worsening}, lies above {allowed})"
-        if tolerance.confidence is None:
-            return "ok"
-        if self.worsening[1] > tolerance.allowed(self.old):
-            return f"ok (not decided: the interval of the worsening, {worsening}, does not lie above {allowed})"
-        return f"ok (the interval of the worsening, {worsening}, lies within {allowed})"
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "change": self.change}

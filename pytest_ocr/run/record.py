@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from importlib.metadata import version
+from pathlib import Path
 from typing import Any
 
 from ..cases.gates import Gate
@@ -20,8 +21,8 @@ from ..engines import fingerprint_id
 from ..engines.sampling import may_sample
 from ..metrics import DEFAULT_METRICS, METRICS
 from .aggregate import HEADLINE_METRICS, DatasetSummary, Summary, dataset_summaries, summarize
-from .baseline import BaselineView, match_check, noise_checks
-from .gates import GateResult, dataset_checks
+from .comparison import Comparison
+from .gates import GateResult, Worded, dataset_checks, match_check, noise_checks
 from .gates import evaluate as evaluate_gates
 from .result import CaseResult
 from .shard import ShardInfo
@@ -90,7 +91,7 @@ class RunRecord:
     engines: dict[str, dict[str, Any]]  # engine -> fingerprint, with its fingerprint_id
     summaries: dict[str, Summary]  # per engine, sorted
     gates: list[GateResult] = field(default_factory=list)  # aggregate gates and the baseline's match check
-    baseline: BaselineView | None = None
+    baseline: Comparison | None = None
     datasets: list[DatasetSummary] = field(default_factory=list)
     shard: ShardInfo | None = None  # a shard's run (--ocr-shard): part of a suite, judged when merged
     cached_draws: list[CachedDraws] = field(default_factory=list)  # said once per engine in every summary
@@ -115,6 +116,10 @@ class RunRecord:
     def failed_gates(self) -> list[GateResult]:
         return [g for g in self.gates if not g.passed]
 
+    def gating(self) -> Gating:
+        """What could fail the run and what did."""
+        return Gating.of(self)
+
     @classmethod
     def from_document(cls, document: dict[str, Any]) -> RunRecord:
         """A report read back (run/stored.py validated it); its baseline view is not kept."""
@@ -132,6 +137,74 @@ class RunRecord:
         )
 
 
+@dataclass(frozen=True)
+class Gating:
+    """What could fail the run and what did, counted from its results and gates (not from
+    which options were given), so that no view can say nothing was gated while items
+    failed, and the exit status of a merged run agrees with them."""
+
+    items: int  # OCR items (case files that could not be loaded are counted apart)
+    thresholded: int  # items with thresholds
+    over_thresholds: int  # failed items with a threshold not met
+    baseline: str | None  # the baseline file's name; "" when only the results say there was one
+    compared: int  # items that found their record in the baseline
+    comparing: int  # of those, items with a metric to compare (a threshold or a tolerance)
+    new: int  # items the baseline did not have
+    regressed: int  # items that failed for being worse than their baseline
+    failed_items: int  # items over their thresholds or regressed (each counted once)
+    accepted: int  # items worse than their baseline, accepted as its new records (update)
+    gates: int  # aggregate gates judged (per engine)
+    gates_failed: int
+    checks_failed: tuple[str, ...]  # the run's own checks that failed (baseline match, empty dataset)
+    errors: int
+    invalid: int  # case files that could not be loaded
+    other_failed: int  # failed items over no threshold and not regressed (never expected; never hidden)
+
+    @classmethod
+    def of(cls, record: RunRecord) -> Gating:
+        items = [r for r in record.results if r.outcome != "invalid"]
+        failed = [r for r in items if r.outcome == "failed"]
+        with_baseline = [r for r in items if r.baseline is not None]
+        compared = [r for r in with_baseline if r.baseline is not None and r.baseline.status == "compared"]
+        over = [r for r in failed if any(not c.passed for c in r.checks)]
+        regressed = [r for r in failed if r.regressed]
+        counted = {r.key for r in over + regressed}
+        if record.baseline is not None:
+            baseline: str | None = Path(record.baseline.path).name
+        else:
+            baseline = "" if with_baseline else None
+        return cls(
+            items=len(items),
+            thresholded=sum(bool(r.thresholds) for r in items),
+            over_thresholds=len(over),
+            baseline=baseline,
+            compared=len(compared),
+            comparing=sum(bool(r.tolerances) for r in compared),
+            new=len(with_baseline) - len(compared),
+            regressed=len(regressed),
+            failed_items=len(counted),
+            accepted=sum(r.regressed and r.outcome == "passed" for r in items),
+            gates=sum(g.gate is not None for g in record.gates),
+            gates_failed=sum(g.gate is not None and not g.passed for g in record.gates),
+            checks_failed=tuple(g.name for g in record.gates if g.gate is None and not g.passed),
+            errors=sum(r.outcome == "error" for r in items),
+            invalid=len(record.results) - len(items),
+            other_failed=sum(r.key not in counted for r in failed),
+        )
+
+    @property
+    def failed(self) -> bool:
+        """Whether anything failed the run: an item, an aggregate gate, a run check."""
+        return bool(
+            self.failed_items
+            or self.other_failed
+            or self.gates_failed
+            or self.checks_failed
+            or self.errors
+            or self.invalid
+        )
+
+
 def engines_of(results: Iterable[CaseResult]) -> dict[str, dict[str, Any]]:
     """Each engine's fingerprint (the first one seen in key order), with its id."""
     engines: dict[str, dict[str, Any]] = {}
@@ -142,7 +215,7 @@ def engines_of(results: Iterable[CaseResult]) -> dict[str, dict[str, Any]]:
 
 
 def cached_draws(
-    results: Sequence[CaseResult], engines: dict[str, dict[str, Any]], baseline: BaselineView | None
+    results: Sequence[CaseResult], engines: dict[str, dict[str, Any]], baseline: Comparison | None
 ) -> list[CachedDraws]:
     """Each engine that may sample (by its fingerprint, or because its repeats gave
     different outputs in the baseline) and whose outputs all came from the cache."""
@@ -179,12 +252,13 @@ def judge(
     gates: Iterable[Gate],
     results: Sequence[CaseResult],
     datasets: Iterable[DatasetInfo],
-    baseline: BaselineView | None,
+    baseline: Comparison | None,
+    worded: Worded,
 ) -> list[GateResult]:
     """What is judged on the whole run, not per item: the aggregate gates (those against
-    the baseline when there is one), every dataset's check that it evaluated something,
-    and the baseline's match check."""
-    judged = evaluate_gates(ordered_gates(gates), results, baseline.old if baseline is not None else None)
+    the baseline when there is one, their statistics in ``worded``'s words), every
+    dataset's check that it evaluated something, and the baseline's match check."""
+    judged = evaluate_gates(ordered_gates(gates), results, baseline.old if baseline is not None else None, worded)
     judged += dataset_checks(dataset_summaries(datasets, results))
     if baseline is None:
         return judged
@@ -196,7 +270,7 @@ def build(
     results: Iterable[CaseResult],
     run: RunInfo,
     gates: Sequence[GateResult] = (),
-    baseline: BaselineView | None = None,
+    baseline: Comparison | None = None,
     datasets: Iterable[DatasetInfo] = (),
     shard: ShardInfo | None = None,
 ) -> RunRecord:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from ...run.baseline import BaselineView
+from ...run.comparison import Comparison
 from ...run.result import CaseResult
 from ...scoring.tolerance import Delta
 from ..numbers import number, signed
@@ -73,7 +73,7 @@ def _failed_first(results: Iterable[CaseResult]) -> list[CaseResult]:
     return sorted(results, key=lambda r: (r.outcome == "passed", r.key))
 
 
-def baseline_section(view: BaselineView | None, results: list[CaseResult]) -> str:
+def baseline_section(view: Comparison | None, results: list[CaseResult]) -> str:
     """The run against its baseline, per engine: counts (each a link to the filtered
     case list), how the compared metrics' means moved, a changed configuration, and the
     regressed (worst first), improved (most first) and new items, each linking to its case."""

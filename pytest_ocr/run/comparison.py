@@ -1,0 +1,584 @@
+"""Run B against run A: the one comparison of two runs. A run compares itself with its
+baseline (``--ocr-baseline``, ``pytest-ocr merge --baseline``), and ``pytest-ocr compare``
+compares two reports (BASE, e.g. the main branch's run, and HEAD, this change's); both
+build the same ``Comparison`` here, the run's held by its record (``RunRecord.baseline``).
+
+Items are matched by their key (run/identity.py). An item is *regressed* exactly as in the
+run (scoring/tolerance.py): a metric it compares (its thresholds, its ``regression:``
+tolerances, recorded as ``tolerances``) got worse by more than its tolerance, or a fact (a
+check) that held in the base run no longer holds; items recognised several times are
+compared as samples, all of them over the two runs (run/noise.py), and so is each engine's
+overall change of its items with repeats. Better, worse and same follow one rule
+(``scoring.tolerance.direction``); regressed items are listed in one order (``worst_first``).
+
+Per engine, the comparison says how many items were compared, new and regressed, how the
+compared metrics moved (with paired statistics: run/paired.py), and whether the engine's
+configuration changed; and over the run, how many items found their record at all: when
+none did, gating against the baseline fails (the identities do not line up, so nothing was
+checked); when fewer than ``min_match`` did, a warning names the share.
+
+``pytest-ocr compare`` adds each run's own counts and aggregates per engine (macro and micro,
+over the items both runs measured, with paired statistics, and over all of each run's
+items), every item in both, outcome changes, new and removed items and engines, and the
+``--fail-on`` rules (run/rules.py) it judges. Items only in HEAD (new) or only in BASE
+(removed) are never failures: a rule compares what both runs measured; when no item is in
+both, with rules given, that is a violation of its own.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..cases.rules import Tolerance
+from ..metrics import METRICS
+from ..scoring.tolerance import Delta, Direction, LostFact, direction, lost_facts
+from . import noise
+from .aggregate import HEADLINE_METRICS, Stability, aggregate_metric, metric_order
+from .baseline import Baseline
+from .baseline_defaults import DEFAULT_MIN_MATCH
+from .paired import Paired, measured_pairs, paired_results
+from .result import CaseResult, first_line
+from .rules import KINDS, Rule
+
+if TYPE_CHECKING:
+    from .aggregate import Summary
+    from .record import RunRecord
+
+COUNTS = ("cases", "passed", "failed", "errors", "filtered", "skipped")
+
+
+# -- the model ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MetricMove:
+    """A compared metric's mean before and after, over the items compared on it, and the
+    paired statistics of its macro and micro averages over those items (run/paired.py)."""
+
+    metric: str
+    n: int
+    old: float
+    new: float
+    paired: tuple[Paired, ...] = ()
+
+    @property
+    def verdict(self) -> Direction:
+        return direction(METRICS[self.metric].worse_by(self.old, self.new))
+
+
+@dataclass
+class MetricDelta:
+    metric: str
+    old: float | None
+    new: float | None
+    change: float | None  # new - old
+    direction: Direction | None  # None when a side has no value
+
+    @classmethod
+    def of(cls, metric: str, old: float | None, new: float | None) -> MetricDelta:
+        if old is None or new is None:
+            return cls(metric, old, new, None, None)
+        return cls(metric, old, new, new - old, direction(METRICS[metric].worse_by(old, new)))
+
+
+@dataclass
+class AggregateDelta(MetricDelta):
+    """An engine's macro or micro average of a metric in both runs: over the items both
+    measured it (``items``; 0: none, and old and new are over all items), so that the
+    change is the items' own and not new or removed items'; and over all of each run's
+    items (``all_*``, unpaired: what each run's summary shows)."""
+
+    kind: str = "macro"  # macro | micro
+    # over the items both runs measured: the change with its interval, p-value and the
+    # smallest worsening the suite can tell from noise (run/paired.py); None for fewer than two
+    paired: Paired | None = None
+    items: int = 0
+    all_old: float | None = None
+    all_new: float | None = None
+    all_old_n: int = 0
+    all_new_n: int = 0
+
+    @property
+    def unpaired_differs(self) -> bool:
+        """Whether the runs' own averages tell another story than the items in both."""
+        return self.items == 0 or (self.all_old, self.all_new) != (self.old, self.new)
+
+
+@dataclass
+class EngineComparison:
+    engine: str
+    compared: int
+    new: int
+    regressed: list[CaseResult]  # worst first
+    moves: list[MetricMove]
+    config_changes: list[str]
+    repeated: int = 0  # compared items with repeats in either run (judged over the run: run/noise.py)
+    unstable: int = 0  # of those, items whose repeats differed in either run
+    # pytest-ocr compare: each run's counts (COUNTS) and aggregates, the engine being in both
+    # runs' summaries (else empty), and how alike each run's repeats were (None: no repeats)
+    base: dict[str, int] = field(default_factory=dict)
+    head: dict[str, int] = field(default_factory=dict)
+    metrics: list[AggregateDelta] = field(default_factory=list)  # macro then micro of each metric
+    base_stability: Stability | None = None
+    head_stability: Stability | None = None
+
+    @property
+    def unchanged(self) -> bool:
+        return self.base == self.head and all(d.direction in ("same", None) for d in self.metrics)
+
+
+@dataclass
+class CaseComparison:
+    """An item in both runs (pytest-ocr compare)."""
+
+    key: str
+    engine: str | None
+    file: str
+    line: int
+    old_outcome: str
+    new_outcome: str
+    deltas: list[MetricDelta]
+    regressed: bool = False  # worse than a tolerance the item compares, or a fact lost (as in the run)
+    worst: float = 0.0  # how far beyond its tolerance the worst compared metric got
+    violated: bool = False  # a per-item rule failed on it
+    lost_facts: list[LostFact] = field(default_factory=list)  # checks that held in BASE and not in HEAD
+    unstable: bool = False  # its repeats gave differing outputs in either report
+    # what the item compares (its tolerances), as the run judged it: with repeats, each
+    # delta's test over the two runs and how the noise entered its verdict
+    compared: list[Delta] = field(default_factory=list)
+
+
+@dataclass
+class OutcomeChange:
+    key: str
+    engine: str | None
+    old: str
+    new: str
+    error: str | None  # the first line of HEAD's error, if any
+
+
+@dataclass
+class Decision:
+    """An aggregate rule with a confidence on one engine: the paired statistics it was
+    judged on at the rule's tolerance (report/paired_text.py words the verdict)."""
+
+    rule: str
+    engine: str
+    paired: Paired
+    violated: bool
+    tolerance: Tolerance
+
+
+@dataclass
+class Violation:
+    rule: str
+    # with the values exactly as the reports hold them; None for a rule with a confidence,
+    # whose views word its decision (report/paired_text.py)
+    message: str | None
+    key: str | None = None  # the item, for a per-item or errors rule
+    engine: str | None = None
+    # The comparison that broke a metric rule and what it is of (the item's key, or
+    # "ENGINE (macro)"), so that views for people can round its numbers; the JSON's
+    # message has them in full.
+    subject: str | None = None
+    delta: Delta | None = None
+    decision: Decision | None = None
+
+
+@dataclass
+class Comparison:
+    """Run B against run A: per engine, and how many items matched at all; with
+    ``pytest-ocr compare`` (``rules`` not None), also every item in both, what came and
+    went, and the rules judged."""
+
+    path: str  # the base run's report
+    verb: str | None  # the writing verb, if the run writes the baseline
+    records: int  # records in the base run
+    current: int  # items of this run that measured something
+    matched: int  # of those, items that found their record
+    min_match: float
+    engines: list[EngineComparison]
+    old: dict[str, CaseResult] = field(default_factory=dict, repr=False)  # the base run's records, by key
+    families: list[noise.Family] = field(default_factory=list)  # the tests of items with repeats, per confidence
+    said: list[str] = field(default_factory=list)  # the warnings (warnings())
+    # pytest-ocr compare
+    rules: list[str] | None = None
+    new_engines: list[str] = field(default_factory=list)
+    removed_engines: list[str] = field(default_factory=list)
+    cases: list[CaseComparison] = field(default_factory=list)  # every item in both, by key
+    new_items: list[str] = field(default_factory=list)
+    removed_items: list[str] = field(default_factory=list)
+    outcome_changes: list[OutcomeChange] = field(default_factory=list)
+    violations: list[Violation] = field(default_factory=list)
+    decisions: list[Decision] = field(default_factory=list)  # each aggregate rule per engine
+    notes: list[str] = field(default_factory=list)  # e.g. a rule that found nothing to compare
+
+    @property
+    def regressed(self) -> list[CaseResult]:
+        """Every engine's regressed items, the one that got worse by most first."""
+        return regressed_first([r for e in self.engines for r in e.regressed])
+
+    @property
+    def share(self) -> float | None:
+        return self.matched / self.current if self.current else None
+
+    def warnings(self) -> list[str]:
+        return list(self.said)
+
+    @property
+    def summarised(self) -> list[EngineComparison]:
+        """The engines both runs' summaries have (pytest-ocr compare's per-engine sections)."""
+        return [e for e in self.engines if e.base]
+
+    @property
+    def reconfigured(self) -> list[EngineComparison]:
+        """The engines whose configuration changed (``config_changes``)."""
+        return [e for e in self.engines if e.config_changes]
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.violations)
+
+    def regressed_cases(self) -> list[CaseComparison]:
+        """Items that regressed or broke a rule: the one that got worse by most first."""
+        return sorted((c for c in self.cases if c.regressed or c.violated), key=lambda c: worst_first(c.worst, c.key))
+
+
+def worst_first(worst: float, key: str) -> tuple[float, str]:
+    """The one order of regressed items: the one that got worse by most (beyond its
+    tolerance) first, then by key."""
+    return (-worst, key)
+
+
+def regressed_first(results: Sequence[CaseResult]) -> list[CaseResult]:
+    """Regressed items, worst first."""
+    found = [r for r in results if r.regressed]
+    return sorted(found, key=lambda r: worst_first(r.baseline.worst if r.baseline else 0.0, r.key))
+
+
+# -- a run against its baseline ------------------------------------------------------------
+
+
+def against(
+    baseline: Baseline, results: Sequence[CaseResult], verb: str | None, min_match: float, complete: bool = True
+) -> tuple[list[CaseResult], Comparison]:
+    """The run against its baseline: the results with every item that has repeats decided
+    over the whole run (a shard's wait for the merge: ``complete=False``), failed when it
+    regressed (unless the run accepts its results: ``update``), and their comparison."""
+    decided, comparison, _ = _against(baseline, results, verb, min_match, complete)
+    return decided, comparison
+
+
+def _against(
+    baseline: Baseline, results: Sequence[CaseResult], verb: str | None, min_match: float, complete: bool = True
+) -> tuple[list[CaseResult], Comparison, noise.Judged]:
+    judged = noise.judge(results, baseline.results) if complete else noise.Judged()
+    decided = [_decided(r, judged.deltas[r.key], verb != "update") if r.key in judged.deltas else r for r in results]
+    return decided, view(baseline, decided, verb, min_match, judged.families), judged
+
+
+def _decided(result: CaseResult, deltas: tuple[Delta, ...], regressions_fail: bool) -> CaseResult:
+    assert result.baseline is not None
+    comparison = replace(result.baseline, deltas=deltas)
+    failed = result.outcome == "failed" or (regressions_fail and comparison.regressed)
+    return replace(result, baseline=comparison, outcome="failed" if failed else result.outcome)
+
+
+def view(
+    baseline: Baseline,
+    results: Sequence[CaseResult],
+    verb: str | None,
+    min_match: float,
+    families: Sequence[noise.Family] = (),
+) -> Comparison:
+    """The comparison of results, each already compared with its record as the run's items
+    are (``CaseResult.baseline``), with the baseline they were compared with."""
+    measured = [r for r in results if r.measured and r.engine is not None]
+    engines = []
+    for engine in sorted({r.engine for r in measured if r.engine is not None}):
+        mine = [r for r in measured if r.engine == engine and r.baseline is not None]
+        compared = [r for r in mine if r.baseline is not None and r.baseline.status == "compared"]
+        # the metrics items compare (thresholds, tolerances), and the headline ones always
+        by_metric: dict[str, list[tuple[CaseResult, CaseResult]]] = {}
+        for r in compared:
+            old = baseline.results[r.key]
+            names = [*(d.metric for d in (r.baseline.deltas if r.baseline else ())), *HEADLINE_METRICS]
+            for m in dict.fromkeys(names):
+                if r.metrics.get(m) is not None and old.metrics.get(m) is not None:
+                    by_metric.setdefault(m, []).append((old, r))
+        moves = [_move(m, by_metric[m]) for m in sorted(by_metric, key=metric_order)]
+        fingerprint = next((r.fingerprint for r in mine if r.fingerprint), None)
+        repeated = [r for r in compared if compared_as_samples(r)]
+        engines.append(
+            EngineComparison(
+                engine,
+                len(compared),
+                len(mine) - len(compared),
+                regressed_first(compared),
+                moves,
+                baseline.changed_engine(engine, fingerprint),
+                len(repeated),
+                sum(noise.unstable(r.repeats) or noise.unstable(baseline.results[r.key].repeats) for r in repeated),
+            )
+        )
+    found = Comparison(
+        str(baseline.path),
+        verb,
+        len(baseline.results),
+        len(measured),
+        sum(e.compared for e in engines),
+        min_match,
+        engines,
+        baseline.results,
+        list(families),
+    )
+    found.said = _match_warnings(found)
+    return found
+
+
+def _match_warnings(c: Comparison) -> list[str]:
+    share = c.share
+    if share is None or not c.records or share >= c.min_match or (c.verb is None and not c.matched):
+        return []  # (when nothing matched, the failing check says so)
+    return [
+        f"only {c.matched} of {c.current} items ({share:.0%}) found their record in the baseline "
+        f"{c.path} (which has {c.records}); the rest are new. Check that the baseline comes from "
+        f"this suite (item keys are case file paths relative to the project directory)"
+    ]
+
+
+def compared_as_samples(result: CaseResult) -> bool:
+    """Whether the item was compared as samples (repeats in either run)."""
+    return result.baseline is not None and any(d.noise is not None for d in result.baseline.deltas)
+
+
+def _move(metric: str, pairs: list[tuple[CaseResult, CaseResult]]) -> MetricMove:
+    stats = paired_results(metric, pairs)
+    return MetricMove(
+        metric,
+        len(pairs),
+        math.fsum(o.metrics[metric] for o, _ in pairs) / len(pairs),  # type: ignore[misc]
+        math.fsum(n.metrics[metric] for _, n in pairs) / len(pairs),  # type: ignore[misc]
+        tuple(stats[kind] for kind in ("macro", "micro") if kind in stats),
+    )
+
+
+# -- two reports (pytest-ocr compare) --------------------------------------------------------
+
+
+def compare(
+    base: RunRecord,
+    head: RunRecord,
+    rules: Sequence[Rule] = (),
+    min_match: float = DEFAULT_MIN_MATCH,
+    path: str = "BASE",
+) -> Comparison:
+    """What changed from ``base`` (read from ``path``) to ``head``, and which rules broke:
+    HEAD's items compared with BASE's records as the run compares them with its baseline."""
+    stored = Baseline(Path(path), {r.key: r for r in base.results}, dict(base.engines), True)
+    items = [
+        replace(r, baseline=stored.compare(r.key, r.metrics, noise.tolerances_of(r), r.facts, r.repeats))
+        if r.measured
+        else r
+        for r in head.results
+    ]
+    _, comparison, judged = _against(stored, items, None, min_match)
+    comparison.rules = [str(r) for r in rules]
+    compared = {str(r): 0 for r in rules}  # how many values each rule looked at
+
+    # engines: aggregates, aggregate rules, fingerprints
+    old_summary, new_summary = base.summaries, head.summaries
+    comparison.new_engines = sorted(new_summary.keys() - old_summary.keys())
+    comparison.removed_engines = sorted(old_summary.keys() - new_summary.keys())
+    old_results = stored.results
+    pairs: dict[str, list[tuple[CaseResult, CaseResult]]] = {}
+    for record, r in measured_pairs(head.results, old_results):
+        if r.engine is not None:
+            pairs.setdefault(r.engine, []).append((record, r))
+    engines = {e.engine: e for e in comparison.engines}
+    for engine in sorted(old_summary.keys() & new_summary.keys()):
+        mine = pairs.get(engine, [])
+        e = engines.setdefault(engine, EngineComparison(engine, 0, 0, [], [], []))
+        _aggregates(e, old_summary[engine], new_summary[engine], mine)
+        for rule in rules:
+            if rule.scope not in KINDS or rule.metric is None or rule.tolerance is None:
+                continue
+            if rule.tolerance.confidence is not None:  # judged on the items both runs measured
+                _decide(comparison, compared, rule, e, mine)
+                continue
+            row = next((d for d in e.metrics if (d.metric, d.kind) == (rule.metric, rule.scope)), None)
+            if row is None or not row.items or row.old is None or row.new is None:
+                continue  # judged on the items both runs measured, as the run's gates against a baseline are
+            compared[str(rule)] += 1
+            delta = Delta(rule.metric, row.old, row.new, rule.tolerance)
+            if delta.regressed:
+                subject = f"{engine} ({rule.scope})"
+                comparison.violations.append(
+                    Violation(str(rule), f"{subject}: {delta.message()}", engine=engine, subject=subject, delta=delta)
+                )
+    for engine in sorted(base.engines.keys() & head.engines.keys()):
+        e = engines.setdefault(engine, EngineComparison(engine, 0, 0, [], [], []))
+        fingerprint = {k: v for k, v in head.engines[engine].items() if k != "fingerprint_id"}
+        e.config_changes = stored.changed_engine(engine, fingerprint)
+    comparison.engines = sorted(engines.values(), key=lambda e: e.engine)
+
+    # items
+    new_results = {r.key: r for r in head.results}
+    comparison.new_items = sorted(new_results.keys() - old_results.keys())
+    comparison.removed_items = sorted(old_results.keys() - new_results.keys())
+    named = list(dict.fromkeys(r.metric for r in rules if r.metric))
+    case_rules = [r for r in rules if r.scope == "case"]
+    error_rules = [r for r in rules if r.scope == "errors"]
+    for key in sorted(old_results.keys() & new_results.keys()):
+        old, new = old_results[key], new_results[key]
+        case = _case(old, new, named, judged.deltas.get(key))
+        for rule in case_rules:
+            before = old.metrics.get(rule.metric or "")
+            after = new.metrics.get(rule.metric or "")
+            if before is None or after is None or rule.metric is None or rule.tolerance is None:
+                continue
+            compared[str(rule)] += 1
+            delta = Delta(rule.metric, before, after, rule.tolerance)
+            if delta.regressed:
+                case.violated = True
+                case.worst = max(case.worst, delta.beyond)
+                comparison.violations.append(
+                    Violation(str(rule), f"{key}: {delta.message()}", key, case.engine, subject=key, delta=delta)
+                )
+        if old.outcome != new.outcome:
+            comparison.outcome_changes.append(
+                OutcomeChange(key, case.engine, old.outcome, new.outcome, first_line(new.error) or None)
+            )
+        for rule in error_rules:
+            if old.measured:
+                compared[str(rule)] += 1
+                if new.outcome == "error":
+                    reason = first_line(new.error) or "no message"
+                    comparison.violations.append(
+                        Violation(str(rule), f"{key}: {old.outcome} -> error: {reason}", key, case.engine)
+                    )
+        comparison.cases.append(case)
+
+    both, in_head = len(comparison.cases), len(new_results)
+    comparison.said = []
+    if old_results and in_head and not both:
+        comparison.said.append(
+            f"no item of HEAD ({in_head} items) is in BASE ({len(old_results)} items): "
+            f"the reports come from different suites, or item keys changed"
+        )
+        if rules:
+            comparison.violations.append(
+                Violation("items in both", "no item is in both reports, so no rule compared anything")
+            )
+    elif old_results and in_head and both / in_head < min_match:
+        comparison.said.append(
+            f"only {both} of HEAD's {in_head} items ({both / in_head:.0%}) are in BASE; "
+            f"the rest are new and not compared"
+        )
+    for rule_name, count in compared.items():
+        if count == 0:
+            comparison.notes.append(
+                f"rule {rule_name} compared nothing: no item or engine has its values in both reports"
+            )
+    return comparison
+
+
+def _counts(summary: Summary) -> dict[str, int]:
+    return {name: getattr(summary, name, 0) for name in COUNTS}
+
+
+def _aggregates(
+    e: EngineComparison, old: Summary, new: Summary, pairs: Sequence[tuple[CaseResult, CaseResult]]
+) -> None:
+    """Each run's counts and aggregates of the engine, over the items both measured (the
+    items its moves are over too: their statistics are not computed twice)."""
+    moved = {m.metric: {p.kind: p for p in m.paired} for m in e.moves}
+    for metric in METRICS:  # metrics unknown to this version have no known direction
+        if metric in old.metrics and metric in new.metrics:
+            stats = moved[metric] if metric in moved else paired_results(metric, pairs)
+            both = [(o, n) for o, n in pairs if o.metrics.get(metric) is not None and n.metrics.get(metric) is not None]
+            before = aggregate_metric([o for o, _ in both], metric)
+            after = aggregate_metric([n for _, n in both], metric)
+            for kind in KINDS:
+                all_old, all_new = getattr(old.metrics[metric], kind), getattr(new.metrics[metric], kind)
+                o, n = (getattr(before, kind), getattr(after, kind)) if both else (all_old, all_new)
+                e.metrics.append(
+                    AggregateDelta(
+                        **asdict(MetricDelta.of(metric, o, n)),
+                        kind=kind,
+                        paired=stats.get(kind),
+                        items=len(both),
+                        all_old=all_old,
+                        all_new=all_new,
+                        all_old_n=old.metrics[metric].n,
+                        all_new_n=new.metrics[metric].n,
+                    )
+                )
+    e.base, e.head = _counts(old), _counts(new)
+    e.base_stability, e.head_stability = old.stability, new.stability
+
+
+def _case(old: CaseResult, new: CaseResult, named: list[str], judged: tuple[Delta, ...] | None) -> CaseComparison:
+    """One item in both reports; ``judged``: its deltas as the runs' family of tests
+    decided them, when it has repeats."""
+    names = named or [m for m in METRICS if old.metrics.get(m) is not None and new.metrics.get(m) is not None]
+    if judged is not None:
+        found = list(judged)
+    elif old.measured:
+        found = [
+            Delta(m, before, after, t)
+            for m, t in noise.tolerances_of(new).items()
+            if (before := old.metrics.get(m)) is not None and (after := new.metrics.get(m)) is not None
+        ]
+    else:
+        found = []
+    regressed = [d for d in found if d.regressed]
+    lost = list(lost_facts(old.facts, new.facts)) if old.measured else []
+    return CaseComparison(
+        new.key,
+        new.engine,
+        new.file,
+        new.line,
+        old.outcome,
+        new.outcome,
+        [
+            MetricDelta.of(m, old.metrics[m], new.metrics[m])
+            for m in names
+            if old.metrics.get(m) is not None and new.metrics.get(m) is not None
+        ],
+        regressed=bool(regressed or lost),
+        worst=max((d.beyond for d in regressed), default=0.0),
+        lost_facts=lost,
+        unstable=noise.unstable(old.repeats) or noise.unstable(new.repeats),
+        compared=found,
+    )
+
+
+def _decide(
+    comparison: Comparison,
+    compared: dict[str, int],
+    rule: Rule,
+    engine_comparison: EngineComparison,
+    pairs: Sequence[tuple[CaseResult, CaseResult]],
+) -> None:
+    """An aggregate rule with a confidence on one engine: the paired statistics at that
+    confidence, the one predicate (Paired.regressed), and its decision recorded."""
+    engine = engine_comparison.engine
+    assert rule.metric is not None and rule.tolerance is not None and rule.tolerance.confidence is not None
+    stats = next(
+        (d.paired for d in engine_comparison.metrics if d.metric == rule.metric and d.kind == rule.scope), None
+    )
+    if stats is not None and stats.confidence != rule.tolerance.confidence:
+        stats = paired_results(rule.metric, pairs, rule.tolerance.confidence).get(rule.scope)
+    if stats is None:
+        return  # fewer than two items with the metric in both: a note says the rule compared nothing
+    compared[str(rule)] += 1
+    violated = stats.regressed(rule.tolerance)
+    decision = Decision(str(rule), engine, stats, violated, rule.tolerance)
+    comparison.decisions.append(decision)
+    if violated:
+        comparison.violations.append(Violation(str(rule), None, engine=engine, decision=decision))
