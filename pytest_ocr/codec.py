@@ -1,0 +1,168 @@
+"""Dataclasses as JSON data and back, read from their fields' types: the one codec of the
+run record's parts (results, summaries, gates, shards, comparisons), so that a report
+written and a report read back cannot drift apart field by field.
+
+A dataclass that inherits ``Coded`` gets ``to_dict`` and ``from_dict``::
+
+    @dataclass(frozen=True)
+    class Move(Coded):
+        metric: str
+        old: float
+        # written as people write a tolerance ("0.005", "10%"), not as its fields
+        tolerance: Tolerance = field(default=EXACT, metadata=text(Tolerance.parse))
+        spans: tuple[tuple[int, int], ...] = ()
+        noise: Noise | None = None
+
+    Move("cer", 0.1, spans=((0, 3),)).to_dict()
+    # {"metric": "cer", "old": 0.1, "tolerance": "0", "spans": [[0, 3]], "noise": None}
+    Move.from_dict({"metric": "cer", "old": 0.1, "tolerance": "0", "spans": [[0, 3]]})
+    # Move("cer", 0.1, EXACT, ((0, 3),), None)
+
+To JSON, each field (in the order declared) by its type: a dataclass by its own
+``to_dict`` when it has one, else by its fields; tuples and lists as lists; a dict's
+values each by its type; ``X | None`` as None or as X; an enum by its value; anything else
+(str, int, float, bool, a Literal, Any) as it is. Values are not copied: the dict shares
+the object's lists and dicts (the result travels and is written, never changed).
+
+From JSON, the reverse (a dataclass by its own ``from_dict`` when it has one); a key that
+is no field is ignored (values derived for readers, such as a verdict), and a field the
+data does not have takes its default (reports written before it existed). A class whose
+JSON adds values derived from its fields writes ``to_dict`` as ``{**encode(self), ...}``;
+one whose JSON is not its fields keeps a hand-written pair.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import types
+import typing
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+Form = Callable[[Any], Any]
+_FORM = "pytest_ocr.codec"  # the field metadata key of a field's own form
+
+
+def form(to_json: Form, from_json: Form) -> Mapping[str, Any]:
+    """Field metadata: the field is written by ``to_json`` and read by ``from_json`` (None stays None)."""
+    return {_FORM: (to_json, from_json)}
+
+
+def text(parse: Form) -> Mapping[str, Any]:
+    """Field metadata: the field is written as its text (``str``) and read by ``parse``."""
+    return form(str, parse)
+
+
+class Coded:
+    """``to_dict`` and ``from_dict`` by the dataclass's fields (see the module's docstring)."""
+
+    __slots__ = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return encode(self)
+
+    @classmethod
+    def from_dict(cls: type[T], data: Mapping[str, Any]) -> T:
+        return decode(cls, data)
+
+
+# Per class: each field's name and its value's coder (None: as it is), worked out once.
+_Plan = tuple[tuple[str, Form | None], ...]
+_to_json: dict[type, _Plan] = {}
+_from_json: dict[type, _Plan] = {}
+
+
+def encode(obj: Any) -> dict[str, Any]:
+    """A dataclass instance as JSON data, by its fields' types."""
+    plan = _to_json.get(type(obj)) or _plan(type(obj), _encoder, _to_json, 0)
+    return {name: getattr(obj, name) if code is None else code(getattr(obj, name)) for name, code in plan}
+
+
+def decode(cls: type[T], data: Mapping[str, Any]) -> T:
+    """A ``cls`` from JSON data (``encode``'s, or a report's), by its fields' types."""
+    plan = _from_json.get(cls) or _plan(cls, _decoder, _from_json, 1)
+    values = {name: (data[name] if code is None else code(data[name])) for name, code in plan if name in data}
+    return cls(**values)
+
+
+def _plan(cls: type, coder: Callable[[Any], Form | None], plans: dict[type, _Plan], side: int) -> _Plan:
+    if not dataclasses.is_dataclass(cls):
+        raise TypeError(f"{cls.__name__} is not a dataclass")
+    hints = typing.get_type_hints(cls)
+    plan = []
+    for f in dataclasses.fields(cls):
+        if not f.init and side == 1:
+            continue
+        own = f.metadata.get(_FORM)
+        plan.append((f.name, _optional(own[side]) if own is not None else coder(hints[f.name])))
+    plans[cls] = tuple(plan)
+    return plans[cls]
+
+
+def _optional(code: Form) -> Form:
+    return lambda v: None if v is None else code(v)
+
+
+def _encoder(tp: Any) -> Form | None:
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin in (typing.Union, types.UnionType):
+        return _one_of(tp, [_encoder(a) for a in args if a is not type(None)])
+    if origin is tuple or tp is tuple:
+        items = _items(args, _encoder)
+        return (lambda v: [items(i, x) for i, x in enumerate(v)]) if items else list
+    if origin is list:
+        element = _encoder(args[0]) if args else None
+        return None if element is None else lambda v: [element(x) for x in v]
+    if origin is dict:
+        value = _encoder(args[1]) if args else None
+        return None if value is None else lambda v: {k: value(x) for k, x in v.items()}
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        own = getattr(tp, "to_dict", None)
+        return own if own is not None else encode
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):
+        return lambda v: v.value
+    return None
+
+
+def _decoder(tp: Any) -> Form | None:
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin in (typing.Union, types.UnionType):
+        return _one_of(tp, [_decoder(a) for a in args if a is not type(None)])
+    if origin is tuple or tp is tuple:
+        items = _items(args, _decoder)
+        return (lambda v: tuple(items(i, x) for i, x in enumerate(v))) if items else tuple
+    if origin is list:
+        element = _decoder(args[0]) if args else None
+        return None if element is None else lambda v: [element(x) for x in v]
+    if origin is dict:
+        value = _decoder(args[1]) if args else None
+        return None if value is None else lambda v: {k: value(x) for k, x in v.items()}
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        own = getattr(tp, "from_dict", None)
+        return own if own is not None else lambda v: decode(tp, v)
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):
+        return tp
+    return None
+
+
+def _one_of(tp: Any, codes: list[Form | None]) -> Form | None:
+    """``X | None``: None as it is, else as X. Other unions are plain JSON values only."""
+    if all(code is None for code in codes):
+        return None
+    if len(codes) > 1:
+        raise TypeError(f"{tp}: a union of types that are not plain JSON values has no one form")
+    return _optional(codes[0])  # type: ignore[arg-type]
+
+
+def _items(args: tuple[Any, ...], coder: Callable[[Any], Form | None]) -> Callable[[int, Any], Any] | None:
+    """A tuple's items' coder by position (``tuple[int, str]``) or one for all (``tuple[int, ...]``);
+    None when every item is as it is."""
+    if len(args) == 2 and args[1] is Ellipsis:
+        one = coder(args[0])
+        return None if one is None else lambda i, x: one(x)
+    codes = [coder(a) for a in args]
+    if all(code is None for code in codes):
+        return None
+    return lambda i, x: x if codes[i] is None else codes[i](x)  # type: ignore[misc]
