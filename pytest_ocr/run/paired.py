@@ -29,12 +29,13 @@ import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..cases.rules import Tolerance, format_number
+from ..codec import Coded, encode
 from ..metrics import METRICS, pooled
 from ..report.numbers import number, signed
 from ..scoring.tolerance import SLACK, Direction, direction
@@ -48,7 +49,7 @@ THREADS = min(2, os.cpu_count() or 1)  # numpy draws and gathers without the GIL
 
 
 @dataclass(frozen=True)
-class Paired:
+class Paired(Coded):
     """One aggregate of one engine, over the items both runs measured."""
 
     metric: str
@@ -130,11 +131,7 @@ class Paired:
         return f"ok (the interval of the worsening, {worsening}, lies within {allowed})"
 
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "change": self.change}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Paired:
-        return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
+        return {**encode(self), "change": self.change}  # said for readers, not read back
 
 
 def measured_pairs(results: Iterable[CaseResult], old: Mapping[str, CaseResult]) -> list[tuple[CaseResult, CaseResult]]:
