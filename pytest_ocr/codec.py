@@ -68,22 +68,29 @@ class Coded:
         return decode(cls, data)
 
 
-# Per class: each field's name and its value's coder (None: as it is), worked out once.
-_Plan = tuple[tuple[str, Form | None], ...]
+# Per class: its fields' names, in order, and the coder of each field whose value is not
+# written as it is; worked out once, the plain fields then copied at C speed.
+_Plan = tuple[tuple[str, ...], tuple[tuple[str, Form], ...]]
 _to_json: dict[type, _Plan] = {}
 _from_json: dict[type, _Plan] = {}
 
 
 def encode(obj: Any) -> dict[str, Any]:
     """A dataclass instance as JSON data, by its fields' types."""
-    plan = _to_json.get(type(obj)) or _plan(type(obj), _encoder, _to_json, 0)
-    return {name: getattr(obj, name) if code is None else code(getattr(obj, name)) for name, code in plan}
+    names, coded = _to_json.get(type(obj)) or _plan(type(obj), _encoder, _to_json, 0)
+    data = {name: getattr(obj, name) for name in names}
+    for name, code in coded:
+        data[name] = code(data[name])
+    return data
 
 
 def decode(cls: type[T], data: Mapping[str, Any]) -> T:
     """A ``cls`` from JSON data (``encode``'s, or a report's), by its fields' types."""
-    plan = _from_json.get(cls) or _plan(cls, _decoder, _from_json, 1)
-    values = {name: (data[name] if code is None else code(data[name])) for name, code in plan if name in data}
+    names, coded = _from_json.get(cls) or _plan(cls, _decoder, _from_json, 1)
+    values = {name: data[name] for name in names if name in data}
+    for name, code in coded:
+        if name in values:
+            values[name] = code(values[name])
     return cls(**values)
 
 
@@ -91,13 +98,16 @@ def _plan(cls: type, coder: Callable[[Any], Form | None], plans: dict[type, _Pla
     if not dataclasses.is_dataclass(cls):
         raise TypeError(f"{cls.__name__} is not a dataclass")
     hints = typing.get_type_hints(cls)
-    plan = []
+    names, coded = [], []
     for f in dataclasses.fields(cls):
         if not f.init and side == 1:
             continue
+        names.append(f.name)
         own = f.metadata.get(_FORM)
-        plan.append((f.name, _optional(own[side]) if own is not None else coder(hints[f.name])))
-    plans[cls] = tuple(plan)
+        code = _optional(own[side]) if own is not None else coder(hints[f.name])
+        if code is not None:
+            coded.append((f.name, code))
+    plans[cls] = (tuple(names), tuple(coded))
     return plans[cls]
 
 

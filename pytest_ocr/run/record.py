@@ -9,13 +9,14 @@ import platform
 import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from importlib.metadata import version
 from typing import Any
 
 from ..cases.gates import Gate
 from ..cases.model import DatasetInfo
+from ..codec import Coded
 from ..engines import fingerprint_id
 from ..engines.sampling import may_sample
 from ..metrics import DEFAULT_METRICS, METRICS
@@ -29,7 +30,7 @@ from .stored import results_of
 
 
 @dataclass
-class RunInfo:
+class RunInfo(Coded):
     started_at: str  # ISO 8601, UTC
     finished_at: str
     duration_s: float  # wall clock
@@ -61,9 +62,6 @@ class RunInfo:
             not_run,
             (interruption or "stopped early") if interrupted else None,
         )
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -118,16 +116,14 @@ class RunRecord:
     @classmethod
     def from_document(cls, document: dict[str, Any]) -> RunRecord:
         """A report read back (run/stored.py validated it); its baseline view is not kept."""
-        known = RunInfo.__dataclass_fields__
-        run = RunInfo(**{k: v for k, v in document["run"].items() if k in known})
         return cls(
-            run,
+            RunInfo.from_dict(document["run"]),
             sorted(results_of(document), key=lambda r: r.key),
             dict(document["engines"]),
             {name: Summary.from_dict(s) for name, s in document["summary"].items()},
             [GateResult.from_dict(g) for g in document.get("gates", [])],
             None,
-            [DatasetSummary(**d) for d in document.get("datasets", [])],
+            [DatasetSummary.from_dict(d) for d in document.get("datasets", [])],
             ShardInfo.from_dict(document["shard"]) if document.get("shard") else None,
         )
 

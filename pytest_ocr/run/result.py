@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -22,6 +22,7 @@ from typing import Any
 import jsonschema_rs
 
 from .. import redaction
+from ..codec import decode, encode
 from ..engines import fingerprint_id
 from ..scoring.facts import FactRecord
 from ..scoring.thresholds import Check
@@ -103,12 +104,9 @@ class CaseResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The result as it travels on a test report (plain data; NaN stays a float)."""
-        data = {name: getattr(self, name) for name in _FIELDS}
-        if self.page is None and self.dpi is None:
+        data = encode(self)
+        if self.page is None and self.dpi is None:  # an image's: left out, as before pages were read
             del data["page"], data["dpi"], data["rasterise_s"]
-        data["checks"] = [c.to_dict() for c in self.checks]
-        data["baseline"] = None if self.baseline is None else self.baseline.to_dict()
-        data["facts"] = None if self.facts is None else [f.to_dict() for f in self.facts]
         return data
 
     def to_record(self) -> dict[str, Any]:
@@ -122,20 +120,12 @@ class CaseResult:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], fingerprints: Mapping[str, dict[str, Any]] | None = None) -> CaseResult:
         """A result from ``to_dict`` or ``to_record`` (``fingerprints``: a report's engines)."""
-        known = {f.name for f in fields(cls)}
-        values = {k: v for k, v in data.items() if k in known}
-        values["checks"] = [Check.from_dict(c) for c in data.get("checks") or ()]
-        values["baseline"] = ItemComparison.from_dict(data["baseline"]) if data.get("baseline") else None
-        facts = data.get("facts")
-        values["facts"] = None if facts is None else [FactRecord.from_dict(f) for f in facts]
+        result = decode(cls, data)
         if "fingerprint" not in data and fingerprints is not None and data.get("engine") in fingerprints:
             fingerprint = dict(fingerprints[data["engine"]])
             fingerprint.pop("fingerprint_id", None)
-            values["fingerprint"] = fingerprint
-        return cls(**values)
-
-
-_FIELDS = tuple(f.name for f in fields(CaseResult))
+            result.fingerprint = fingerprint
+        return result
 
 
 def first_line(text: str | None) -> str:
