@@ -6,6 +6,7 @@ from __future__ import annotations
 import enum
 import json
 from dataclasses import dataclass, field
+from typing import get_args, get_type_hints
 
 import pytest
 
@@ -13,7 +14,9 @@ from pytest_ocr.cases.gates import Gate
 from pytest_ocr.cases.rules import EXACT, Tolerance
 from pytest_ocr.codec import Coded, decode, encode, text
 from pytest_ocr.run.aggregate import MetricAggregate, Summary
-from pytest_ocr.run.result import make_result
+from pytest_ocr.run.record import RunInfo
+from pytest_ocr.run.result import OUTCOMES, CaseResult, make_result
+from pytest_ocr.run.stored import report_schema
 from pytest_ocr.scoring.facts import FactRecord
 from pytest_ocr.scoring.tolerance import Delta, ItemComparison, LostFact, Noise
 
@@ -147,4 +150,16 @@ def test_the_record_s_parts_read_back():
     )
     data = json.loads(json.dumps(result.to_dict()))
     assert "page" not in data and data["facts"][0]["spans"] == [[0, 2]]
-    assert type(result).from_dict(data) == result
+    assert CaseResult.from_dict(data) == result
+
+
+def test_the_literals_the_record_s_fields_hold_are_the_values_the_report_schema_allows():
+    """An outcome (and a run's or an item comparison's status) is typed by the values it
+    holds: the type and the schema readers validate reports with name the same ones."""
+    schema = report_schema()
+    result, run = schema["$defs"]["result"]["properties"], schema["properties"]["run"]["properties"]
+    comparison = result["baseline"]["properties"]
+    assert list(OUTCOMES) == result["outcome"]["enum"]
+    assert get_args(get_type_hints(CaseResult)["outcome"]) == OUTCOMES
+    assert list(get_args(get_type_hints(RunInfo)["status"])) == run["status"]["enum"]
+    assert list(get_args(get_type_hints(ItemComparison)["status"])) == comparison["status"]["enum"]

@@ -26,7 +26,6 @@ BOOTSTRAP_RESAMPLES = 1000
 BOOTSTRAP_BLOCK = 1_000_000  # resampled values held at once: 8 MB of indices
 BOOTSTRAP_SEED = 20201  # fixed: the same results give the same interval, run after run
 TOP_CONFUSIONS = 10
-COUNTED = ("passed", "failed", "error", "filtered", "skipped")
 HEADLINE_METRICS = ("cer", "wer")  # shown in every summary and compared with every baseline
 
 

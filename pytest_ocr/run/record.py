@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from importlib.metadata import version
-from typing import Any
+from typing import Any, Literal
 
 from ..cases.gates import Gate
 from ..cases.model import DatasetInfo
@@ -24,7 +24,7 @@ from .aggregate import HEADLINE_METRICS, DatasetSummary, Summary, dataset_summar
 from .baseline import BaselineView, match_check, noise_checks
 from .gates import GateResult, dataset_checks
 from .gates import evaluate as evaluate_gates
-from .result import CaseResult
+from .result import CaseResult, Outcome
 from .shard import ShardInfo
 from .stored import results_of
 
@@ -35,7 +35,7 @@ class RunInfo(Coded):
     finished_at: str
     duration_s: float  # wall clock
     workers: int  # pytest-xdist workers, 0 when serial
-    status: str = "complete"  # complete | interrupted
+    status: Literal["complete", "interrupted"] = "complete"
     not_run: int = 0  # OCR items collected that have no result
     interruption: str | None = None  # why the run stopped early
     shards: int = 0  # the shard reports merged into this run (pytest-ocr merge); 0: one run
@@ -97,7 +97,7 @@ class RunRecord:
         """Items per outcome (passed, failed, error, filtered, skipped, invalid)."""
         return Counter(r.outcome for r in self.results)
 
-    def with_outcome(self, *outcomes: str) -> list[CaseResult]:
+    def with_outcome(self, *outcomes: Outcome) -> list[CaseResult]:
         return [r for r in self.results if r.outcome in outcomes]
 
     def shown_metrics(self) -> list[str]:

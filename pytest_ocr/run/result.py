@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, Literal, get_args
 
 import jsonschema_rs
 
@@ -30,8 +30,11 @@ from ..scoring.tolerance import ItemComparison
 from ..scoring.verdict import reasons
 from ..storable import json_safe
 
-OUTCOMES = ("passed", "failed", "error", "filtered", "skipped", "invalid")
-MEASURED = ("passed", "failed")  # the outcomes of items whose output was scored
+# What happened to an item: scored and passed or failed; an error (no output, a crashed
+# worker); filtered out or skipped by its case; a case file that could not be loaded.
+Outcome = Literal["passed", "failed", "error", "filtered", "skipped", "invalid"]
+OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
+MEASURED: tuple[Outcome, ...] = ("passed", "failed")  # the outcomes of items whose output was scored
 INVALID_FILE_ITEM = "invalid-case-file"  # the case name of a file that could not be loaded
 
 
@@ -48,7 +51,7 @@ class CaseResult:
     line: int
     engine: str | None  # None for a case file that could not be loaded
     image: str | None  # None when not known (a crashed worker's item, an invalid file)
-    outcome: str  # one of OUTCOMES
+    outcome: Outcome
     # A PDF case's page that engines read, rasterised at dpi, and the seconds rendering it
     # took if this item rendered it (None: it was there, from another item, process or run);
     # for an image all None, and left out of the record (an image's is as it always was).
@@ -162,10 +165,10 @@ def check(result: CaseResult) -> CaseResult:
     return result
 
 
-def make_result(**values: Any) -> CaseResult:
+def make_result(*, outcome: Outcome, **values: Any) -> CaseResult:
     """The one constructor of results: a CaseResult without the secrets engines registered
     (redaction.py; scored before, on the output as returned), checked against the report schema."""
-    result = CaseResult(**values)
+    result = CaseResult(outcome=outcome, **values)
     if redaction.active():
         data = result.to_dict()
         redacted = redaction.redact(data)

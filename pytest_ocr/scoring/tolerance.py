@@ -114,7 +114,7 @@ class Delta(Coded):
         return noise is None or (noise.shown and self.worse_by > noise.spread + SLACK)
 
     @property
-    def verdict(self) -> str:
+    def verdict(self) -> Literal["regressed"] | Direction:
         """regressed (worse beyond the tolerance), worse (within it, or not told from noise), better or same."""
         if self.regressed:
             return "regressed"
@@ -189,7 +189,7 @@ class ItemComparison(Coded):
     """An item against its baseline record: new (no record), or compared with deltas and
     the facts it lost."""
 
-    status: str  # new | compared
+    status: Literal["new", "compared"]
     deltas: tuple[Delta, ...] = field(default=())
     lost_facts: tuple[LostFact, ...] = field(default=())
 
