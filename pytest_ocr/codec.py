@@ -28,7 +28,9 @@ From JSON, the reverse (a dataclass by its own ``from_dict`` when it has one); a
 is no field is ignored (values derived for readers, such as a verdict), and a field the
 data does not have takes its default (reports written before it existed). A class whose
 JSON adds values derived from its fields writes ``to_dict`` as ``{**encode(self), ...}``;
-one whose JSON is not its fields keeps a hand-written pair.
+one whose JSON is not its fields keeps a hand-written pair. The fields' types are read with
+``typing.get_type_hints``: the names they use must be imported at run time, not only under
+``TYPE_CHECKING``.
 """
 
 from __future__ import annotations
@@ -97,7 +99,10 @@ def decode(cls: type[T], data: Mapping[str, Any]) -> T:
 def _plan(cls: type, coder: Callable[[Any], Form | None], plans: dict[type, _Plan], side: int) -> _Plan:
     if not dataclasses.is_dataclass(cls):
         raise TypeError(f"{cls.__name__} is not a dataclass")
-    hints = typing.get_type_hints(cls)
+    try:
+        hints = typing.get_type_hints(cls)
+    except NameError as exc:  # a type imported only under TYPE_CHECKING
+        raise TypeError(f"{cls.__name__}: its fields' types must be importable when it is coded: {exc}") from None
     names, coded = [], []
     for f in dataclasses.fields(cls):
         if not f.init and side == 1:

@@ -163,3 +163,12 @@ def test_the_literals_the_record_s_fields_hold_are_the_values_the_report_schema_
     assert get_args(get_type_hints(CaseResult)["outcome"]) == OUTCOMES
     assert list(get_args(get_type_hints(RunInfo)["status"])) == run["status"]["enum"]
     assert list(get_args(get_type_hints(ItemComparison)["status"])) == comparison["status"]["enum"]
+
+
+def test_a_type_known_only_to_the_type_checker_is_said_so():
+    @dataclass
+    class Hidden:
+        value: NotImportedHere  # noqa: F821
+
+    with pytest.raises(TypeError, match="Hidden: its fields' types must be importable"):
+        encode(Hidden(1))
