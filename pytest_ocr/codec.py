@@ -70,16 +70,16 @@ class Coded:
         return decode(cls, data)
 
 
-# Per class: its fields' names, in order, and the coder of each field whose value is not
-# written as it is; worked out once, the plain fields then copied at C speed.
+# Per class and side (0: to JSON, 1: from JSON): its fields' names, in order, and the coder
+# of each field whose value is not taken as it is; worked out once, at its first use.
 _Plan = tuple[tuple[str, ...], tuple[tuple[str, Form], ...]]
-_to_json: dict[type, _Plan] = {}
-_from_json: dict[type, _Plan] = {}
+_plans: tuple[dict[type, _Plan], dict[type, _Plan]] = ({}, {})
+_TO, _FROM = 0, 1
 
 
 def encode(obj: Any) -> dict[str, Any]:
     """A dataclass instance as JSON data, by its fields' types."""
-    names, coded = _to_json.get(type(obj)) or _plan(type(obj), _encoder, _to_json, 0)
+    names, coded = _plans[_TO].get(type(obj)) or _plan(type(obj), _TO)
     data = {name: getattr(obj, name) for name in names}
     for name, code in coded:
         data[name] = code(data[name])
@@ -88,7 +88,7 @@ def encode(obj: Any) -> dict[str, Any]:
 
 def decode(cls: type[T], data: Mapping[str, Any]) -> T:
     """A ``cls`` from JSON data (``encode``'s, or a report's), by its fields' types."""
-    names, coded = _from_json.get(cls) or _plan(cls, _decoder, _from_json, 1)
+    names, coded = _plans[_FROM].get(cls) or _plan(cls, _FROM)
     values = {name: data[name] for name in names if name in data}
     for name, code in coded:
         if name in values:
@@ -96,7 +96,7 @@ def decode(cls: type[T], data: Mapping[str, Any]) -> T:
     return cls(**values)
 
 
-def _plan(cls: type, coder: Callable[[Any], Form | None], plans: dict[type, _Plan], side: int) -> _Plan:
+def _plan(cls: type, side: int) -> _Plan:
     if not dataclasses.is_dataclass(cls):
         raise TypeError(f"{cls.__name__} is not a dataclass")
     try:
@@ -105,61 +105,42 @@ def _plan(cls: type, coder: Callable[[Any], Form | None], plans: dict[type, _Pla
         raise TypeError(f"{cls.__name__}: its fields' types must be importable when it is coded: {exc}") from None
     names, coded = [], []
     for f in dataclasses.fields(cls):
-        if not f.init and side == 1:
+        if not f.init and side == _FROM:
             continue
         names.append(f.name)
         own = f.metadata.get(_FORM)
-        code = _optional(own[side]) if own is not None else coder(hints[f.name])
+        code = _optional(own[side]) if own is not None else _coder(hints[f.name], side)
         if code is not None:
             coded.append((f.name, code))
-    plans[cls] = (tuple(names), tuple(coded))
-    return plans[cls]
+    _plans[side][cls] = (tuple(names), tuple(coded))
+    return _plans[side][cls]
+
+
+def _coder(tp: Any, side: int) -> Form | None:
+    """How a value of type ``tp`` is written (_TO) or read (_FROM); None: as it is."""
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin in (typing.Union, types.UnionType):
+        return _one_of(tp, [_coder(a, side) for a in args if a is not type(None)])
+    if origin is tuple or tp is tuple:
+        made = list if side == _TO else tuple
+        items = _items(args, side)
+        return (lambda v: made(items(i, x) for i, x in enumerate(v))) if items else made
+    if origin is list or origin is dict:
+        inner = _coder(args[-1], side) if args else None
+        if inner is None:
+            return None
+        return (lambda v: [inner(x) for x in v]) if origin is list else (lambda v: {k: inner(x) for k, x in v.items()})
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        if side == _TO:
+            return getattr(tp, "to_dict", encode)
+        return getattr(tp, "from_dict", None) or (lambda v: decode(tp, v))
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):
+        return (lambda v: v.value) if side == _TO else tp
+    return None
 
 
 def _optional(code: Form) -> Form:
     return lambda v: None if v is None else code(v)
-
-
-def _encoder(tp: Any) -> Form | None:
-    origin, args = typing.get_origin(tp), typing.get_args(tp)
-    if origin in (typing.Union, types.UnionType):
-        return _one_of(tp, [_encoder(a) for a in args if a is not type(None)])
-    if origin is tuple or tp is tuple:
-        items = _items(args, _encoder)
-        return (lambda v: [items(i, x) for i, x in enumerate(v)]) if items else list
-    if origin is list:
-        element = _encoder(args[0]) if args else None
-        return None if element is None else lambda v: [element(x) for x in v]
-    if origin is dict:
-        value = _encoder(args[1]) if args else None
-        return None if value is None else lambda v: {k: value(x) for k, x in v.items()}
-    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
-        own = getattr(tp, "to_dict", None)
-        return own if own is not None else encode
-    if isinstance(tp, type) and issubclass(tp, enum.Enum):
-        return lambda v: v.value
-    return None
-
-
-def _decoder(tp: Any) -> Form | None:
-    origin, args = typing.get_origin(tp), typing.get_args(tp)
-    if origin in (typing.Union, types.UnionType):
-        return _one_of(tp, [_decoder(a) for a in args if a is not type(None)])
-    if origin is tuple or tp is tuple:
-        items = _items(args, _decoder)
-        return (lambda v: tuple(items(i, x) for i, x in enumerate(v))) if items else tuple
-    if origin is list:
-        element = _decoder(args[0]) if args else None
-        return None if element is None else lambda v: [element(x) for x in v]
-    if origin is dict:
-        value = _decoder(args[1]) if args else None
-        return None if value is None else lambda v: {k: value(x) for k, x in v.items()}
-    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
-        own = getattr(tp, "from_dict", None)
-        return own if own is not None else lambda v: decode(tp, v)
-    if isinstance(tp, type) and issubclass(tp, enum.Enum):
-        return tp
-    return None
 
 
 def _one_of(tp: Any, codes: list[Form | None]) -> Form | None:
@@ -171,13 +152,13 @@ def _one_of(tp: Any, codes: list[Form | None]) -> Form | None:
     return _optional(codes[0])  # type: ignore[arg-type]
 
 
-def _items(args: tuple[Any, ...], coder: Callable[[Any], Form | None]) -> Callable[[int, Any], Any] | None:
+def _items(args: tuple[Any, ...], side: int) -> Callable[[int, Any], Any] | None:
     """A tuple's items' coder by position (``tuple[int, str]``) or one for all (``tuple[int, ...]``);
     None when every item is as it is."""
     if len(args) == 2 and args[1] is Ellipsis:
-        one = coder(args[0])
+        one = _coder(args[0], side)
         return None if one is None else lambda i, x: one(x)
-    codes = [coder(a) for a in args]
+    codes = [_coder(a, side) for a in args]
     if all(code is None for code in codes):
         return None
     return lambda i, x: x if codes[i] is None else codes[i](x)  # type: ignore[misc]
