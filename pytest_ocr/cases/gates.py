@@ -10,9 +10,10 @@ must not pass a gate by having nothing to measure.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from ..codec import Coded, text
 from ..errors import OcrError, did_you_mean
 from ..metrics import METRICS
 from .rules import ThresholdError, Tolerance, ToleranceError, format_number
@@ -33,7 +34,7 @@ class GateError(OcrError, ValueError):
 
 
 @dataclass(frozen=True)
-class Gate:
+class Gate(Coded):
     metric: str
     kind: str  # macro | micro
     op: str
@@ -45,7 +46,7 @@ class Gate:
     # Against the baseline (``regression: {cer.macro: "0.002@95%"}``, ``--ocr-gate
     # "cer.macro:+0.002@95%"``): how much worse than the baseline the aggregate may get over
     # the items both runs measured; op and bound are then unused.
-    tolerance: Tolerance | None = None
+    tolerance: Tolerance | None = field(default=None, metadata=text(Tolerance.parse))  # as written: "0.002@95%"
 
     @property
     def expression(self) -> str:
@@ -70,30 +71,6 @@ class Gate:
         if self.tolerance is not None:
             return f"{self.subject(engine)}:+{self.tolerance} against the baseline"
         return f"{self.subject(engine)} {self.op} {format_number(self.bound)}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "metric": self.metric,
-            "kind": self.kind,
-            "op": self.op,
-            "bound": self.bound,
-            "scope": [list(s) for s in self.scope],
-            "min_cases": self.min_cases,
-            "source": self.source,
-            "file": self.file,
-            "tolerance": None if self.tolerance is None else str(self.tolerance),
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Gate:
-        tolerance = data.get("tolerance")
-        return cls(
-            **{
-                **data,
-                "scope": tuple(tuple(s) for s in data["scope"]),
-                "tolerance": None if tolerance is None else Tolerance.parse(tolerance),
-            }
-        )
 
 
 def _gate(name: str, expression: object, scope: tuple, min_cases: int, keypath: tuple) -> Gate:

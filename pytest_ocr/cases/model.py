@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
 
+from ..codec import Coded
 from ..media.pages import DEFAULT_DPI, DEFAULT_PAGE, Page, is_pdf
 from ..metrics import Normalization
 from ..metrics.facts import Fact
@@ -175,7 +175,7 @@ SHOWN_SKIPPED = 20  # skipped dataset entries kept (they travel on every item's 
 
 
 @dataclass(frozen=True)
-class DatasetInfo:
+class DatasetInfo(Coded):
     """A suite's ``dataset:`` block as its adapter read it: total = cases + skipped."""
 
     file: str  # the suite file
@@ -186,22 +186,6 @@ class DatasetInfo:
     skipped: tuple[Skipped, ...]  # the first few entries that became no case
     skipped_count: int
     allow_empty: bool = False  # a run in which it evaluates nothing does not fail
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "file": self.file,
-            "line": self.line,
-            "type": self.type,
-            "total": self.total,
-            "cases": self.cases,
-            "skipped": [s.to_dict() for s in self.skipped],
-            "skipped_count": self.skipped_count,
-            "allow_empty": self.allow_empty,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> DatasetInfo:
-        return cls(**{**data, "skipped": tuple(Skipped(**s) for s in data["skipped"])})
 
 
 @dataclass(frozen=True)

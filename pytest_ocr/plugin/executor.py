@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from ..engines.cache import OutputCache
     from ..engines.prefetch import Prefetcher
     from ..engines.recognize import Timed
-    from ..run.result import CaseResult
+    from ..run.result import CaseResult, Outcome
     from ..run.shard import ShardInfo
 
 
@@ -263,7 +263,7 @@ class Executor:
         """A path as results name it: relative to the project directory."""
         return relative(path, self.settings.project_dir)
 
-    def result(self, item: OcrItem, outcome: str, **values: Any) -> CaseResult:
+    def result(self, item: OcrItem, outcome: Outcome, **values: Any) -> CaseResult:
         """The item's result with everything known of it so far."""
         from ..run.result import first_line, make_result
         from ..scoring import facts

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ..cases.model import DatasetInfo
+from ..codec import Coded
 from ..metrics import METRICS, pooled
 from ..scoring.facts import UNCATEGORISED
 from .result import CaseResult
@@ -25,7 +26,6 @@ BOOTSTRAP_RESAMPLES = 1000
 BOOTSTRAP_BLOCK = 1_000_000  # resampled values held at once: 8 MB of indices
 BOOTSTRAP_SEED = 20201  # fixed: the same results give the same interval, run after run
 TOP_CONFUSIONS = 10
-COUNTED = ("passed", "failed", "error", "filtered", "skipped")
 HEADLINE_METRICS = ("cer", "wer")  # shown in every summary and compared with every baseline
 
 
@@ -80,7 +80,7 @@ class FactSummary:
 
 
 @dataclass
-class Summary:
+class Summary(Coded):
     name: str
     cases: int = 0
     passed: int = 0
@@ -95,19 +95,6 @@ class Summary:
     performance: Performance = field(default_factory=Performance)
     stability: Stability | None = None  # with repeats only
     facts: FactSummary | None = None  # items with checks only
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Summary:
-        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
-        known["metrics"] = {m: MetricAggregate(**a) for m, a in data.get("metrics", {}).items()}
-        known["groups"] = {g: cls.from_dict(s) for g, s in data.get("groups", {}).items()}
-        known["performance"] = Performance(**data.get("performance") or {})
-        known["stability"] = Stability(**data["stability"]) if data.get("stability") else None
-        known["facts"] = FactSummary(**data["facts"]) if data.get("facts") else None
-        return cls(**known)
 
 
 def fact_summary(results: Iterable[CaseResult]) -> FactSummary | None:
@@ -279,7 +266,7 @@ def worst(results: Iterable[CaseResult], metric: str = "cer", count: int = 5) ->
 
 
 @dataclass
-class DatasetSummary:
+class DatasetSummary(Coded):
     """The dataset evaluator's accounting of one dataset file on one engine: total =
     evaluated + filtered + skipped (entries the adapter could not use, and items that
     errored); exact-match accuracy, normalised edit distance and its similarity (means
@@ -302,9 +289,6 @@ class DatasetSummary:
     item_time_s: float
     inference_mean_ms: float | None
     allow_empty: bool = False  # the suite accepts a run that evaluates nothing of it
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def dataset_summaries(datasets: Iterable[DatasetInfo], results: Iterable[CaseResult]) -> list[DatasetSummary]:

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..cases.gates import Gate
 from ..cases.rules import Threshold, Tolerance, format_number
+from ..codec import Coded
 from .aggregate import DatasetSummary, aggregate_metric
 from .comparison import compared_as_samples
 from .paired import CONFIDENCE, Paired, measured_pairs, paired_results
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class GateResult:
+class GateResult(Coded):
     name: str
     passed: bool
     message: str
@@ -40,30 +41,6 @@ class GateResult:
         """Where the gate was declared: (file, line), or (None, None) for the command line."""
         file, _, line = (self.gate.source if self.gate else "").rpartition(":")
         return (file or None, int(line) if line.isdigit() else None)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "passed": self.passed,
-            "message": self.message,
-            "value": self.value,
-            "cases": self.cases,
-            "gate": self.gate.to_dict() if self.gate else None,
-            "paired": self.paired.to_dict() if self.paired else None,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> GateResult:
-        gate = data.get("gate")
-        return cls(
-            data["name"],
-            data["passed"],
-            data["message"],
-            data["value"],
-            data["cases"],
-            Gate.from_dict(gate) if gate else None,
-            Paired.from_dict(data["paired"]) if data.get("paired") else None,
-        )
 
 
 def _members(results: Iterable[CaseResult], scope: Iterable[tuple[str, str]]) -> list[CaseResult]:

@@ -34,13 +34,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 from typing import Any
 
 import numpy as np
 
 from ..cases.rules import Tolerance, format_number
+from ..codec import Coded, encode
 from ..metrics import METRICS
 from ..scoring.tolerance import SLACK, Delta, Noise
 from .paired import BLOCK, CONFIDENCE, RESAMPLES, SEED
@@ -198,7 +199,7 @@ def tolerances_of(result: CaseResult) -> dict[str, Tolerance]:
 
 
 @dataclass(frozen=True)
-class Overall:
+class Overall(Coded):
     """One engine's overall change of one metric over its items with repeats: the mean of
     how much worse than its tolerance each item got, and the sign-flip test of it."""
 
@@ -225,16 +226,9 @@ class Overall:
             f"{self.family} tests, Holm, at {level}): {verdict}"
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Overall:
-        return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
-
 
 @dataclass(frozen=True)
-class Family:
+class Family(Coded):
     """The tests of one confidence: items' metrics and engines' overall changes."""
 
     confidence: float
@@ -269,13 +263,7 @@ class Family:
         return "; ".join(notes) or None
 
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "overall": [o.to_dict() for o in self.overall], "note": self.note()}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Family:
-        values = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
-        values["overall"] = tuple(Overall.from_dict(o) for o in data.get("overall") or ())
-        return cls(**values)
+        return {**encode(self), "note": self.note()}  # said for readers, not read back
 
 
 @dataclass

@@ -29,12 +29,13 @@ import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..cases.rules import Tolerance, format_number
+from ..codec import Coded, encode
 from ..metrics import METRICS, pooled
 from ..scoring.tolerance import SLACK, Direction, direction
 from .result import CaseResult
@@ -47,7 +48,7 @@ THREADS = min(2, os.cpu_count() or 1)  # numpy draws and gathers without the GIL
 
 
 @dataclass(frozen=True)
-class Paired:
+class Paired(Coded):
     """One aggregate of one engine, over the items both runs measured."""
 
     metric: str
@@ -98,11 +99,7 @@ class Paired:
         return f"{format_number(round(self.confidence * 100, 6))}%"
 
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "change": self.change}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Paired:
-        return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
+        return {**encode(self), "change": self.change}  # said for readers, not read back
 
 
 def measured_pairs(results: Iterable[CaseResult], old: Mapping[str, CaseResult]) -> list[tuple[CaseResult, CaseResult]]:

@@ -9,14 +9,15 @@ import platform
 import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ..cases.gates import Gate
 from ..cases.model import DatasetInfo
+from ..codec import Coded
 from ..engines import fingerprint_id
 from ..engines.sampling import may_sample
 from ..metrics import DEFAULT_METRICS, METRICS
@@ -24,18 +25,18 @@ from .aggregate import HEADLINE_METRICS, DatasetSummary, Summary, dataset_summar
 from .comparison import Comparison
 from .gates import GateResult, Worded, dataset_checks, match_check, noise_checks
 from .gates import evaluate as evaluate_gates
-from .result import CaseResult
+from .result import CaseResult, Outcome
 from .shard import ShardInfo
 from .stored import results_of
 
 
 @dataclass
-class RunInfo:
+class RunInfo(Coded):
     started_at: str  # ISO 8601, UTC
     finished_at: str
     duration_s: float  # wall clock
     workers: int  # pytest-xdist workers, 0 when serial
-    status: str = "complete"  # complete | interrupted
+    status: Literal["complete", "interrupted"] = "complete"
     not_run: int = 0  # OCR items collected that have no result
     interruption: str | None = None  # why the run stopped early
     shards: int = 0  # the shard reports merged into this run (pytest-ocr merge); 0: one run
@@ -62,9 +63,6 @@ class RunInfo:
             not_run,
             (interruption or "stopped early") if interrupted else None,
         )
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -100,7 +98,7 @@ class RunRecord:
         """Items per outcome (passed, failed, error, filtered, skipped, invalid)."""
         return Counter(r.outcome for r in self.results)
 
-    def with_outcome(self, *outcomes: str) -> list[CaseResult]:
+    def with_outcome(self, *outcomes: Outcome) -> list[CaseResult]:
         return [r for r in self.results if r.outcome in outcomes]
 
     def shown_metrics(self) -> list[str]:
@@ -123,16 +121,14 @@ class RunRecord:
     @classmethod
     def from_document(cls, document: dict[str, Any]) -> RunRecord:
         """A report read back (run/stored.py validated it); its baseline view is not kept."""
-        known = RunInfo.__dataclass_fields__
-        run = RunInfo(**{k: v for k, v in document["run"].items() if k in known})
         return cls(
-            run,
+            RunInfo.from_dict(document["run"]),
             sorted(results_of(document), key=lambda r: r.key),
             dict(document["engines"]),
             {name: Summary.from_dict(s) for name, s in document["summary"].items()},
             [GateResult.from_dict(g) for g in document.get("gates", [])],
             None,
-            [DatasetSummary(**d) for d in document.get("datasets", [])],
+            [DatasetSummary.from_dict(d) for d in document.get("datasets", [])],
             ShardInfo.from_dict(document["shard"]) if document.get("shard") else None,
         )
 

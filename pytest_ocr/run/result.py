@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, Literal, get_args
 
 import jsonschema_rs
 
 from .. import redaction
+from ..codec import decode, encode
 from ..engines import fingerprint_id
 from ..scoring.facts import FactRecord
 from ..scoring.scored import ScoredTexts
@@ -31,8 +32,11 @@ from ..scoring.tolerance import ItemComparison
 from ..scoring.verdict import reasons
 from ..storable import json_safe
 
-OUTCOMES = ("passed", "failed", "error", "filtered", "skipped", "invalid")
-MEASURED = ("passed", "failed")  # the outcomes of items whose output was scored
+# What happened to an item: scored and passed or failed; an error (no output, a crashed
+# worker); filtered out or skipped by its case; a case file that could not be loaded.
+Outcome = Literal["passed", "failed", "error", "filtered", "skipped", "invalid"]
+OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
+MEASURED: tuple[Outcome, ...] = ("passed", "failed")  # the outcomes of items whose output was scored
 INVALID_FILE_ITEM = "invalid-case-file"  # the case name of a file that could not be loaded
 
 
@@ -49,7 +53,7 @@ class CaseResult:
     line: int
     engine: str | None  # None for a case file that could not be loaded
     image: str | None  # None when not known (a crashed worker's item, an invalid file)
-    outcome: str  # one of OUTCOMES
+    outcome: Outcome
     # A PDF case's page that engines read, rasterised at dpi, and the seconds rendering it
     # took if this item rendered it (None: it was there, from another item, process or run);
     # for an image all None, and left out of the record (an image's is as it always was).
@@ -108,13 +112,9 @@ class CaseResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The result as it travels on a test report (plain data; NaN stays a float)."""
-        data = {name: getattr(self, name) for name in _FIELDS}
-        if self.page is None and self.dpi is None:
+        data = encode(self)
+        if self.page is None and self.dpi is None:  # an image's: left out, as before pages were read
             del data["page"], data["dpi"], data["rasterise_s"]
-        data["checks"] = [c.to_dict() for c in self.checks]
-        data["baseline"] = None if self.baseline is None else self.baseline.to_dict()
-        data["facts"] = None if self.facts is None else [f.to_dict() for f in self.facts]
-        data["scored"] = None if self.scored is None else asdict(self.scored)
         return data
 
     def to_record(self) -> dict[str, Any]:
@@ -129,21 +129,12 @@ class CaseResult:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], fingerprints: Mapping[str, dict[str, Any]] | None = None) -> CaseResult:
         """A result from ``to_dict`` or ``to_record`` (``fingerprints``: a report's engines)."""
-        known = {f.name for f in fields(cls)}
-        values = {k: v for k, v in data.items() if k in known}
-        values["checks"] = [Check.from_dict(c) for c in data.get("checks") or ()]
-        values["baseline"] = ItemComparison.from_dict(data["baseline"]) if data.get("baseline") else None
-        facts = data.get("facts")
-        values["facts"] = None if facts is None else [FactRecord.from_dict(f) for f in facts]
-        values["scored"] = ScoredTexts(**data["scored"]) if data.get("scored") else None
+        result = decode(cls, data)
         if "fingerprint" not in data and fingerprints is not None and data.get("engine") in fingerprints:
             fingerprint = dict(fingerprints[data["engine"]])
             fingerprint.pop("fingerprint_id", None)
-            values["fingerprint"] = fingerprint
-        return cls(**values)
-
-
-_FIELDS = tuple(f.name for f in fields(CaseResult))
+            result.fingerprint = fingerprint
+        return result
 
 
 def first_line(text: str | None) -> str:
@@ -180,10 +171,10 @@ def check(result: CaseResult) -> CaseResult:
     return result
 
 
-def make_result(**values: Any) -> CaseResult:
+def make_result(*, outcome: Outcome, **values: Any) -> CaseResult:
     """The one constructor of results: a CaseResult without the secrets engines registered
     (redaction.py; scored before, on the output as returned), checked against the report schema."""
-    result = CaseResult(**values)
+    result = CaseResult(outcome=outcome, **values)
     if redaction.active():
         data = result.to_dict()
         redacted = redaction.redact(data)

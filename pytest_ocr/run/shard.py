@@ -16,10 +16,10 @@ import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..cases.gates import Gate
 from ..cases.model import DatasetInfo
+from ..codec import Coded
 from ..errors import OcrError
 
 # GitLab's `parallel:` sets these (1-based index); a GitHub Actions matrix can set them too
@@ -103,7 +103,7 @@ def fingerprint(lines: Iterable[str]) -> str:
 
 
 @dataclass
-class ShardInfo:
+class ShardInfo(Coded):
     """What a shard's report records of the whole: which suite (the keys of every OCR item
     the command selected) split how (which key went to which shard), how many items are
     this shard's and their keys (what the merge checks its results against), the suite's
@@ -134,29 +134,4 @@ class ShardInfo:
             sum(s == shard.index for s in assigned.values()),
             weights,
             keys=sorted(k for k, s in assigned.items() if s == shard.index),
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "index": self.index,
-            "total": self.total,
-            "suite": self.suite,
-            "partition": self.partition,
-            "suite_items": self.suite_items,
-            "items": self.items,
-            "weights": self.weights,
-            "gates": [g.to_dict() for g in self.gates],
-            "datasets": [d.to_dict() for d in self.datasets],
-            "project": self.project,
-            "keys": self.keys,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ShardInfo:
-        return cls(
-            **{
-                **data,
-                "gates": [Gate.from_dict(g) for g in data["gates"]],
-                "datasets": [DatasetInfo.from_dict(d) for d in data["datasets"]],
-            }
         )

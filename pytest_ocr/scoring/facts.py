@@ -10,20 +10,21 @@ olmOCR-Bench decides over its repeats.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .. import limits
 from ..cases.model import Case
+from ..codec import Coded
 from ..metrics.facts import Fact, FactVerdict, check_facts
 
 UNCATEGORISED = "-"  # what summaries call the category of facts that name none
 
 
 @dataclass(frozen=True)
-class FactRecord:
+class FactRecord(Coded):
     """One fact's verdict on an item, as reports keep it."""
 
     id: str
@@ -34,6 +35,7 @@ class FactRecord:
     passes: int = 1  # of runs: with repeats, how many outputs it held in
     runs: int = 1
     # Where the fact is written (its case file's checks: entry, an olmOCR-Bench JSONL line), as reports name files.
+    # file, line and spans: not in reports of pytest-ocr 0.x before they were kept (read as these defaults).
     file: str | None = None
     line: int | None = None
     # Where in the item's output (the first, with repeats) it looked when it does not hold: [start, end) spans.
@@ -42,27 +44,6 @@ class FactRecord:
     def message(self) -> str:
         held = f" (held in {self.passes} of {self.runs} outputs)" if self.runs > 1 else ""
         return f"check {self.id} ({self.type}) does not hold{held}: {self.reason}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "type": self.type,
-            "category": self.category,
-            "passed": self.passed,
-            "reason": self.reason,
-            "passes": self.passes,
-            "runs": self.runs,
-            "file": self.file,
-            "line": self.line,
-            "spans": [list(span) for span in self.spans],
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> FactRecord:
-        known = {k: data[k] for k in ("id", "type", "category", "passed", "reason", "passes", "runs")}
-        # file, line and spans: not in reports of pytest-ocr 0.x before they were kept
-        spans = tuple((start, end) for start, end in data.get("spans") or ())
-        return cls(**known, file=data.get("file"), line=data.get("line"), spans=spans)
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,8 @@ class Check:
         verdict = "ok" if self.passed else "FAILED"
         return f"{t.metric} = {format_number(self.value)}, expected {t.expression}: {verdict}"
 
+    # Not by the codec: the threshold is written as the metric and the expression a case
+    # file gives (``"cer", "< 0.05"``), and read back by parsing them.
     def to_dict(self) -> dict[str, Any]:
         return {
             "metric": self.threshold.metric,

@@ -21,10 +21,11 @@ ends) that is not decided, and the delta does not count as regressed.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..cases.rules import EXACT, Tolerance, format_number
+from ..codec import Coded, encode, text
 from ..metrics import METRICS
 from .facts import FactRecord
 
@@ -43,7 +44,7 @@ def direction(worse_by: float) -> Direction:
 
 
 @dataclass(frozen=True)
-class Noise:
+class Noise(Coded):
     """How the change of an item recognised several times was told from the noise of its
     repeats (run/noise.py): every repeat's value in each run compared as two samples, one
     test in the run's family of tests."""
@@ -80,22 +81,15 @@ class Noise:
         test = f"{runs}, p = {self.p_value:.3g}, {self.adjusted:.3g} over the run's {self.family} tests (Holm)"
         return f"{test}: shown at {level}" if self.shown else f"{test}: not shown at {level}"
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Noise:
-        return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
-
 
 @dataclass(frozen=True)
-class Delta:
+class Delta(Coded):
     """One metric of one item (or aggregate), before and after."""
 
     metric: str
     old: float
     new: float
-    tolerance: Tolerance = EXACT
+    tolerance: Tolerance = field(default=EXACT, metadata=text(Tolerance.parse))  # as written: "0.005", "10%"
     noise: Noise | None = None  # an item with repeats: how its change was told from noise
 
     @property
@@ -120,7 +114,7 @@ class Delta:
         return noise is None or (noise.shown and self.worse_by > noise.spread + SLACK)
 
     @property
-    def verdict(self) -> str:
+    def verdict(self) -> Literal["regressed"] | Direction:
         """regressed (worse beyond the tolerance), worse (within it, or not told from noise), better or same."""
         if self.regressed:
             return "regressed"
@@ -141,6 +135,8 @@ class Delta:
         )
 
     def to_dict(self) -> dict[str, Any]:
+        # Not its fields alone: the verdict and its message for readers, between them, and the
+        # noise (with how it entered the verdict) only for an item with repeats.
         data = {
             "metric": self.metric,
             "old": self.old,
@@ -153,11 +149,6 @@ class Delta:
             data["noise"] = self.noise.to_dict()
             data["how"] = self.how()
         return data
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Delta:
-        noise = Noise.from_dict(data["noise"]) if data.get("noise") else None
-        return cls(data["metric"], data["old"], data["new"], Tolerance.parse(data["tolerance"]), noise)
 
 
 def tolerances_for(regression: Mapping[str, Tolerance | None], thresholded: Iterable[str]) -> dict[str, Tolerance]:
@@ -181,7 +172,7 @@ def deltas(
 
 
 @dataclass(frozen=True)
-class LostFact:
+class LostFact(Coded):
     """A fact about the page that held in the baseline and no longer holds: a regression
     of its own, whatever the share of facts that hold did."""
 
@@ -192,20 +183,13 @@ class LostFact:
     def message(self) -> str:
         return f"check {self.id} ({self.type}) held in the baseline and no longer holds: {self.reason}"
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "type": self.type, "reason": self.reason}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> LostFact:
-        return cls(data["id"], data["type"], data["reason"])
-
 
 @dataclass(frozen=True)
-class ItemComparison:
+class ItemComparison(Coded):
     """An item against its baseline record: new (no record), or compared with deltas and
     the facts it lost."""
 
-    status: str  # new | compared
+    status: Literal["new", "compared"]
     deltas: tuple[Delta, ...] = field(default=())
     lost_facts: tuple[LostFact, ...] = field(default=())
 
@@ -219,20 +203,7 @@ class ItemComparison:
         return max((d.beyond for d in self.deltas if d.regressed), default=0.0)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "status": self.status,
-            "deltas": [d.to_dict() for d in self.deltas],
-            "lost_facts": [f.to_dict() for f in self.lost_facts],
-            "regressed": self.regressed,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ItemComparison:
-        return cls(
-            data["status"],
-            tuple(Delta.from_dict(d) for d in data.get("deltas") or ()),
-            tuple(LostFact.from_dict(f) for f in data.get("lost_facts") or ()),
-        )
+        return {**encode(self), "regressed": self.regressed}  # said for readers, not read back
 
 
 def lost_facts(old: Iterable[FactRecord] | None, new: Iterable[FactRecord] | None) -> tuple[LostFact, ...]:

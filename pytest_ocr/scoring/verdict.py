@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from .facts import FactRecord
 from .thresholds import Check
@@ -22,7 +23,7 @@ class Verdict:
     regressed: bool  # worse than the baseline beyond a tolerance, and that fails the item
 
     @property
-    def outcome(self) -> str:
+    def outcome(self) -> Literal["passed", "failed"]:
         return "passed" if self.passed else "failed"
 
     @property
