@@ -201,9 +201,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from .report.compare_text import comparison_text
     from .report.json_report import comparison_document
     from .report.markdown import comparison_markdown  # reports and their schema are not needed for `score`
-    from .run.comparison import compare
     from .run.record import RunRecord
-    from .run.rules import parse_rules
+    from .run.rules import compare, parse_rules
     from .run.stored import load_report
 
     if not 0 <= args.min_match <= 1:

@@ -15,9 +15,8 @@ from helpers.runs import make_runs
 
 from pytest_ocr.engines import fingerprint_changes
 from pytest_ocr.report.json_report import comparison_document
-from pytest_ocr.run.comparison import compare
 from pytest_ocr.run.record import RunRecord
-from pytest_ocr.run.rules import RuleError, parse_rule, parse_rules
+from pytest_ocr.run.rules import RuleError, compare, parse_rule, parse_rules
 from pytest_ocr.run.stored import ReportError, load_report
 
 pytestmark = pytest.mark.slow

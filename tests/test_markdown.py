@@ -20,10 +20,9 @@ from pytest_ocr.cases.gates import Gate
 from pytest_ocr.cases.rules import Tolerance, parse
 from pytest_ocr.report.markdown import MAX_BYTES, comparison_markdown, escape, failures, run_markdown
 from pytest_ocr.report.reasons import check_text, delta_text
-from pytest_ocr.run.comparison import compare
 from pytest_ocr.run.gates import GateResult, judge
 from pytest_ocr.run.record import Gating, RunRecord
-from pytest_ocr.run.rules import parse_rules
+from pytest_ocr.run.rules import compare, parse_rules
 from pytest_ocr.run.stored import load_report
 from pytest_ocr.scoring.thresholds import Check
 from pytest_ocr.scoring.tolerance import Delta

@@ -29,24 +29,20 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, replace
-from pathlib import Path
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ..cases.rules import Tolerance
 from ..metrics import METRICS
-from ..scoring.tolerance import Delta, Direction, LostFact, direction, lost_facts
+from ..scoring.tolerance import Delta, Direction, LostFact, direction
 from . import noise
-from .aggregate import HEADLINE_METRICS, Stability, aggregate_metric, metric_order
+from .aggregate import HEADLINE_METRICS, Stability, metric_order
 from .baseline import Baseline
-from .baseline_defaults import DEFAULT_MIN_MATCH
-from .paired import Paired, measured_pairs, paired_results
-from .result import CaseResult, first_line
-from .rules import KINDS, Rule
+from .paired import Paired, paired_results
+from .result import CaseResult
 
 if TYPE_CHECKING:
-    from .aggregate import Summary
-    from .record import RunRecord
+    pass
 
 COUNTS = ("cases", "passed", "failed", "errors", "filtered", "skipped")
 
@@ -269,13 +265,14 @@ def against(
     """The run against its baseline: the results with every item that has repeats decided
     over the whole run (a shard's wait for the merge: ``complete=False``), failed when it
     regressed (unless the run accepts its results: ``update``), and their comparison."""
-    decided, comparison, _ = _against(baseline, results, verb, min_match, complete)
+    decided, comparison, _ = against_judged(baseline, results, verb, min_match, complete)
     return decided, comparison
 
 
-def _against(
+def against_judged(
     baseline: Baseline, results: Sequence[CaseResult], verb: str | None, min_match: float, complete: bool = True
 ) -> tuple[list[CaseResult], Comparison, noise.Judged]:
+    """``against``, with the judgement of the items with repeats (``compare`` words its deltas)."""
     judged = noise.judge(results, baseline.results) if complete else noise.Judged()
     decided = [_decided(r, judged.deltas[r.key], verb != "update") if r.key in judged.deltas else r for r in results]
     return decided, view(baseline, decided, verb, min_match, judged.families), judged
@@ -365,220 +362,3 @@ def _move(metric: str, pairs: list[tuple[CaseResult, CaseResult]]) -> MetricMove
         math.fsum(n.metrics[metric] for _, n in pairs) / len(pairs),  # type: ignore[misc]
         tuple(stats[kind] for kind in ("macro", "micro") if kind in stats),
     )
-
-
-# -- two reports (pytest-ocr compare) --------------------------------------------------------
-
-
-def compare(
-    base: RunRecord,
-    head: RunRecord,
-    rules: Sequence[Rule] = (),
-    min_match: float = DEFAULT_MIN_MATCH,
-    path: str = "BASE",
-) -> Comparison:
-    """What changed from ``base`` (read from ``path``) to ``head``, and which rules broke:
-    HEAD's items compared with BASE's records as the run compares them with its baseline."""
-    stored = Baseline(Path(path), {r.key: r for r in base.results}, dict(base.engines), True)
-    items = [
-        replace(r, baseline=stored.compare(r.key, r.metrics, noise.tolerances_of(r), r.facts, r.repeats))
-        if r.measured
-        else r
-        for r in head.results
-    ]
-    _, comparison, judged = _against(stored, items, None, min_match)
-    comparison.rules = [str(r) for r in rules]
-    compared = {str(r): 0 for r in rules}  # how many values each rule looked at
-
-    # engines: aggregates, aggregate rules, fingerprints
-    old_summary, new_summary = base.summaries, head.summaries
-    comparison.new_engines = sorted(new_summary.keys() - old_summary.keys())
-    comparison.removed_engines = sorted(old_summary.keys() - new_summary.keys())
-    old_results = stored.results
-    pairs: dict[str, list[tuple[CaseResult, CaseResult]]] = {}
-    for record, r in measured_pairs(head.results, old_results):
-        if r.engine is not None:
-            pairs.setdefault(r.engine, []).append((record, r))
-    engines = {e.engine: e for e in comparison.engines}
-    for engine in sorted(old_summary.keys() & new_summary.keys()):
-        mine = pairs.get(engine, [])
-        e = engines.setdefault(engine, EngineComparison(engine, 0, 0, [], [], []))
-        _aggregates(e, old_summary[engine], new_summary[engine], mine)
-        for rule in rules:
-            if rule.scope not in KINDS or rule.metric is None or rule.tolerance is None:
-                continue
-            if rule.tolerance.confidence is not None:  # judged on the items both runs measured
-                _decide(comparison, compared, rule, e, mine)
-                continue
-            row = next((d for d in e.metrics if (d.metric, d.kind) == (rule.metric, rule.scope)), None)
-            if row is None or not row.items or row.old is None or row.new is None:
-                continue  # judged on the items both runs measured, as the run's gates against a baseline are
-            compared[str(rule)] += 1
-            delta = Delta(rule.metric, row.old, row.new, rule.tolerance)
-            if delta.regressed:
-                subject = f"{engine} ({rule.scope})"
-                comparison.violations.append(
-                    Violation(str(rule), f"{subject}: {delta.message()}", engine=engine, subject=subject, delta=delta)
-                )
-    for engine in sorted(base.engines.keys() & head.engines.keys()):
-        e = engines.setdefault(engine, EngineComparison(engine, 0, 0, [], [], []))
-        fingerprint = {k: v for k, v in head.engines[engine].items() if k != "fingerprint_id"}
-        e.config_changes = stored.changed_engine(engine, fingerprint)
-    comparison.engines = sorted(engines.values(), key=lambda e: e.engine)
-
-    # items
-    new_results = {r.key: r for r in head.results}
-    comparison.new_items = sorted(new_results.keys() - old_results.keys())
-    comparison.removed_items = sorted(old_results.keys() - new_results.keys())
-    named = list(dict.fromkeys(r.metric for r in rules if r.metric))
-    case_rules = [r for r in rules if r.scope == "case"]
-    error_rules = [r for r in rules if r.scope == "errors"]
-    for key in sorted(old_results.keys() & new_results.keys()):
-        old, new = old_results[key], new_results[key]
-        case = _case(old, new, named, judged.deltas.get(key))
-        for rule in case_rules:
-            before = old.metrics.get(rule.metric or "")
-            after = new.metrics.get(rule.metric or "")
-            if before is None or after is None or rule.metric is None or rule.tolerance is None:
-                continue
-            compared[str(rule)] += 1
-            delta = Delta(rule.metric, before, after, rule.tolerance)
-            if delta.regressed:
-                case.violated = True
-                case.worst = max(case.worst, delta.beyond)
-                comparison.violations.append(
-                    Violation(str(rule), f"{key}: {delta.message()}", key, case.engine, subject=key, delta=delta)
-                )
-        if old.outcome != new.outcome:
-            comparison.outcome_changes.append(
-                OutcomeChange(key, case.engine, old.outcome, new.outcome, first_line(new.error) or None)
-            )
-        for rule in error_rules:
-            if old.measured:
-                compared[str(rule)] += 1
-                if new.outcome == "error":
-                    reason = first_line(new.error) or "no message"
-                    comparison.violations.append(
-                        Violation(str(rule), f"{key}: {old.outcome} -> error: {reason}", key, case.engine)
-                    )
-        comparison.cases.append(case)
-
-    both, in_head = len(comparison.cases), len(new_results)
-    comparison.said = []
-    if old_results and in_head and not both:
-        comparison.said.append(
-            f"no item of HEAD ({in_head} items) is in BASE ({len(old_results)} items): "
-            f"the reports come from different suites, or item keys changed"
-        )
-        if rules:
-            comparison.violations.append(
-                Violation("items in both", "no item is in both reports, so no rule compared anything")
-            )
-    elif old_results and in_head and both / in_head < min_match:
-        comparison.said.append(
-            f"only {both} of HEAD's {in_head} items ({both / in_head:.0%}) are in BASE; "
-            f"the rest are new and not compared"
-        )
-    for rule_name, count in compared.items():
-        if count == 0:
-            comparison.notes.append(
-                f"rule {rule_name} compared nothing: no item or engine has its values in both reports"
-            )
-    return comparison
-
-
-def _counts(summary: Summary) -> dict[str, int]:
-    return {name: getattr(summary, name, 0) for name in COUNTS}
-
-
-def _aggregates(
-    e: EngineComparison, old: Summary, new: Summary, pairs: Sequence[tuple[CaseResult, CaseResult]]
-) -> None:
-    """Each run's counts and aggregates of the engine, over the items both measured (the
-    items its moves are over too: their statistics are not computed twice)."""
-    moved = {m.metric: {p.kind: p for p in m.paired} for m in e.moves}
-    for metric in METRICS:  # metrics unknown to this version have no known direction
-        if metric in old.metrics and metric in new.metrics:
-            stats = moved[metric] if metric in moved else paired_results(metric, pairs)
-            both = [(o, n) for o, n in pairs if o.metrics.get(metric) is not None and n.metrics.get(metric) is not None]
-            before = aggregate_metric([o for o, _ in both], metric)
-            after = aggregate_metric([n for _, n in both], metric)
-            for kind in KINDS:
-                all_old, all_new = getattr(old.metrics[metric], kind), getattr(new.metrics[metric], kind)
-                o, n = (getattr(before, kind), getattr(after, kind)) if both else (all_old, all_new)
-                e.metrics.append(
-                    AggregateDelta(
-                        **asdict(MetricDelta.of(metric, o, n)),
-                        kind=kind,
-                        paired=stats.get(kind),
-                        items=len(both),
-                        all_old=all_old,
-                        all_new=all_new,
-                        all_old_n=old.metrics[metric].n,
-                        all_new_n=new.metrics[metric].n,
-                    )
-                )
-    e.base, e.head = _counts(old), _counts(new)
-    e.base_stability, e.head_stability = old.stability, new.stability
-
-
-def _case(old: CaseResult, new: CaseResult, named: list[str], judged: tuple[Delta, ...] | None) -> CaseComparison:
-    """One item in both reports; ``judged``: its deltas as the runs' family of tests
-    decided them, when it has repeats."""
-    names = named or [m for m in METRICS if old.metrics.get(m) is not None and new.metrics.get(m) is not None]
-    if judged is not None:
-        found = list(judged)
-    elif old.measured:
-        found = [
-            Delta(m, before, after, t)
-            for m, t in noise.tolerances_of(new).items()
-            if (before := old.metrics.get(m)) is not None and (after := new.metrics.get(m)) is not None
-        ]
-    else:
-        found = []
-    regressed = [d for d in found if d.regressed]
-    lost = list(lost_facts(old.facts, new.facts)) if old.measured else []
-    return CaseComparison(
-        new.key,
-        new.engine,
-        new.file,
-        new.line,
-        old.outcome,
-        new.outcome,
-        [
-            MetricDelta.of(m, old.metrics[m], new.metrics[m])
-            for m in names
-            if old.metrics.get(m) is not None and new.metrics.get(m) is not None
-        ],
-        regressed=bool(regressed or lost),
-        worst=max((d.beyond for d in regressed), default=0.0),
-        lost_facts=lost,
-        unstable=noise.unstable(old.repeats) or noise.unstable(new.repeats),
-        compared=found,
-    )
-
-
-def _decide(
-    comparison: Comparison,
-    compared: dict[str, int],
-    rule: Rule,
-    engine_comparison: EngineComparison,
-    pairs: Sequence[tuple[CaseResult, CaseResult]],
-) -> None:
-    """An aggregate rule with a confidence on one engine: the paired statistics at that
-    confidence, the one predicate (Paired.regressed), and its decision recorded."""
-    engine = engine_comparison.engine
-    assert rule.metric is not None and rule.tolerance is not None and rule.tolerance.confidence is not None
-    stats = next(
-        (d.paired for d in engine_comparison.metrics if d.metric == rule.metric and d.kind == rule.scope), None
-    )
-    if stats is not None and stats.confidence != rule.tolerance.confidence:
-        stats = paired_results(rule.metric, pairs, rule.tolerance.confidence).get(rule.scope)
-    if stats is None:
-        return  # fewer than two items with the metric in both: a note says the rule compared nothing
-    compared[str(rule)] += 1
-    violated = stats.regressed(rule.tolerance)
-    decision = Decision(str(rule), engine, stats, violated, rule.tolerance)
-    comparison.decisions.append(decision)
-    if violated:
-        comparison.violations.append(Violation(str(rule), None, engine=engine, decision=decision))
