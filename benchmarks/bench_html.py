@@ -133,7 +133,7 @@ def render_times(suite: Path, report: Path, reps: int, baseline: Path | None = N
     record = RunRecord.from_document(document)
     with_scored_texts(record.results)  # what the plugin keeps for the page, rebuilt from the report
     if baseline is not None:
-        record.baseline = view(Baseline.load(baseline), record.results, None, 0.5)
+        record.comparison = view(Baseline.load(baseline), record.results, None, 0.5)
     calls = []
     for _ in range(reps):
         start = time.perf_counter()

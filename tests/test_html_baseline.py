@@ -200,7 +200,7 @@ def test_overview_lists_regressed_improved_and_new_items_linking_to_their_cases(
 def test_long_lists_are_cut_with_a_link_to_the_whole_filtered_list(runs, monkeypatch):
     _, head, root = runs
     run = RunRecord.from_document(head)
-    run.baseline = view(Baseline.load(root / "base.json"), run.results, None, 0.5)
+    run.comparison = view(Baseline.load(root / "base.json"), run.results, None, 0.5)
     monkeypatch.setattr(html_baseline, "LISTED_ITEMS", 1)
     tree = Tree(html_page.render(run, root))
     section = tree.root.find("section", cls="baseline-engine")

@@ -105,7 +105,7 @@ def _members(record: RunRecord) -> dict[str, Any]:
         "results": (r.to_record() for r in record.results),  # made standard JSON where written
         "summary": json_safe({name: s.to_dict() for name, s in record.summaries.items()}),
         "gates": json_safe([g.to_dict() for g in record.gates]),
-        "baseline": comparison_document(record.baseline) if record.baseline is not None else None,
+        "baseline": comparison_document(record.comparison) if record.comparison is not None else None,
         "datasets": json_safe([d.to_dict() for d in record.datasets]),
         "shard": json_safe(record.shard.to_dict()) if record.shard is not None else None,
     }

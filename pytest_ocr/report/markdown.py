@@ -518,8 +518,8 @@ def run_markdown(record: RunRecord, limit: int = LIST_LIMIT, project: Path | Non
         lines += ["", "macro = mean over items; micro = pooled over items (total errors / total length)", ""]
     for draws in record.cached_draws:
         lines += [f"**Note:** {escape(draws.text(), 2 * CELL_CHARS)}", ""]
-    if record.baseline is not None:
-        lines += _baseline_sections(record.baseline, limit)
+    if record.comparison is not None:
+        lines += _baseline_sections(record.comparison, limit)
     lines += _gates_table(record, limit, path)
     lines += _items_table("Case files that could not be loaded", record.with_outcome("invalid"), "error", limit)
     lines += _items_table("Failed", record.with_outcome("failed"), "why", limit)

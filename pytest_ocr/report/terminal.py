@@ -79,7 +79,7 @@ def summary(record: RunRecord, verbosity: int, shape: str = "table", columns: in
         return visible_json(json.dumps(json_safe(document), indent=2, ensure_ascii=False, allow_nan=False)).splitlines()
     lines = engine_lines(record, verbosity, columns) if record.summaries else []
     lines += invalid_lines(record, columns)
-    lines += baseline_lines(record.baseline, verbosity, columns) if record.baseline else []
+    lines += baseline_lines(record.comparison, verbosity, columns) if record.comparison else []
     lines += dataset_lines(record.datasets, columns)
     lines += gate_lines(record.gates)
     cached = sum(r.cached for r in record.results)

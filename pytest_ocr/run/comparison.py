@@ -1,7 +1,7 @@
 """Run B against run A: the one comparison of two runs. A run compares itself with its
 baseline (``--ocr-baseline``, ``pytest-ocr merge --baseline``), and ``pytest-ocr compare``
 compares two reports (BASE, e.g. the main branch's run, and HEAD, this change's); both
-build the same ``Comparison`` here, the run's held by its record (``RunRecord.baseline``).
+build the same ``Comparison`` here, the run's held by its record (``RunRecord.comparison``).
 
 Items are matched by their key (run/identity.py). An item is *regressed* exactly as in the
 run (scoring/tolerance.py): a metric it compares (its thresholds, its ``regression:``

@@ -89,7 +89,7 @@ class RunRecord:
     engines: dict[str, dict[str, Any]]  # engine -> fingerprint, with its fingerprint_id
     summaries: dict[str, Summary]  # per engine, sorted
     gates: list[GateResult] = field(default_factory=list)  # aggregate gates and the baseline's match check
-    baseline: Comparison | None = None
+    comparison: Comparison | None = None  # against the run's baseline
     datasets: list[DatasetSummary] = field(default_factory=list)
     shard: ShardInfo | None = None  # a shard's run (--ocr-shard): part of a suite, judged when merged
     cached_draws: list[CachedDraws] = field(default_factory=list)  # said once per engine in every summary
@@ -165,8 +165,8 @@ class Gating:
         over = [r for r in failed if any(not c.passed for c in r.checks)]
         regressed = [r for r in failed if r.regressed]
         counted = {r.key for r in over + regressed}
-        if record.baseline is not None:
-            baseline: str | None = Path(record.baseline.path).name
+        if record.comparison is not None:
+            baseline: str | None = Path(record.comparison.path).name
         else:
             baseline = "" if with_baseline else None
         return cls(

@@ -216,7 +216,7 @@ def render(record: RunRecord, root: Path) -> str:
     payload = {
         "engines": engines,
         "metrics": metrics,
-        "baseline": record.baseline is not None or any(changes.values()),
+        "baseline": record.comparison is not None or any(changes.values()),
         "better": {m: METRICS[m].better for m in metrics if m in METRICS},
         "confusions": {e: summaries[e].top_confusions for e in engines},
         "cases": cases,
@@ -254,7 +254,7 @@ def render(record: RunRecord, root: Path) -> str:
             '<main><section id="overview"><h2>Summary</h2>',
             _summary_table(summaries, engines, record.shown_metrics()),
             _gates_section(record.gates),
-            baseline_section(record.baseline, record.results),
+            baseline_section(record.comparison, record.results),
             _datasets_section(record.datasets),
             charts(results, summaries, engines),
             '<h3>Top character confusions</h3><div id="engine-confusions" class="heatmaps">'
