@@ -19,7 +19,7 @@ from ..run.identity import relative
 from ..run.noise import Family
 from ..run.paired import Paired
 from ..run.record import Gating, RunRecord
-from ..run.result import CaseResult
+from ..run.result import CaseResult, Outcome
 from ..visible import visible
 from .numbers import STABILITY_ROWS, fact_rows, number, signed, stability_cell
 from .paired_text import describe, verdict, violation_message
@@ -494,18 +494,15 @@ def run_markdown(record: RunRecord, limit: int = LIST_LIMIT, project: Path | Non
 
     counts = record.counts()
     total = len(record.results)
-    shown = [
-        f"{counts[o]} {label}"
-        for o, label in (
-            ("passed", "passed"),
-            ("failed", "failed"),
-            ("error", "errors" if counts["error"] != 1 else "error"),
-            ("filtered", "filtered"),
-            ("skipped", "skipped"),
-            ("invalid", "invalid case files"),
-        )
-        if counts[o] or o in ("passed", "failed", "error")
-    ]
+    labels: tuple[tuple[Outcome, str], ...] = (
+        ("passed", "passed"),
+        ("failed", "failed"),
+        ("error", "errors" if counts["error"] != 1 else "error"),
+        ("filtered", "filtered"),
+        ("skipped", "skipped"),
+        ("invalid", "invalid case files"),
+    )
+    shown = [f"{counts[o]} {label}" for o, label in labels if counts[o] or o in ("passed", "failed", "error")]
     lines = ["### OCR results", "", f"{total} items: {', '.join(shown)}.", ""] + gating_lines(record.gating())
     if record.run.status != "complete":
         lines += [

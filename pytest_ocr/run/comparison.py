@@ -39,7 +39,7 @@ from . import noise
 from .aggregate import HEADLINE_METRICS, Stability, metric_order
 from .baseline import Baseline
 from .paired import Paired, paired_results
-from .result import CaseResult
+from .result import CaseResult, Outcome
 
 if TYPE_CHECKING:
     pass
@@ -135,8 +135,8 @@ class CaseComparison:
     engine: str | None
     file: str
     line: int
-    old_outcome: str
-    new_outcome: str
+    old_outcome: Outcome
+    new_outcome: Outcome
     deltas: list[MetricDelta]
     regressed: bool = False  # worse than a tolerance the item compares, or a fact lost (as in the run)
     worst: float = 0.0  # how far beyond its tolerance the worst compared metric got

@@ -94,7 +94,7 @@ class RunRecord:
     shard: ShardInfo | None = None  # a shard's run (--ocr-shard): part of a suite, judged when merged
     cached_draws: list[CachedDraws] = field(default_factory=list)  # said once per engine in every summary
 
-    def counts(self) -> Counter[str]:
+    def counts(self) -> Counter[Outcome]:
         """Items per outcome (passed, failed, error, filtered, skipped, invalid)."""
         return Counter(r.outcome for r in self.results)
 
