@@ -35,9 +35,9 @@ DEFAULT_IMAGES = [f"*{suffix}" for suffix in IMAGE_SUFFIXES]
 GT_SUFFIX = ".gt.txt"  # tesstrain's side-car ground truth: foo.png + foo.gt.txt
 
 # What an id may hold (the case-file schema's id pattern).
-_ID_CHARS = re.compile(r"[^A-Za-z0-9_.\-]+")
-_ID_START = re.compile(r"[A-Za-z0-9_]")
-_ENGINE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
+ID_CHARS = re.compile(r"[^A-Za-z0-9_.\-]+")
+ID_START = re.compile(r"[A-Za-z0-9_]")
+ENGINE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
 
 
 class DatasetError(OcrError):
@@ -82,7 +82,7 @@ def unique_ids(names: list[tuple[str, str]]) -> list[str]:
     extension) with ``/`` as ``.`` and other characters an id cannot hold as ``_``.
     Names that clash get ``-`` and 8 hex digits of their source's SHA-1, so an id does
     not depend on which other entries the dataset has."""
-    ids = [_sanitize(name) for name, _ in names]
+    ids = [sanitize(name) for name, _ in names]
     clashing = {i for i, n in Counter(ids).items() if n > 1}
     out = [
         f"{i}-{hashlib.sha1(source.encode()).hexdigest()[:8]}" if i in clashing else i
@@ -98,13 +98,25 @@ def unique_ids(names: list[tuple[str, str]]) -> list[str]:
     return out
 
 
-def _sanitize(name: str) -> str:
+def engine_named(option: str, path: Path, name: str, what: str) -> str:
+    """``name``, the engine whose outputs ``path`` holds, if an engine may have that name; else a
+    DatasetError on ``option`` saying to rename the ``what`` (file or folder)."""
+    if not ENGINE_NAME.fullmatch(name):
+        raise DatasetError(
+            option,
+            f"{path}: the {what} name{' (without .csv)' if what == 'file' else ''} is the engine name and may "
+            f"only hold letters, digits, '_', '.' and '-'; rename the {what}",
+        )
+    return name
+
+
+def sanitize(name: str) -> str:
     parts = [p for p in name.replace("\\", "/").split("/") if p not in ("", ".", "..")]
-    text = _ID_CHARS.sub("_", ".".join(parts))
-    return text if text and _ID_START.match(text) else "_" + text
+    text = ID_CHARS.sub("_", ".".join(parts))
+    return text if text and ID_START.match(text) else "_" + text
 
 
-def _name(relative: str) -> str:
+def stem_path(relative: str) -> str:
     """A relative path without its file extension: the basis of the case id."""
     head, _, tail = relative.rpartition("/")
     stem = tail.rsplit(".", 1)[0] if "." in tail.lstrip(".") else tail
@@ -114,19 +126,19 @@ def _name(relative: str) -> str:
 # -- shared helpers -------------------------------------------------------------------
 
 
-def _path(config: dict, option: str, base: Path) -> Path:
+def config_path(config: dict, option: str, base: Path) -> Path:
     return Path(os.path.normpath(base / config[option]))
 
 
-def _directory(config: dict, option: str, base: Path) -> Path:
-    path = _path(config, option, base)
+def config_directory(config: dict, option: str, base: Path) -> Path:
+    path = config_path(config, option, base)
     if not path.is_dir():
         raise DatasetError(option, f"{'not a directory' if path.exists() else 'directory not found'}: {path}")
     return path
 
 
-def _file(config: dict, option: str, base: Path) -> Path:
-    path = _path(config, option, base)
+def config_file(config: dict, option: str, base: Path) -> Path:
+    path = config_path(config, option, base)
     try:
         check_regular(path, option.replace("_", " "))
     except UnreadableFile as exc:  # a directory, FIFO or device
@@ -136,7 +148,7 @@ def _file(config: dict, option: str, base: Path) -> Path:
     return path
 
 
-def _tree(config: dict, *roots: Path | None) -> Tree:
+def tree_of(config: dict, *roots: Path | None) -> Tree:
     """The dataset's folders (the block names them): every file it uses must be in them."""
     return Tree(
         [r for r in roots if r is not None],
@@ -146,13 +158,13 @@ def _tree(config: dict, *roots: Path | None) -> Tree:
     )
 
 
-def _matches(relative: str, patterns: list[str]) -> bool:
+def matches_any(relative: str, patterns: list[str]) -> bool:
     # Case-insensitive, and `*` also matches `/`: "*.png" finds PNGs at any depth.
     relative = relative.lower()
     return any(fnmatchcase(relative, pattern.lower()) for pattern in patterns)
 
 
-def _walk(root: Path, include: list[str], exclude: list[str]) -> Iterator[tuple[str, Path]]:
+def walk_files(root: Path, include: list[str], exclude: list[str]) -> Iterator[tuple[str, Path]]:
     """(path relative to root, path) of the files under root matching include and not
     exclude, in a stable order. Hidden files and directories (.ipynb_checkpoints, macOS's
     ._ files) are not part of a dataset."""
@@ -161,15 +173,15 @@ def _walk(root: Path, include: list[str], exclude: list[str]) -> Iterator[tuple[
         for name in sorted(f for f in files if not f.startswith(".")):
             path = Path(directory, name)
             relative = path.relative_to(root).as_posix()
-            if _matches(relative, include) and not _matches(relative, exclude):
+            if matches_any(relative, include) and not matches_any(relative, exclude):
                 yield relative, path
 
 
-def _is_image(path: Path) -> bool:
+def is_image(path: Path) -> bool:
     return path.suffix.lower() in IMAGE_SUFFIXES
 
 
-def _read_text(path: Path, option: str, what: str) -> str:
+def read_text(path: Path, option: str, what: str) -> str:
     """A UTF-8 data file (a BOM is fine) within --ocr-max-file-mb; not a FIFO or device."""
     try:
         return decode_text(doc.read_bytes(path, what))
@@ -179,7 +191,7 @@ def _read_text(path: Path, option: str, what: str) -> str:
         raise DatasetError(option, unreadable(exc, path)) from None
 
 
-def _ground_truth_problem(truth: Path) -> str | None:
+def ground_truth_problem(truth: Path) -> str | None:
     """Why a ground-truth file beside an image cannot be used: missing, or not a regular
     file (a FIFO would hang the item reading it). None when it is a file."""
     try:
@@ -191,5 +203,5 @@ def _ground_truth_problem(truth: Path) -> str | None:
     return None
 
 
-def _case(name: str, source: str, image: Path, **expected: object) -> dict:
+def case_dict(name: str, source: str, image: Path, **expected: object) -> dict:
     return {"id": name, "source": source, "image": str(image), "expected": expected}

@@ -8,22 +8,22 @@ from pathlib import Path
 
 from ...media import document as doc
 from .common import (
-    _ENGINE_NAME,
     DEFAULT_IMAGES,
     GT_SUFFIX,
     DatasetError,
     Loaded,
     Skipped,
-    _case,
-    _directory,
-    _file,
-    _ground_truth_problem,
-    _is_image,
-    _name,
-    _read_text,
-    _sanitize,
-    _tree,
-    _walk,
+    case_dict,
+    config_directory,
+    config_file,
+    engine_named,
+    ground_truth_problem,
+    is_image,
+    read_text,
+    sanitize,
+    stem_path,
+    tree_of,
+    walk_files,
 )
 
 # -- pairs: image + side-car .gt.txt ------------------------------------------------------
@@ -31,17 +31,17 @@ from .common import (
 
 def pairs(config: dict, base: Path) -> Loaded:
     """Every image under ``path`` (``include``/``exclude`` globs) with its ``.gt.txt``."""
-    root = _directory(config, "path", base)
-    tree = _tree(config, root)
+    root = config_directory(config, "path", base)
+    tree = tree_of(config, root)
     loaded = Loaded()
-    for relative, image in _walk(root, config.get("include", DEFAULT_IMAGES), config.get("exclude", [])):
-        truth = image.with_name(_name(image.name) + GT_SUFFIX)
+    for relative, image in walk_files(root, config.get("include", DEFAULT_IMAGES), config.get("exclude", [])):
+        truth = image.with_name(stem_path(image.name) + GT_SUFFIX)
         problem = tree.outside(image) or tree.outside(truth)
         if problem is None and not os.path.lexists(truth):
             problem = f"no ground truth: {truth.name} not found next to it"
-        problem = problem or _ground_truth_problem(truth)
+        problem = problem or ground_truth_problem(truth)
         if problem is None:
-            loaded.cases.append(_case(_name(relative), str(image), image, text_file=str(truth)))
+            loaded.cases.append(case_dict(stem_path(relative), str(image), image, text_file=str(truth)))
         else:
             loaded.skipped.append(Skipped(str(image), None, problem))
     return loaded
@@ -55,14 +55,14 @@ def paddle(config: dict, base: Path) -> Loaded:
     missing images and repeated images are skipped; ``max_images`` stops after that many
     cases. A label that is PaddleOCR's detection format (a JSON list of
     ``{"transcription": ..., "points": ...}``) gives the legible transcriptions, one per line."""
-    label_file = _file(config, "label_file", base)
-    images = _directory(config, "images", base) if "images" in config else label_file.parent
-    tree = _tree(config, images)
+    label_file = config_file(config, "label_file", base)
+    images = config_directory(config, "images", base) if "images" in config else label_file.parent
+    tree = tree_of(config, images)
     limit = config.get("max_images")
     minimum = config.get("conf_threshold")
     loaded = Loaded()
     first_line: dict[str, int] = {}
-    text = _read_text(label_file, "label_file", "label file")
+    text = read_text(label_file, "label_file", "label file")
     for number, line in enumerate(text.split("\n"), start=1):
         if limit is not None and len(loaded.cases) >= limit:
             break
@@ -102,7 +102,7 @@ def paddle(config: dict, base: Path) -> Loaded:
         if not image.is_file():
             skip(f"image not found: {image}")
             continue
-        raw = _case(_name(key), f"{label_file}:{number}", image, text=label)
+        raw = case_dict(stem_path(key), f"{label_file}:{number}", image, text=label)
         if minimum is not None:
             raw["min_confidence"] = minimum
         loaded.cases.append(raw)
@@ -134,13 +134,13 @@ def _detection_label(label: str) -> str:
 def ground_truth_json(config: dict, base: Path) -> Loaded:
     """``ground_truth.json`` maps an image file name (under ``images/``) to
     ``{"full_text": ..., "fields": {...}}``, either or both."""
-    root = _directory(config, "path", base)
+    root = config_directory(config, "path", base)
     truth_file, images = root / "ground_truth.json", root / "images"
     if not os.path.lexists(truth_file):  # anything else there is read (or refused) as a data file
         raise DatasetError("path", f"no ground_truth.json in {root}")
     if not images.is_dir():
         raise DatasetError("path", f"no images/ directory in {root}")
-    tree = _tree(config, root)
+    tree = tree_of(config, root)
     escape = tree.outside(truth_file)
     if escape is not None:
         raise DatasetError("path", escape)
@@ -179,7 +179,7 @@ def ground_truth_json(config: dict, base: Path) -> Loaded:
             expected: dict[str, object] = {"text": text} if text is not None else {}
             if fields:
                 expected["fields"] = fields
-            loaded.cases.append(_case(_name(Path(name).as_posix()), f"{truth_file}:{line}", image, **expected))
+            loaded.cases.append(case_dict(stem_path(Path(name).as_posix()), f"{truth_file}:{line}", image, **expected))
     return loaded
 
 
@@ -190,41 +190,36 @@ def model_csv(config: dict, base: Path) -> Loaded:
     """The benchmark's images in batch directories, ground truth as ``{stem}.gt.txt``
     beside each image or ``{ground_truth}/{batch_id}/{stem}.txt``, and every ``*.csv`` in
     ``models`` a ``predictions`` engine named after the file. A case's group is its batch."""
-    images = _directory(config, "images", base)
-    models = _directory(config, "models", base)
-    truth_root = _directory(config, "ground_truth", base) if "ground_truth" in config else None
-    tree = _tree(config, images, models, truth_root)
+    images = config_directory(config, "images", base)
+    models = config_directory(config, "models", base)
+    truth_root = config_directory(config, "ground_truth", base) if "ground_truth" in config else None
+    tree = tree_of(config, images, models, truth_root)
     loaded = Loaded()
     for csv_file in sorted(p for p in models.iterdir() if p.suffix.lower() == ".csv" and p.is_file()):
         escape = tree.outside(csv_file)
         if escape is not None:
             raise DatasetError("models", escape)
-        if not _ENGINE_NAME.fullmatch(csv_file.stem):
-            raise DatasetError(
-                "models",
-                f"{csv_file}: the file name (without .csv) is the engine name and may "
-                "only hold letters, digits, '_', '.' and '-'; rename the file",
-            )
-        loaded.engines[csv_file.stem] = {"type": "predictions", "path": os.path.relpath(csv_file, base)}
+        engine = engine_named("models", csv_file, csv_file.stem, "file")
+        loaded.engines[engine] = {"type": "predictions", "path": os.path.relpath(csv_file, base)}
     if not loaded.engines:
         raise DatasetError("models", f"no .csv files in {models} (one per model: image_name,batch_id,inference)")
     visible = (p for p in images.iterdir() if not p.name.startswith("."))
     for entry in sorted(visible):
-        if entry.is_file() and _is_image(entry):
+        if entry.is_file() and is_image(entry):
             loaded.skipped.append(
                 Skipped(str(entry), None, "not in a batch directory (expected images/{batch_id}/{image_name})")
             )
         if not entry.is_dir():
             continue
         batch = entry.name
-        for image in sorted(p for p in entry.iterdir() if p.is_file() and _is_image(p) and p.name[0] != "."):
-            stem = _name(image.name)
+        for image in sorted(p for p in entry.iterdir() if p.is_file() and is_image(p) and p.name[0] != "."):
+            stem = stem_path(image.name)
             truth = (truth_root / batch / f"{stem}.txt") if truth_root else image.with_name(stem + GT_SUFFIX)
-            problem = tree.outside(image) or tree.outside(truth) or _ground_truth_problem(truth)
+            problem = tree.outside(image) or tree.outside(truth) or ground_truth_problem(truth)
             if problem is not None:
                 loaded.skipped.append(Skipped(str(image), None, problem))
                 continue
-            raw = _case(f"{batch}/{stem}", str(image), image, text_file=str(truth))
-            raw["group"] = _sanitize(batch)
+            raw = case_dict(f"{batch}/{stem}", str(image), image, text_file=str(truth))
+            raw["group"] = sanitize(batch)
             loaded.cases.append(raw)
     return loaded

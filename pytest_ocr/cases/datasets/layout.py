@@ -16,7 +16,7 @@ from defusedxml import ElementTree as SafeET
 
 from ...files import Tree, UnreadableFile
 from ...media import document as doc
-from .common import IMAGE_SUFFIXES, Loaded, Skipped, _case, _directory, _name, _tree, _walk
+from .common import IMAGE_SUFFIXES, Loaded, Skipped, case_dict, config_directory, stem_path, tree_of, walk_files
 
 # -- layout XML: PAGE, ALTO, hOCR -------------------------------------------------------
 
@@ -237,7 +237,7 @@ _WHERE_IMAGE = {
 
 def _layout_stems(name: str) -> list[str]:
     """Stems an image beside a layout file may have: 'a.page.xml' -> ['a.page', 'a']."""
-    stem = _name(name)
+    stem = stem_path(name)
     stems = [stem]
     while Path(stem).suffix.lower() in LAYOUT_SUFFIXES:
         stem = stem[: -len(Path(stem).suffix)]
@@ -247,13 +247,13 @@ def _layout_stems(name: str) -> list[str]:
 
 def _layout(reader: LayoutReader, default_include: list[str]) -> Callable[[dict, Path], Loaded]:
     def adapter(config: dict, base: Path) -> Loaded:
-        root = _directory(config, "path", base)
-        image_dir = _directory(config, "image_dir", base) if "image_dir" in config else None
+        root = config_directory(config, "path", base)
+        image_dir = config_directory(config, "image_dir", base) if "image_dir" in config else None
         # an OCR-D workspace around the files: the images they name may be anywhere in it
-        tree = _tree(config, root, image_dir, _workspace(root))
+        tree = tree_of(config, root, image_dir, _workspace(root))
         level = config.get("level", "line")
         loaded = Loaded()
-        for relative, path in _walk(root, config.get("include", default_include), config.get("exclude", [])):
+        for relative, path in walk_files(root, config.get("include", default_include), config.get("exclude", [])):
             stems = _layout_stems(path.name)
             try:
                 escape = tree.outside(path)
@@ -272,7 +272,9 @@ def _layout(reader: LayoutReader, default_include: list[str]) -> Callable[[dict,
                 loaded.skipped.append(Skipped(str(path), None, "elements nested too deeply to read"))
                 continue
             folder = relative.rpartition("/")[0]
-            loaded.cases.append(_case(f"{folder}/{stems[-1]}" if folder else stems[-1], str(path), image, text=text))
+            loaded.cases.append(
+                case_dict(f"{folder}/{stems[-1]}" if folder else stems[-1], str(path), image, text=text)
+            )
         return loaded
 
     return adapter

@@ -9,7 +9,7 @@ from urllib.parse import unquote, urlparse
 from xml.etree.ElementTree import Element
 
 from ...files import Tree
-from .common import DatasetError, Loaded, Skipped, _case, _directory, _ground_truth_problem, _tree
+from .common import DatasetError, Loaded, Skipped, case_dict, config_directory, ground_truth_problem, tree_of
 from .layout import _alto, _children, _descendants, _local, _page, _parse, _Unusable, _Xml
 
 # -- ocrd-workspace: METS file groups and physical pages ----------------------------------
@@ -63,8 +63,8 @@ def _mets_path(file: Element, workspace: Path, mets: _Xml, tree: Tree) -> Path:
 def ocrd_workspace(config: dict, base: Path) -> Loaded:
     """One case per physical page of an OCR-D workspace: the ground truth of file group
     ``gt`` (PAGE or ALTO) and the image of file group ``images`` that the page points at."""
-    workspace = _directory(config, "path", base)
-    tree = _tree(config, workspace)
+    workspace = config_directory(config, "path", base)
+    tree = tree_of(config, workspace)
     mets_path = workspace / config.get("mets", "mets.xml")
     escape = tree.outside(mets_path)
     if escape is not None:
@@ -105,7 +105,7 @@ def ocrd_workspace(config: dict, base: Path) -> Loaded:
             truth = _mets_path(found["gt"], workspace, xml, tree)
             image = _mets_path(found["images"], workspace, xml, tree)
             # a FIFO or a directory is said to be one, not "not found"
-            problem = _ground_truth_problem(truth) if os.path.exists(truth) else f"ground truth not found: {truth}"
+            problem = ground_truth_problem(truth) if os.path.exists(truth) else f"ground truth not found: {truth}"
             if problem is not None:
                 raise _Unusable(problem)
             if not image.is_file():
@@ -126,5 +126,5 @@ def ocrd_workspace(config: dict, base: Path) -> Loaded:
         except RecursionError:
             loaded.skipped.append(Skipped(str(located), None, f"page {page_id}: elements nested too deeply to read"))
             continue
-        loaded.cases.append(_case(page_id, str(truth), image, text=text))
+        loaded.cases.append(case_dict(page_id, str(truth), image, text=text))
     return loaded

@@ -9,7 +9,17 @@ from pathlib import Path
 
 from ...media import document as doc
 from ...metrics.facts import FactError, parse_fact
-from .common import _ENGINE_NAME, DatasetError, Loaded, Skipped, _directory, _name, _read_text, _tree, _walk
+from .common import (
+    DatasetError,
+    Loaded,
+    Skipped,
+    config_directory,
+    engine_named,
+    read_text,
+    stem_path,
+    tree_of,
+    walk_files,
+)
 
 # -- olmOCR-Bench: facts about PDF pages --------------------------------------------------
 
@@ -24,15 +34,15 @@ def olmocr_bench(config: dict, base: Path) -> Loaded:
     fact gets one on its first page (category ``baseline``) unless ``baseline: false``.
     A line that is not a well-formed fact, or names a PDF that is not in ``pdfs/``, is
     skipped with its file, line and reason."""
-    root = _directory(config, "path", base)
+    root = config_directory(config, "path", base)
     pdfs = root / "pdfs"
     if not pdfs.is_dir():
         raise DatasetError("path", f"no pdfs/ folder in {root} (olmOCR-Bench keeps its documents in pdfs/)")
-    tree = _tree(config, root)
+    tree = tree_of(config, root)
     loaded = Loaded()
     documents: set[str] = set()
     refused: dict[str, str] = {}  # a document outside the dataset -> why
-    for relative, document in _walk(pdfs, ["*.pdf"], []):
+    for relative, document in walk_files(pdfs, ["*.pdf"], []):
         escape = tree.outside(document)
         if escape is None:
             documents.add(relative)
@@ -43,13 +53,8 @@ def olmocr_bench(config: dict, base: Path) -> Loaded:
         escape = tree.outside(folder)
         if escape is not None:
             raise DatasetError("path", escape)
-        if not _ENGINE_NAME.fullmatch(folder.name):
-            raise DatasetError(
-                "path",
-                f"{folder}: the folder name is the engine name and may only hold letters, digits, "
-                "'_', '.' and '-'; rename the folder",
-            )
-        loaded.engines[folder.name] = {
+        engine = engine_named("path", folder, folder.name, "folder")
+        loaded.engines[engine] = {
             "type": "page-outputs",
             "path": os.path.relpath(folder, base),
             "documents": os.path.relpath(pdfs, base),
@@ -67,7 +72,7 @@ def olmocr_bench(config: dict, base: Path) -> Loaded:
         if escape is not None:
             loaded.skipped.append(Skipped(str(file), None, escape))
             continue
-        text = _read_text(file, "path", "facts file")
+        text = read_text(file, "path", "facts file")
         for number, line in enumerate(text.split("\n"), start=1):
             if not line.strip():
                 continue
@@ -87,7 +92,7 @@ def olmocr_bench(config: dict, base: Path) -> Loaded:
             sources.setdefault((pdf, 1), str(pdfs / pdf))
     for (pdf, page), facts in sorted(pages.items()):
         checks = [{k: v for k, v in f.items() if k not in ("pdf", "page")} for f in facts]
-        name = f"{_name(pdf)}_pg{page}"
+        name = f"{stem_path(pdf)}_pg{page}"
         # A baseline fact olmOCR-Bench adds is written nowhere: it points at its page's first fact, or its PDF.
         first = lines.get(id(facts[0]), (pdfs / pdf, 1))
         loaded.cases.append(
