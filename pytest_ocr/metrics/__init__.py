@@ -35,19 +35,15 @@ from .fields import (
     schema_required_paths,
 )
 from .normalize import DEFAULT, PROFILES, RAW, Normalization, profile
+from .prepared import CER_DENOMINATORS, NEEDS, MetricResult, Structured
 from .registry import (
-    CER_DENOMINATORS,
     DEFAULT_METRICS,
     DEFAULTS_BY_INPUT,
     FIELD_METRICS,
     METRICS,
-    NEEDS,
     MetricInfo,
-    MetricResult,
-    Structured,
     metrics_for,
     pooled,
-    ratio,
     score,
     unknown_metrics,
 )
@@ -63,6 +59,7 @@ from .structured import (
 )
 from .task import TASK_TYPES, TaskOutcome, check_task, evaluate_task
 from .tokens import TokenCounts, TokenizerUnavailable, count_tokens, load_encoding, meaningful_text
+from .values import ratio
 
 __all__ = [
     "ApproximateAlignment",
