@@ -10,14 +10,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from . import fields, lines, structured, task, teds, tokens
+from . import fields, lines, structured, task, tokens
 from .align import Alignment, align
 from .align import max_align_chars as resolve_limit
 from .edit import ErrorCounts, check_empty_reference_value, error_counts, error_rate
-from .facts import FactVerdict
 from .normalize import DEFAULT, Normalization
+
+if TYPE_CHECKING:  # imported where used: the tables' parsers and the facts' bs4 are a family of their own
+    from . import teds
+    from .facts import FactVerdict
 
 CER_DENOMINATORS = ("ref", "max", "path")
 MAX_LISTED = 1000  # entries of a list in details (error_indices) when a text is longer than max_align_chars
@@ -149,10 +152,14 @@ class Prepared:
 
     @cached_property
     def ref_tables(self) -> list[teds.Table]:
+        from . import teds
+
         return teds.find_tables(self.raw_reference, teds.max_table_nodes(None))
 
     @cached_property
     def hyp_tables(self) -> list[teds.Table]:
+        from . import teds
+
         return teds.find_tables(self.raw_hypothesis, teds.max_table_nodes(None))
 
     # Structured-output metrics read the raw output: normalising would rewrite JSON.

@@ -13,11 +13,12 @@ This module is the catalogue; prepared.py prepares a pair, the adapters_*.py com
 
 from __future__ import annotations
 
+import importlib
 import warnings
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
-from . import adapters_output, adapters_tables, adapters_text, fields, structured, task, tokens
+from . import fields, structured, task, tokens
 from .normalize import DEFAULT, Normalization
 from .prepared import NEEDS, NO_STRUCTURE, MetricResult, Prepared, Structured
 from .values import (
@@ -72,11 +73,25 @@ class MetricInfo:
         return any(need in inputs for need in self.needs.split("|"))
 
 
-_FAMILIES = {"text": adapters_text.COMPUTE, "tables": adapters_tables.COMPUTE, "output": adapters_output.COMPUTE}
+class _Adapter:
+    """A metric's computation, imported from its family's module (adapters_<family>.py) when
+    first called: a suite scored by CER and WER never imports lxml, jsonschema or tiktoken."""
 
+    __slots__ = ("family", "name", "_compute")
 
-def _adapter(family: str, name: str) -> Callable[[Prepared], MetricResult]:
-    return _FAMILIES[family][name]
+    def __init__(self, family: str, name: str) -> None:
+        self.family = family
+        self.name = name
+        self._compute: Callable[[Prepared], MetricResult] | None = None
+
+    def __call__(self, prepared: Prepared) -> MetricResult:
+        if self._compute is None:
+            module = importlib.import_module(f"{__package__}.adapters_{self.family}")
+            self._compute = module.COMPUTE[self.name]
+        return self._compute(prepared)
+
+    def __repr__(self) -> str:
+        return f"<{self.name} in adapters_{self.family}>"
 
 
 METRICS: dict[str, MetricInfo] = {
@@ -87,7 +102,7 @@ METRICS: dict[str, MetricInfo] = {
             "lower",
             "character",
             "character error rate: (S+D+I) / reference characters (denominator configurable: ref, max, path)",
-            _adapter("text", "cer"),
+            _Adapter("text", "cer"),
             cer_value,
         ),
         MetricInfo(
@@ -95,7 +110,7 @@ METRICS: dict[str, MetricInfo] = {
             "higher",
             "character",
             "(n - errors) / n, ISRI character accuracy",
-            _adapter("text", "char_accuracy"),
+            _Adapter("text", "char_accuracy"),
             accuracy,
         ),
         MetricInfo(
@@ -103,7 +118,7 @@ METRICS: dict[str, MetricInfo] = {
             "lower",
             "character",
             "normalised edit distance: edits / longer length",
-            _adapter("text", "ned"),
+            _Adapter("text", "ned"),
             ned_value,
         ),
         MetricInfo(
@@ -111,7 +126,7 @@ METRICS: dict[str, MetricInfo] = {
             "higher",
             "character",
             "1 - ned",
-            _adapter("text", "ned_similarity"),
+            _Adapter("text", "ned_similarity"),
             lambda c: 1.0 - ned_value(c),
         ),
         MetricInfo(
@@ -119,19 +134,19 @@ METRICS: dict[str, MetricInfo] = {
             "higher",
             "case",
             "1 if the normalised texts are identical, else 0",
-            _adapter("text", "exact_match"),
+            _Adapter("text", "exact_match"),
             lambda c: ratio(c["matches"], c["cases"]),
         ),
         MetricInfo(
-            "wer", "lower", "word", "word error rate: (S+D+I) / reference words", _adapter("text", "wer"), wer_value
+            "wer", "lower", "word", "word error rate: (S+D+I) / reference words", _Adapter("text", "wer"), wer_value
         ),
-        MetricInfo("mer", "lower", "word", "match error rate: (S+D+I) / (H+S+D+I)", _adapter("text", "mer"), mer_value),
+        MetricInfo("mer", "lower", "word", "match error rate: (S+D+I) / (H+S+D+I)", _Adapter("text", "mer"), mer_value),
         MetricInfo(
             "wip",
             "higher",
             "word",
             "word information preserved: H/N_ref * H/N_hyp",
-            _adapter("text", "wip"),
+            _Adapter("text", "wip"),
             wip_value,
         ),
         MetricInfo(
@@ -139,7 +154,7 @@ METRICS: dict[str, MetricInfo] = {
             "lower",
             "word",
             "word information lost: 1 - wip",
-            _adapter("text", "wil"),
+            _Adapter("text", "wil"),
             lambda c: 1.0 - wip_value(c),
         ),
         MetricInfo(
@@ -147,7 +162,7 @@ METRICS: dict[str, MetricInfo] = {
             "higher",
             "word",
             "shared words (multiset) / recognized words",
-            _adapter("text", "token_precision"),
+            _Adapter("text", "token_precision"),
             precision_value,
         ),
         MetricInfo(
@@ -155,7 +170,7 @@ METRICS: dict[str, MetricInfo] = {
             "higher",
             "word",
             "shared words (multiset) / reference words",
-            _adapter("text", "token_recall"),
+            _Adapter("text", "token_recall"),
             recall_value,
         ),
         MetricInfo(
@@ -163,7 +178,7 @@ METRICS: dict[str, MetricInfo] = {
             "higher",
             "word",
             "harmonic mean of token precision and recall",
-            _adapter("text", "token_f1"),
+            _Adapter("text", "token_f1"),
             f1_value,
         ),
         MetricInfo(
@@ -171,7 +186,7 @@ METRICS: dict[str, MetricInfo] = {
             "higher",
             "word",
             "words equal at the same position / longer word list",
-            _adapter("text", "token_exact_match_rate"),
+            _Adapter("text", "token_exact_match_rate"),
             positional_rate,
         ),
         MetricInfo(
@@ -179,7 +194,7 @@ METRICS: dict[str, MetricInfo] = {
             "lower",
             "line",
             "line error rate: lines with any error / lines compared",
-            _adapter("text", "ser"),
+            _Adapter("text", "ser"),
             ser_value,
         ),
         MetricInfo(
@@ -187,7 +202,7 @@ METRICS: dict[str, MetricInfo] = {
             "higher",
             "word",
             "longest common word subsequence / reference words",
-            _adapter("text", "lcs_ratio"),
+            _Adapter("text", "lcs_ratio"),
             share_of_reference,
         ),
         MetricInfo(
@@ -195,7 +210,7 @@ METRICS: dict[str, MetricInfo] = {
             "higher",
             "word",
             "words at the same position / reference words",
-            _adapter("text", "sequence_accuracy"),
+            _Adapter("text", "sequence_accuracy"),
             share_of_reference,
         ),
         MetricInfo(
@@ -203,7 +218,7 @@ METRICS: dict[str, MetricInfo] = {
             "higher",
             "word",
             "shared word bigrams / reference bigrams",
-            _adapter("text", "bigram_overlap"),
+            _Adapter("text", "bigram_overlap"),
             ngram_value,
         ),
         MetricInfo(
@@ -211,7 +226,7 @@ METRICS: dict[str, MetricInfo] = {
             "higher",
             "word",
             "shared word trigrams / reference trigrams",
-            _adapter("text", "trigram_overlap"),
+            _Adapter("text", "trigram_overlap"),
             ngram_value,
         ),
         MetricInfo(
@@ -219,7 +234,7 @@ METRICS: dict[str, MetricInfo] = {
             "lower",
             "word",
             "bag-of-words error (order-independent WER, ocrevalUAtion)",
-            _adapter("text", "bow_error"),
+            _Adapter("text", "bow_error"),
             bow_value,
         ),
         MetricInfo(
@@ -227,7 +242,7 @@ METRICS: dict[str, MetricInfo] = {
             "higher",
             "character",
             "flexible character accuracy (Clausner et al. 2020), reading-order independent",
-            _adapter("text", "fca"),
+            _Adapter("text", "fca"),
             accuracy,
         ),
         MetricInfo(
@@ -235,7 +250,7 @@ METRICS: dict[str, MetricInfo] = {
             "higher",
             "character",
             "structural sequence accuracy: (matches - whitespace edits) / reference characters, whitespace kept",
-            _adapter("text", "ssa"),
+            _Adapter("text", "ssa"),
             ssa_value,
         ),
         MetricInfo(
@@ -243,7 +258,7 @@ METRICS: dict[str, MetricInfo] = {
             "higher",
             "node",
             "tree-edit-distance similarity of the tables, Markdown or HTML (PubTabNet): 1 - distance / nodes",
-            _adapter("tables", "teds"),
+            _Adapter("tables", "teds"),
             teds_value,
         ),
         MetricInfo(
@@ -251,7 +266,7 @@ METRICS: dict[str, MetricInfo] = {
             "higher",
             "node",
             "TEDS of the tables' structure alone (tags, rows, cells and spans; cell text ignored)",
-            _adapter("tables", "teds_struct"),
+            _Adapter("tables", "teds_struct"),
             teds_value,
         ),
         MetricInfo(
@@ -259,7 +274,7 @@ METRICS: dict[str, MetricInfo] = {
             "higher",
             "field",
             "correct fields / extracted fields",
-            _adapter("output", "field_precision"),
+            _Adapter("output", "field_precision"),
             fields.precision,
             needs="fields",
         ),
@@ -268,7 +283,7 @@ METRICS: dict[str, MetricInfo] = {
             "higher",
             "field",
             "correct fields / expected fields",
-            _adapter("output", "field_recall"),
+            _Adapter("output", "field_recall"),
             fields.recall,
             needs="fields",
         ),
@@ -277,7 +292,7 @@ METRICS: dict[str, MetricInfo] = {
             "higher",
             "field",
             "harmonic mean of field precision and recall",
-            _adapter("output", "field_f1"),
+            _Adapter("output", "field_f1"),
             fields.f1,
             needs="fields",
         ),
@@ -286,7 +301,7 @@ METRICS: dict[str, MetricInfo] = {
             "higher",
             "field",
             "required key paths present / required key paths (required by the schema, else the expected fields)",
-            _adapter("output", "field_completeness"),
+            _Adapter("output", "field_completeness"),
             fields.completeness_value,
             needs="fields|schema",
         ),
@@ -295,7 +310,7 @@ METRICS: dict[str, MetricInfo] = {
             "higher",
             "output",
             "1 if the output (or its code fence) parses as JSON, else 0",
-            _adapter("output", "json_valid"),
+            _Adapter("output", "json_valid"),
             structured.valid_rate,
             needs="output",
         ),
@@ -304,7 +319,7 @@ METRICS: dict[str, MetricInfo] = {
             "higher",
             "output",
             "1 if the output's JSON satisfies the JSON Schema, else 0",
-            _adapter("output", "schema_valid"),
+            _Adapter("output", "schema_valid"),
             structured.valid_rate,
             needs="schema",
         ),
@@ -313,7 +328,7 @@ METRICS: dict[str, MetricInfo] = {
             "higher",
             "output",
             "1 if the output (or its code fence) is well-formed XML, else 0",
-            _adapter("output", "xml_valid"),
+            _Adapter("output", "xml_valid"),
             structured.valid_rate,
             needs="output",
         ),
@@ -322,7 +337,7 @@ METRICS: dict[str, MetricInfo] = {
             "lower",
             "character",
             "share of the output that a repetition loop at its end repeats (0 without a loop)",
-            _adapter("output", "repetition"),
+            _Adapter("output", "repetition"),
             repetition_value,
             needs="output",
         ),
@@ -331,7 +346,7 @@ METRICS: dict[str, MetricInfo] = {
             "lower",
             "token",
             "tokens of the raw output (tiktoken)",
-            _adapter("output", "total_tokens"),
+            _Adapter("output", "total_tokens"),
             tokens.per_output("tokens"),
             needs="output",
         ),
@@ -340,7 +355,7 @@ METRICS: dict[str, MetricInfo] = {
             "lower",
             "token",
             "tokens left after dropping repeated lines and a repetition loop and collapsing whitespace",
-            _adapter("output", "meaningful_tokens"),
+            _Adapter("output", "meaningful_tokens"),
             tokens.per_output("tokens"),
             needs="output",
         ),
@@ -349,7 +364,7 @@ METRICS: dict[str, MetricInfo] = {
             "higher",
             "token",
             "meaningful tokens / total tokens",
-            _adapter("output", "token_density"),
+            _Adapter("output", "token_density"),
             tokens.token_density,
             needs="output",
         ),
@@ -358,7 +373,7 @@ METRICS: dict[str, MetricInfo] = {
             "higher",
             "token",
             "tokens with whitespace collapsed / total tokens",
-            _adapter("output", "compression_ratio"),
+            _Adapter("output", "compression_ratio"),
             tokens.compression_ratio,
             needs="output",
         ),
@@ -367,7 +382,7 @@ METRICS: dict[str, MetricInfo] = {
             "higher",
             "token",
             "output characters / total tokens",
-            _adapter("output", "chars_per_token"),
+            _Adapter("output", "chars_per_token"),
             tokens.chars_per_token,
             needs="output",
         ),
@@ -376,7 +391,7 @@ METRICS: dict[str, MetricInfo] = {
             "lower",
             "token",
             "total tokens / 1000 * price_per_1k (USD)",
-            _adapter("output", "estimated_cost_usd"),
+            _Adapter("output", "estimated_cost_usd"),
             tokens.per_output("cost_usd"),
             needs="output",
         ),
@@ -385,7 +400,7 @@ METRICS: dict[str, MetricInfo] = {
             "higher",
             "task",
             "1 if the downstream task reached its minimum quality, else 0",
-            _adapter("output", "task_success"),
+            _Adapter("output", "task_success"),
             task.success_rate,
             needs="task",
         ),
@@ -394,7 +409,7 @@ METRICS: dict[str, MetricInfo] = {
             "higher",
             "task",
             "the downstream task's quality (share of fields right; 1 or 0 for an answer or a label)",
-            _adapter("output", "task_quality"),
+            _Adapter("output", "task_quality"),
             task.mean_quality,
             needs="task",
         ),
@@ -403,7 +418,7 @@ METRICS: dict[str, MetricInfo] = {
             "higher",
             "fact",
             "share of the case's checks (facts about the page) that hold",
-            _adapter("output", "checks_passed"),
+            _Adapter("output", "checks_passed"),
             checks_passed_value,
             needs="checks",
         ),
