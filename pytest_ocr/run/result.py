@@ -196,7 +196,7 @@ class SharedParts:
     def __init__(self) -> None:
         self._fingerprints: dict[str, dict[str, Any]] = {}  # the engine's first one
         self._flat: dict[tuple[Any, ...], Any] = {}
-        self._shapes: dict[tuple[tuple[str, type], ...], tuple[tuple[str, type], ...]] = {}
+        self._shapes: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # names, then their values' types
 
     def __call__(self, result: CaseResult) -> CaseResult:
         if result.fingerprint is not None and result.engine is not None:
@@ -216,8 +216,7 @@ class SharedParts:
             confusions = details.get("confusions")
             if isinstance(confusions, list):  # an item's list is its own, the entries are few
                 details["confusions"] = [
-                    self._one(c, ("confusion", *((type(v), v) for v in c))) if type(c) is list else c
-                    for c in confusions
+                    self._one(c, ("confusion", *c, *map(type, c))) if type(c) is list else c for c in confusions
                 ]
         result.details = {name: self._details(details) for name, details in result.details.items()}
         return result
@@ -237,7 +236,7 @@ class SharedParts:
 
     def _key(self, mapping: dict[str, Any], values: Iterable[Any]) -> tuple[Any, ...]:
         """A small key of a mapping: its names and their values' types once per shape, then the values."""
-        shape = tuple((name, type(value)) for name, value in mapping.items())
+        shape = (*mapping, *map(type, mapping.values()))
         return (self._shapes.setdefault(shape, shape), *values)
 
     def _one(self, value: Any, key: tuple[Any, ...]) -> Any:
