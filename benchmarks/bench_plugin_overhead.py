@@ -143,6 +143,29 @@ machine's speed varied by 1.5x between these two runs, see plain's times)
     The other plugins off, likewise: plain 11.70 s CPU 166 MB, ocr 1.55x CPU, ocr+json 1.32x
     CPU, 316 MB (1.90x). Single runs on a loaded machine: ratios move by 0.1-0.2 between runs.
 
+    2026-11-27 (issue 28, h-perf), each metric family imported when a case first uses one of
+    its metrics (a CER/WER suite no longer imports markdown-it, apted, jsonschema, tiktoken or
+    regex), Case and Check with slots, a metric's details and confusion entries kept once
+    when equal (SharedParts), the bootstrap's indices 32-bit and its values gathered a few
+    rows at a time (the same intervals). ``--only A --plugins off,on --reps 3``, the commit
+    before (8b3204e) and after, one after the other, other sessions keeping the load at 3 to
+    24 (medians; CPU time and peak RSS are the steadier figures):
+                                  before                          after
+        plugins  N       wall   CPU    peak RSS          wall   CPU    peak RSS
+        off      2,000   1.88x  1.87x  126 MB 2.33x      1.79x  1.72x  107 MB 1.98x
+        off      20,000  1.38x  1.49x  316 MB 1.90x      1.33x  1.38x  252 MB 1.51x
+        on       2,000   1.27x  1.33x  127 MB 1.95x      1.36x  1.36x  115 MB 1.77x
+        on       20,000  1.13x  1.34x  322 MB 1.81x      1.34x  1.36x  258 MB 1.45x
+    (ocr+json against plain; the before run's "on, 20,000" wall ratio is noise: its ocr side
+    without the report measured 1.37x.) Peak RSS at 20,000 went from 1.81-1.90x to
+    1.45-1.51x: Case's __dict__ (26 MB), details kept once (about 1.4 kB an item less), the
+    bootstrap's 16 MB at the run's end down to 5 MB. Time did not move beyond the noise: at
+    2,000 a session with one OCR case still spends 0.4 s more CPU than a plain one, most of
+    it importing metrics/facts.py (bs4 with lxml about 50 ms, fuzzysearch about 40 ms, the
+    module about 20 ms; reached through cases/model -> cases/datasets, cases/loader,
+    scoring/score and scoring/facts, which run/result imports for FactRecord) and numpy
+    (about 60 ms, for the intervals).
+
     Where the rest goes. Time: per item, the metrics and their details (alignments with
     the confusions kept, about 40 us), reading the ground truth and checking the image
     (open, fstat, header), the result's construction and schema check (13 us), pytest's

@@ -29,6 +29,9 @@ def test_blocks_give_the_interval_of_one_resampling(n: int, monkeypatch: pytest.
     for block in (1, 7, 1000, 123_457):  # one row per block, and rows cut at odd places
         monkeypatch.setattr(aggregate, "BOOTSTRAP_BLOCK", block)
         assert bootstrap_ci(values) == expected
+    for gathered in (1, 7 * n):  # each row's values gathered alone, and seven rows at once
+        monkeypatch.setattr(aggregate, "BOOTSTRAP_GATHERED", gathered)
+        assert bootstrap_ci(values) == expected
 
 
 def test_memory_stays_bounded_at_200000_items() -> None:

@@ -462,7 +462,7 @@ def test_chunk_boundaries_are_piece_boundaries_of_every_standard_encoding(left, 
     # standard pattern starts a new piece, encoding the two sides apart changes nothing.
     text = left + "x " + "y" + right
     standard = [openai_public.r50k_pat_str, _pattern("cl100k_base"), _pattern("o200k_base")]
-    for match in tokens._BOUNDARY.finditer(text):
+    for match in tokens._boundary().finditer(text):
         cut = match.start()
         for pattern in standard:
             whole = regex.findall(pattern, text)

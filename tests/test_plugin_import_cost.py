@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -39,6 +40,24 @@ HEAVY = (
     "pytest_ocr.report.outputs",
 )
 
+# What a suite scored by the text metrics alone does not need: each metric family's module
+# (metrics/adapters_*.py) and its libraries are imported when a case first uses one of its
+# metrics (metrics/registry.py); jsonschema when a case file is invalid or a stored report is read.
+OTHER_METRIC_FAMILIES = (
+    "markdown_it",
+    "apted",
+    "jsonschema",
+    "tiktoken",
+    "regex",
+    "pytest_ocr.metrics.adapters_tables",
+    "pytest_ocr.metrics.adapters_output",
+    "pytest_ocr.metrics.teds",
+    "pytest_ocr.metrics.markdown_text",
+)
+LINE_IMAGE = (
+    Path(__file__).parent.parent / "example_suite" / "data" / "lines" / "archiscribe_bub_gb_ZrE5AAAAcAAJ_ceb5e954.png"
+)
+
 DUMP_MODULES = """
 import json
 import sys
@@ -68,8 +87,8 @@ def _environment() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_") or k == "PYTEST_OCR_CHROMIUM"}
 
 
-def _heavy(modules: list[str]) -> list[str]:
-    return [m for m in modules if any(m == h or m.startswith(h + ".") for h in HEAVY)]
+def _heavy(modules: list[str], heavy: tuple[str, ...] = HEAVY) -> list[str]:
+    return [m for m in modules if any(m == h or m.startswith(h + ".") for h in heavy)]
 
 
 def test_importing_the_plugin_imports_nothing_heavy(tmp_path: Path) -> None:
@@ -98,3 +117,29 @@ def test_a_session_without_case_files_imports_nothing_heavy(tmp_path: Path) -> N
     modules = json.loads((tmp_path / "modules.json").read_text(encoding="utf-8"))
     assert "pytest_ocr.plugin.collector" in modules  # pytest loaded the plugin
     assert _heavy(modules) == []
+
+
+def test_a_suite_scored_by_text_metrics_imports_no_other_metric_family(tmp_path: Path) -> None:
+    shutil.copyfile(LINE_IMAGE, tmp_path / "line.png")
+    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    (tmp_path / "conftest.py").write_text(DUMP_MODULES, encoding="utf-8")
+    (tmp_path / "preds.csv").write_text("image,text\nline.png,Tbe quick brown fox\n", encoding="utf-8")
+    (tmp_path / "line.ocr.yaml").write_text(
+        "engines: {stored: {type: predictions, path: preds.csv}}\n"
+        "defaults: {engine: stored, metrics: [cer, wer, char_accuracy, token_f1, ser], thresholds: {cer: < 0.5}}\n"
+        "cases: [{id: line, image: line.png, expected: {text: The quick brown fox}}]\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--ocr-report", "report.json"],
+        cwd=tmp_path,
+        env=_environment(),
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    scored = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))["results"][0]["metrics"]
+    assert scored["cer"] == 1 / 19 and set(scored) >= {"wer", "char_accuracy", "token_f1", "ser"}
+    modules = json.loads((tmp_path / "modules.json").read_text(encoding="utf-8"))
+    assert "pytest_ocr.metrics.adapters_text" in modules  # the text family was loaded to score
+    assert _heavy(modules, OTHER_METRIC_FAMILIES) == []

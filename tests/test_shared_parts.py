@@ -62,3 +62,31 @@ def test_counts_equal_in_value_but_not_in_type_stay_apart() -> None:
     shared(second)
     assert second.details["exact_match"]["counts"] is not first.details["exact_match"]["counts"]
     assert repr(second.to_dict()["details"]["exact_match"]["counts"]) == "{'matches': 0, 'cases': 1}"
+
+
+def test_equal_details_and_confusions_are_kept_once_and_read_the_same() -> None:
+    shared = SharedParts()
+    made = [_result(f"k{i}", errors=1) for i in range(3)]
+    for r in made:
+        r.details["cer"]["confusions"] = [["e", "c", 1], ["l", "1", 2]]
+    before = [copy.deepcopy(r.to_dict()) for r in made]
+    kept = [shared(r) for r in made]
+    assert [r.to_dict() for r in kept] == before
+    assert kept[2].details["exact_match"] is kept[0].details["exact_match"]
+    assert kept[2].details["cer"] is not kept[0].details["cer"]  # an item's confusions are a list of its own
+    assert kept[2].details["cer"]["confusions"] is not kept[0].details["cer"]["confusions"]
+    assert kept[2].details["cer"]["confusions"][1] is kept[0].details["cer"]["confusions"][1]
+
+
+def test_details_equal_in_value_but_not_in_type_or_sign_stay_apart() -> None:
+    shared = SharedParts()
+    first, second, third, fourth = (_result(key, 1) for key in "abcd")
+    first.details["exact_match"]["empty_reference"] = False
+    second.details["exact_match"]["empty_reference"] = 0  # equal to False, written "0" in a report
+    third.details["exact_match"]["lower_bound"] = 0.0
+    fourth.details["exact_match"]["lower_bound"] = -0.0  # equal to 0.0, written "-0.0"
+    kept = [shared(r) for r in (first, second, third, fourth)]
+    assert kept[1].details["exact_match"] is not kept[0].details["exact_match"]
+    assert repr(kept[1].to_dict()["details"]["exact_match"]["empty_reference"]) == "0"
+    assert kept[3].details["exact_match"] is not kept[2].details["exact_match"]
+    assert repr(kept[3].to_dict()["details"]["exact_match"]["lower_bound"]) == "-0.0"

@@ -14,7 +14,7 @@ from .datasets import Skipped
 from .rules import Threshold, Tolerance
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # a run holds one per item to its end: no __dict__ (1.3 kB each)
 class Case:
     id: str
     file: Path

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jsonschema_rs
-from jsonschema import Draft202012Validator, ValidationError
+
+if TYPE_CHECKING:  # jsonschema explains an invalid file; a valid one needs only jsonschema-rs
+    from jsonschema import Draft202012Validator, ValidationError
 
 from ..errors import did_you_mean
 from ..media.document import Document, Problem
@@ -28,6 +30,8 @@ def _target(definition: str | None) -> dict:
 
 @cache
 def _validator(definition: str | None) -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+
     return Draft202012Validator(_target(definition))
 
 

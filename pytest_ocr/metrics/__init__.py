@@ -5,64 +5,148 @@
 0.07142857142857142
 >>> metrics.field_scores({"total": "$1,500.00"}, {"total": "1500"}, {"total": "numeric"}).f1
 1.0
+
+Each name is imported from its module when first used (PEP 562): ``import pytest_ocr.metrics``
+costs nothing, and scoring CER never imports the table, schema or tokenizer libraries.
 """
 
-from .align import ApproximateAlignment
-from .edit import (
-    EMPTY_REFERENCE_VALUES,
-    ErrorCounts,
-    cer,
-    character_errors,
-    confusions,
-    error_rate,
-    exact_match,
-    ned,
-    wer,
-    word_errors,
-)
-from .fca import FCAResult, flexible_character_accuracy
-from .fields import (
-    MATCHERS,
-    Completeness,
-    FieldScores,
-    Matcher,
-    completeness,
-    field_scores,
-    flatten,
-    key_paths,
-    parse_field_match,
-    parse_matcher,
-    schema_required_paths,
-)
-from .normalize import DEFAULT, PROFILES, RAW, Normalization, profile
-from .registry import (
-    CER_DENOMINATORS,
-    DEFAULT_METRICS,
-    DEFAULTS_BY_INPUT,
-    FIELD_METRICS,
-    METRICS,
-    NEEDS,
-    MetricInfo,
-    MetricResult,
-    Structured,
-    metrics_for,
-    pooled,
-    ratio,
-    score,
-    unknown_metrics,
-)
-from .structured import (
-    JsonOutput,
-    SchemaCheck,
-    XmlOutput,
-    check_schema,
-    parse_json_output,
-    parse_xml_output,
-    schema_errors,
-    validate_output,
-)
-from .task import TASK_TYPES, TaskOutcome, check_task, evaluate_task
-from .tokens import TokenCounts, TokenizerUnavailable, count_tokens, load_encoding, meaningful_text
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .align import ApproximateAlignment
+    from .edit import (
+        EMPTY_REFERENCE_VALUES,
+        ErrorCounts,
+        cer,
+        character_errors,
+        confusions,
+        error_rate,
+        exact_match,
+        ned,
+        wer,
+        word_errors,
+    )
+    from .fca import FCAResult, flexible_character_accuracy
+    from .fields import (
+        MATCHERS,
+        Completeness,
+        FieldScores,
+        Matcher,
+        completeness,
+        field_scores,
+        flatten,
+        key_paths,
+        parse_field_match,
+        parse_matcher,
+        schema_required_paths,
+    )
+    from .normalize import DEFAULT, PROFILES, RAW, Normalization, profile
+    from .prepared import CER_DENOMINATORS, NEEDS, MetricResult, Structured
+    from .registry import (
+        DEFAULT_METRICS,
+        DEFAULTS_BY_INPUT,
+        FIELD_METRICS,
+        METRICS,
+        MetricInfo,
+        metrics_for,
+        pooled,
+        score,
+        unknown_metrics,
+    )
+    from .structured import (
+        JsonOutput,
+        SchemaCheck,
+        XmlOutput,
+        check_schema,
+        parse_json_output,
+        parse_xml_output,
+        schema_errors,
+        validate_output,
+    )
+    from .task import TASK_TYPES, TaskOutcome, check_task, evaluate_task
+    from .tokens import TokenCounts, TokenizerUnavailable, count_tokens, load_encoding, meaningful_text
+    from .values import ratio
+
+# Where each public name lives.
+_MODULES = {
+    "ApproximateAlignment": "align",
+    "EMPTY_REFERENCE_VALUES": "edit",
+    "ErrorCounts": "edit",
+    "cer": "edit",
+    "character_errors": "edit",
+    "confusions": "edit",
+    "error_rate": "edit",
+    "exact_match": "edit",
+    "ned": "edit",
+    "wer": "edit",
+    "word_errors": "edit",
+    "FCAResult": "fca",
+    "flexible_character_accuracy": "fca",
+    "MATCHERS": "fields",
+    "Completeness": "fields",
+    "FieldScores": "fields",
+    "Matcher": "fields",
+    "completeness": "fields",
+    "field_scores": "fields",
+    "flatten": "fields",
+    "key_paths": "fields",
+    "parse_field_match": "fields",
+    "parse_matcher": "fields",
+    "schema_required_paths": "fields",
+    "DEFAULT": "normalize",
+    "PROFILES": "normalize",
+    "RAW": "normalize",
+    "Normalization": "normalize",
+    "profile": "normalize",
+    "CER_DENOMINATORS": "prepared",
+    "NEEDS": "prepared",
+    "MetricResult": "prepared",
+    "Structured": "prepared",
+    "DEFAULT_METRICS": "registry",
+    "DEFAULTS_BY_INPUT": "registry",
+    "FIELD_METRICS": "registry",
+    "METRICS": "registry",
+    "MetricInfo": "registry",
+    "metrics_for": "registry",
+    "pooled": "registry",
+    "score": "registry",
+    "unknown_metrics": "registry",
+    "JsonOutput": "structured",
+    "SchemaCheck": "structured",
+    "XmlOutput": "structured",
+    "check_schema": "structured",
+    "parse_json_output": "structured",
+    "parse_xml_output": "structured",
+    "schema_errors": "structured",
+    "validate_output": "structured",
+    "TASK_TYPES": "task",
+    "TaskOutcome": "task",
+    "check_task": "task",
+    "evaluate_task": "task",
+    "TokenCounts": "tokens",
+    "TokenizerUnavailable": "tokens",
+    "count_tokens": "tokens",
+    "load_encoding": "tokens",
+    "meaningful_text": "tokens",
+    "ratio": "values",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value  # once: later lookups find it without this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_MODULES])
+
 
 __all__ = [
     "ApproximateAlignment",

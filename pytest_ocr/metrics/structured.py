@@ -21,10 +21,7 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import NoReturn
 
-import defusedxml
-import defusedxml.ElementTree
-from jsonschema import Draft202012Validator
-from jsonschema.validators import validator_for
+# jsonschema and defusedxml are imported where a schema or XML is checked: most runs check neither.
 
 # An opening fence at a line start with an optional language tag; the content runs to
 # a closing fence at a line start, or to the end of the text.
@@ -98,6 +95,9 @@ def check_schema(schema: object) -> list[str]:
     ``$schema``, or every violation of its draft's metaschema, each with its pointer."""
     if not isinstance(schema, (Mapping, bool)):
         return [f"a JSON Schema is a mapping (or true/false), not {type(schema).__name__}"]
+    from jsonschema import Draft202012Validator
+    from jsonschema.validators import validator_for
+
     if isinstance(schema, Mapping) and "$schema" in schema and validator_for(schema, default=None) is None:
         return [f"unknown $schema {schema['$schema']!r}: not a JSON Schema draft jsonschema knows"]
     cls = validator_for(schema, default=Draft202012Validator)
@@ -116,6 +116,9 @@ def schema_errors(instance: object, schema: object, limit: int | None = None) ->
     problems = check_schema(schema)
     if problems:
         raise ValueError("invalid JSON Schema: " + "; ".join(problems))
+    from jsonschema import Draft202012Validator
+    from jsonschema.validators import validator_for
+
     validator = validator_for(schema, default=Draft202012Validator)(schema)
     try:
         errors = [
@@ -181,6 +184,9 @@ class _NoTree:
 
 
 def _xml_error(text: str, first_line: int) -> str | None:
+    import defusedxml
+    import defusedxml.ElementTree
+
     stripped = text.lstrip()  # an XML declaration must come first; models add blank lines
     first_line += text.count("\n", 0, len(text) - len(stripped))
     try:

@@ -27,12 +27,14 @@ import os
 import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-
-import regex
-import tiktoken
+from typing import TYPE_CHECKING
 
 from ..errors import OcrError
 from .align import max_align_chars as resolve_limit
+
+if TYPE_CHECKING:  # tiktoken and regex are imported when a text is first counted: most runs count none
+    import regex
+    import tiktoken
 
 DEFAULT_ENCODING = "cl100k_base"
 DEFAULT_PRICE_PER_1K = 0.01  # USD per 1000 input tokens, the spec's example price
@@ -124,6 +126,8 @@ def load_encoding(name: str = DEFAULT_ENCODING) -> tiktoken.Encoding:
     TokenizerUnavailable otherwise."""
     if not isinstance(name, str):
         raise TokenizerUnavailable(f"an encoding name is a string, not {type(name).__name__}")
+    import tiktoken
+
     registered = tiktoken.list_encoding_names()
     for candidate in (f"{name}_offline", name if name.endswith("_offline") else None):
         if candidate in registered:
@@ -134,6 +138,8 @@ def load_encoding(name: str = DEFAULT_ENCODING) -> tiktoken.Encoding:
 def from_tiktoken_cache(name: str) -> tiktoken.Encoding:
     """One of tiktoken's standard encodings, if its files are in tiktoken's cache
     directory with the right hash; TokenizerUnavailable instead of a download."""
+    import tiktoken
+
     if name not in _STANDARD_FILES:
         offline = sorted(n for n in tiktoken.list_encoding_names() if n.endswith("_offline"))
         raise TokenizerUnavailable(
@@ -225,9 +231,15 @@ def check_price(price_per_1k: object) -> float:
 
 
 CHUNK = 16_384  # characters per chunk when a long text is encoded in pieces
-# Where every standard encoding (gpt2, r50k, p50k, cl100k, o200k) starts a new piece
-# whatever follows: a space or line break after a letter or digit and before a letter.
-_BOUNDARY = regex.compile(r"(?<=[\p{L}\p{N}])[ \n](?=\p{L})")
+
+
+@functools.cache
+def _boundary() -> regex.Pattern[str]:
+    """Where every standard encoding (gpt2, r50k, p50k, cl100k, o200k) starts a new piece
+    whatever follows: a space or line break after a letter or digit and before a letter."""
+    import regex
+
+    return regex.compile(r"(?<=[\p{L}\p{N}])[ \n](?=\p{L})")
 
 
 def _count(enc: tiktoken.Encoding, text: str, limit: int) -> tuple[int, int]:
@@ -242,7 +254,7 @@ def _count(enc: tiktoken.Encoding, text: str, limit: int) -> tuple[int, int]:
         if end >= n:
             end = n
         else:
-            found = _BOUNDARY.search(text, end, min(n, end + CHUNK))
+            found = _boundary().search(text, end, min(n, end + CHUNK))
             if found is None:
                 cuts += 1
             else:

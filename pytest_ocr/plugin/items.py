@@ -72,8 +72,11 @@ class CaseFile(pytest.File):
             return
         items = []
         known = sorted(scope.engines)  # one list for the file's items
+        files: dict[Path, str] = {}  # one string for the items of a file (a result keeps it to the end)
         for case in cases:
-            file, image = name(case.file), name(case.image)
+            if case.file not in files:
+                files[case.file] = name(case.file)
+            file, image = files[case.file], name(case.image)
             for engine in settings.engine_override or case.engines or (DEFAULT_ENGINE,):
                 spec = scope.engines.get(engine)
                 if spec is None and engine in runner.registry:

@@ -23,7 +23,8 @@ from ..scoring.facts import UNCATEGORISED
 from .result import CaseResult
 
 BOOTSTRAP_RESAMPLES = 1000
-BOOTSTRAP_BLOCK = 1_000_000  # resampled values held at once: 8 MB of indices
+BOOTSTRAP_BLOCK = 1_000_000  # resampled values held at once: 4 MB of indices
+BOOTSTRAP_GATHERED = 131_072  # of them gathered at once: 1 MB of values
 BOOTSTRAP_SEED = 20201  # fixed: the same results give the same interval, run after run
 TOP_CONFUSIONS = 10
 HEADLINE_METRICS = ("cer", "wer")  # shown in every summary and compared with every baseline
@@ -131,14 +132,23 @@ def _stratified_ci(strata: list[np.ndarray]) -> list[float] | None:
 def _resampled_means(data: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """BOOTSTRAP_RESAMPLES means of ``data`` resampled with replacement, drawn in blocks of
     rows (all at once, 200,000 values would take 1.6 GB of indices). The generator's
-    stream continues across blocks, so the means are those of one draw."""
+    stream continues across blocks, so the means are those of one draw. The values are
+    gathered a few rows at a time (each row's mean is its own): gathered for a whole block
+    they took as much memory again as its indices (8 MB at the end of a large run)."""
     rows = max(1, BOOTSTRAP_BLOCK // len(data))
-    return np.concatenate(
-        [
-            data[rng.integers(0, len(data), size=(min(rows, BOOTSTRAP_RESAMPLES - start), len(data)))].mean(axis=1)
-            for start in range(0, BOOTSTRAP_RESAMPLES, rows)
-        ]
-    )
+    # 32-bit indices, half the memory: numpy draws integers below 2**32 from one bounded
+    # 32-bit generator whatever the type it returns, so the stream is the same.
+    kind = np.int32 if len(data) < 2**31 else np.int64
+    means: list[np.ndarray] = []
+    for start in range(0, BOOTSTRAP_RESAMPLES, rows):  # a block's indices are gone before the next is drawn
+        size = (min(rows, BOOTSTRAP_RESAMPLES - start), len(data))
+        means += _row_means(data, rng.integers(0, len(data), size=size, dtype=kind))
+    return np.concatenate(means)
+
+
+def _row_means(data: np.ndarray, indices: np.ndarray) -> list[np.ndarray]:
+    gathered = max(1, BOOTSTRAP_GATHERED // len(data))
+    return [data[indices[row : row + gathered]].mean(axis=1) for row in range(0, len(indices), gathered)]
 
 
 def bootstrap_ci(values: Sequence[float]) -> list[float] | None:

@@ -14,7 +14,7 @@ the scored texts left out).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -186,13 +186,16 @@ def make_result(*, outcome: Outcome, **values: Any) -> CaseResult:
 class SharedParts:
     """Equal parts of the results a run keeps, kept once: an engine's fingerprint, a case's
     tags, thresholds and tolerances, a normalisation's steps, equal counts (exact_match's
-    are one of two). Every item of a suite has its own copy of them when made (or read
-    from a pytest-xdist worker), and a run keeps every result to its end: at 200,000
-    items, a few hundred bytes each is 100 MB."""
+    are one of two), a metric's details when another item's are equal (exact_match's
+    mostly are), a confusion ``[reference, recognized, count]``. Every item of a suite has
+    its own copy of them when made (or read from a pytest-xdist worker), and a run keeps
+    every result to its end: at 200,000 items, a few hundred bytes each is 100 MB. Nothing
+    changes a result's parts once it is kept."""
 
     def __init__(self) -> None:
         self._fingerprints: dict[str, dict[str, Any]] = {}  # the engine's first one
         self._flat: dict[tuple[Any, ...], Any] = {}
+        self._shapes: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # names, then their values' types
 
     def __call__(self, result: CaseResult) -> CaseResult:
         if result.fingerprint is not None and result.engine is not None:
@@ -207,9 +210,33 @@ class SharedParts:
             if isinstance(steps, list):
                 details["normalization"] = self._one(steps, tuple(steps))
             counts = details.get("counts")
-            if isinstance(counts, dict):  # 1 and 1.0 are equal, but not the same in a report
-                details["counts"] = self._one(counts, tuple((k, type(v), v) for k, v in counts.items()))
+            if isinstance(counts, dict):  # 1 and 1.0 are equal, but not the same in a report: the shape has types
+                details["counts"] = self._one(counts, self._key(counts, counts.values()))
+            confusions = details.get("confusions")
+            if isinstance(confusions, list):  # an item's list is its own, the entries are few
+                details["confusions"] = [
+                    self._one(c, ("confusion", *c, *map(type, c))) if type(c) is list else c for c in confusions
+                ]
+        result.details = {name: self._details(details) for name, details in result.details.items()}
         return result
+
+    def _details(self, details: dict[str, Any]) -> dict[str, Any]:
+        """A metric's details kept once if another item's are equal: those of values and of
+        the parts kept once above (by identity: they live as long as this object)."""
+        values: list[Any] = []
+        for name, value in details.items():
+            if name in ("normalization", "counts") and type(value) in (list, dict):
+                values.append(id(value))
+            elif value is None or type(value) in (str, int, bool):
+                values.append(value)
+            else:  # a float (0.0 and -0.0 are equal), other lists and mappings: kept as they are
+                return details
+        return self._one(details, self._key(details, values))
+
+    def _key(self, mapping: dict[str, Any], values: Iterable[Any]) -> tuple[Any, ...]:
+        """A small key of a mapping: its names and their values' types once per shape, then the values."""
+        shape = (*mapping, *map(type, mapping.values()))
+        return (self._shapes.setdefault(shape, shape), *values)
 
     def _one(self, value: Any, key: tuple[Any, ...]) -> Any:
         return self._flat.setdefault((type(value), key), value)

@@ -10,8 +10,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-
 from ..errors import OcrError
 from ..scoring.scored import recorded_steps, scored_texts
 from .result import CaseResult
@@ -93,6 +91,8 @@ def load_report(path: str | Path) -> dict[str, Any]:
         )
     if document["schema_version"] == 1:
         document = _upgrade(document)
+    import jsonschema  # here: only a run that reads a stored report (a baseline, a merge) pays for it
+
     validator = jsonschema.Draft202012Validator(report_schema())
     error = jsonschema.exceptions.best_match(validator.iter_errors(document))
     if error is not None:

@@ -11,7 +11,7 @@ from ..cases.model import Case
 from ..engines import Recognition
 from ..metrics import MetricResult, Structured, metrics_for, score
 from ..metrics.facts import FactVerdict
-from ..metrics.registry import NO_STRUCTURE
+from ..metrics.prepared import NO_STRUCTURE
 from ..metrics.repetition import describe as describe_loop
 from ..metrics.repetition import find_repetition
 from . import facts

@@ -10,7 +10,7 @@ from typing import Any
 from ..cases.rules import Threshold, format_number, parse
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # a run keeps each item's to its end
 class Check:
     threshold: Threshold
     value: float | None
