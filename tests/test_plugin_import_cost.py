@@ -42,8 +42,13 @@ HEAVY = (
 
 # What a suite scored by the text metrics alone does not need: each metric family's module
 # (metrics/adapters_*.py) and its libraries are imported when a case first uses one of its
-# metrics (metrics/registry.py); jsonschema when a case file is invalid or a stored report is read.
+# metrics (metrics/registry.py); jsonschema when a case file is invalid or a stored report is read;
+# the fact checks and their parsers when a case has facts to check.
 OTHER_METRIC_FAMILIES = (
+    "bs4",
+    "lxml",
+    "fuzzysearch",
+    "pytest_ocr.metrics.facts.check",
     "markdown_it",
     "apted",
     "jsonschema",

@@ -12,8 +12,9 @@ costs nothing, and scoring CER never imports the table, schema or tokenizer libr
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .. import lazy
 
 if TYPE_CHECKING:
     from .align import ApproximateAlignment
@@ -135,17 +136,7 @@ _MODULES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _MODULES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value  # once: later lookups find it without this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_MODULES])
+__getattr__, __dir__ = lazy.names(__name__, _MODULES)
 
 
 __all__ = [

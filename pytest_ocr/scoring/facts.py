@@ -18,7 +18,7 @@ from typing import Any
 from .. import limits
 from ..cases.model import Case
 from ..codec import Coded
-from ..metrics.facts import Fact, FactVerdict, check_facts
+from ..metrics.facts import Fact, FactVerdict
 
 UNCATEGORISED = "-"  # what summaries call the category of facts that name none
 
@@ -105,6 +105,8 @@ def _math(fact: Fact, text: str, time_left: _MathTime) -> tuple[bool, str]:
 
 def run(case: Case, text: str) -> tuple[FactVerdict, ...]:
     """The verdict of each of the case's facts on this output."""
+    from ..metrics.facts import check_facts  # its parsers (BeautifulSoup, lxml, fuzzysearch): only with facts
+
     time_left = _MathTime(limits.active().max_math_s)
     return tuple(check_facts(case.checks, text, math=lambda fact, output: _math(fact, output, time_left)))
 

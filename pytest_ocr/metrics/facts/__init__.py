@@ -35,10 +35,36 @@ shorter than 3 × (max_diffs + 1) characters with max_diffs of 8 or more, which 
 minutes a page for.
 """
 
-from .baseline import ngram_repeats
-from .check import check_fact, check_facts
-from .model import FACT_TYPES, Fact, FactError, FactVerdict, MathChecker, parse_fact
-from .text import normalize_text
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ... import lazy
+
+if TYPE_CHECKING:
+    from .baseline import ngram_repeats
+    from .check import check_fact, check_facts
+    from .model import FACT_TYPES, Fact, FactError, FactVerdict, MathChecker, parse_fact
+    from .text import normalize_text
+
+# Each name from its module when first used: a case file's facts are read (model.py) with every
+# case, but only checking them needs BeautifulSoup, lxml and fuzzysearch (tables.py, presence.py).
+_MODULES = {
+    "ngram_repeats": "baseline",
+    "check_fact": "check",
+    "check_facts": "check",
+    "FACT_TYPES": "model",
+    "Fact": "model",
+    "FactError": "model",
+    "FactVerdict": "model",
+    "MathChecker": "model",
+    "parse_fact": "model",
+    "normalize_text": "text",
+}
+
+
+__getattr__, __dir__ = lazy.names(__name__, _MODULES)
+
 
 __all__ = [
     "FACT_TYPES",
