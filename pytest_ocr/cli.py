@@ -258,6 +258,14 @@ def cmd_merge(args: argparse.Namespace) -> int:
         baseline = None
         if args.baseline:  # named as the plugin names --ocr-baseline: from the invocation directory
             stored = Baseline.load(Path.cwd() / args.baseline, missing_ok=bool(args.baseline_write))
+            measured = [r for r in merged.results if r.measured]
+            if stored.results and measured and all(r.baseline is None for r in measured):
+                # Each item is judged against its record as it ends, on its shard: the merge only joins them.
+                raise CliError(
+                    f"--baseline {args.baseline}: the shards ran without a baseline (none of their "
+                    f"{len(measured)} measured items was compared with one); run each shard with "
+                    f"--ocr-baseline={args.baseline}"
+                )
             merged.results, baseline = against(stored, merged.results, args.baseline_write, args.baseline_min_match)
     except (CliError, OutputPathError, ReportError, MergeError) as exc:
         print(f"pytest-ocr merge: {exc}", file=sys.stderr)

@@ -251,6 +251,23 @@ def test_the_merge_judges_and_writes_the_baseline_of_the_whole_run(sharded: Path
 
 
 @requires_tesseract
+def test_a_merge_against_a_baseline_the_shards_did_not_run_against_is_refused(sharded: Path) -> None:
+    """Each item is compared with its record as it ends, on its shard: shards run without
+    --ocr-baseline have nothing for the merge to join, and a merge that went on would fail
+    its match check with the wrong reason (or, with update, write results judged by nothing)."""
+    (sharded / "stored.json").write_text((sharded / "whole.json").read_text(encoding="utf-8"), encoding="utf-8")
+    for extra in ((), ("--baseline-write", "update")):
+        refused = _merge(sharded, "shard-1.json", "shard-2.json", "shard-3.json", "--baseline=stored.json", *extra)
+        assert refused.returncode == 4, refused.stdout + refused.stderr
+        assert refused.stderr.splitlines() == [
+            "pytest-ocr merge: --baseline stored.json: the shards ran without a baseline (none of their 12 measured "
+            "items was compared with one); run each shard with --ocr-baseline=stored.json"
+        ]
+        assert refused.stdout == ""
+    assert (sharded / "stored.json").read_text(encoding="utf-8") == (sharded / "whole.json").read_text(encoding="utf-8")
+
+
+@requires_tesseract
 def test_durations_of_an_earlier_report_weight_the_split(sharded: Path) -> None:
     # the item first in hash order took 1,000 s in the earlier run, the others 0.1 s: with
     # two shards, the first holds that item alone (by count, 6 and 6)
