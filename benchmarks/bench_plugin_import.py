@@ -65,6 +65,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_plugin_overhead import SESSION_ENV  # byte-code written and read, as installed
+
 TARGET_MS, TARGET_MB = 50.0, 5.0
 PYTEST = ["-m", "pytest", "-q", "-p", "no:cacheprovider"]
 SIDES = {"pytest-ocr": [], "-p no:ocr": ["-p", "no:ocr"]}
@@ -95,7 +97,12 @@ def session(directory: Path, extra: list[str]) -> tuple[float, float, float]:
     """Wall seconds, CPU seconds and peak RSS in MB of one pytest session."""
     start = time.perf_counter()
     proc = subprocess.Popen(
-        [sys.executable, *PYTEST, *extra], cwd=directory, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        [sys.executable, *PYTEST, *extra],
+        cwd=directory,
+        env=SESSION_ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     output = proc.stdout.read() if proc.stdout else ""
     _, status, usage = os.wait4(proc.pid, 0)
@@ -109,7 +116,9 @@ def session(directory: Path, extra: list[str]) -> tuple[float, float, float]:
 def import_ms(directory: Path) -> float:
     """Milliseconds ``import pytest_ocr.plugin`` takes after ``import pytest``, in a fresh interpreter."""
     code = "import time, pytest; t = time.perf_counter(); import pytest_ocr.plugin; print(time.perf_counter() - t)"
-    done = subprocess.run([sys.executable, "-c", code], cwd=directory, capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=directory, env=SESSION_ENV, capture_output=True, text=True, check=True
+    )
     return float(done.stdout) * 1000
 
 

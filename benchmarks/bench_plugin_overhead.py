@@ -166,14 +166,19 @@ machine's speed varied by 1.5x between these two runs, see plain's times)
     scoring/score and scoring/facts, which run/result imports for FactRecord) and numpy
     (about 60 ms, for the intervals).
     Then the fact checks' parsers made lazy too (bs4, lxml and fuzzysearch load only when a
-    case has facts), on a quiet machine, the same command, ocr+json against plain:
-        off      2,000   1.55x wall  1.64x CPU   97 MB 1.78x
-        off      20,000  1.34x wall  1.35x CPU  242 MB 1.45x
-        on       2,000   1.37x wall  1.42x CPU  103 MB 1.58x
-        on       20,000  1.29x wall  1.30x CPU  248 MB 1.39x
-    Peak memory meets its target both ways; time meets it only at 20,000 with the other
-    plugins on. What is left at 2,000 is numpy (about 100 ms, through metrics/align.py; the
-    intervals need it in every run) and about 0.18 ms an item.
+    case has facts), and the sessions run with byte-code written and read as installed (this
+    sandbox sets PYTHONDONTWRITEBYTECODE, which had every session compile pytest-ocr's modules
+    from source: SESSION_ENV), on a quiet machine, the same command, ocr+json against plain:
+        off      2,000   1.54x wall  1.62x CPU   99 MB 1.82x
+        off      20,000  1.38x wall  1.39x CPU  242 MB 1.45x
+        on       2,000   1.46x wall  1.54x CPU  102 MB 1.71x
+        on       20,000  1.37x wall  1.38x CPU  247 MB 1.43x
+    (without the JSON report, 20,000: 1.30x both ways). Peak memory meets its target both
+    ways; time does not. The suite computes the default metrics (cer, ned, exact_match,
+    wer: four per item, the plain test one) and checks every image it names; what is left
+    is spread thinly (cProfile at 2,000: scoring 0.27 ms an item, reading and checking inputs
+    0.09 ms, the result kept 0.06 ms, the JSON report 0.05 ms) plus numpy, about 100 ms,
+    which the intervals need in every run.
 
     Where the rest goes. Time: per item, the metrics and their details (alignments with
     the confusions kept, about 40 us), reading the ground truth and checking the image
@@ -212,6 +217,10 @@ from pathlib import Path
 THRESHOLD = 0.5
 PYTEST_OPTIONS = ["-q", "-p", "no:cacheprovider"]
 PLUGINS = {"off": ["-p", "no:randomly", "-p", "no:hypothesispytest"], "on": []}  # the other installed plugins
+# As installed: Python writes and reads the byte-code of every module (pip compiles a package's
+# on install; pytest caches the assertion-rewritten modules of a plugin). A sandbox that sets
+# PYTHONDONTWRITEBYTECODE would compile pytest-ocr's modules from source in every session.
+SESSION_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 TARGET_TIME, TARGET_RSS, TARGET_FLAT, TARGET_LOAD, TARGET_COLLECT = 1.3, 1.5, 1.1, 1.0, 1.2
 
 WORDS = (
@@ -366,7 +375,9 @@ def run(
     pytest session. On a machine other work shares, CPU time is the steadier figure."""
     argv = [sys.executable, *(prefix or ["-m", "pytest"]), *PYTEST_OPTIONS, *PLUGINS[plugins], *args]
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, cwd=directory, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        argv, cwd=directory, env=SESSION_ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     output = proc.stdout.read() if proc.stdout else ""
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - start
