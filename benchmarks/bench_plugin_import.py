@@ -52,6 +52,10 @@ Results
     numpy, lxml, bs4, soupsieve, html5lib, PIL, pypdfium2, markdown_it, apted, tiktoken,
     rapidfuzz, regex, yaml, jsonschema, wcwidth, nor the engines' registry, which read every
     installed distribution's entry points (10 ms).
+
+    Again after issue 28's restructuring, on a quiet machine, with byte-code written and read
+    as installed (SESSION_ENV), ``--reps 10``: +20 ms wall, +21 ms CPU, +0.4 MB (1.10x,
+    1.10x, 1.01x); ``import pytest_ocr.plugin`` alone 6 ms.
 """
 
 from __future__ import annotations
