@@ -374,6 +374,20 @@ def test_model_csv_engines_named_in_the_suite_defaults_win_and_ground_truth_may_
     assert "perfect" in scope.engines  # still declared: --ocr-engine perfect runs it
 
 
+def test_an_olmocr_bench_output_folder_must_name_an_engine(tmp_path):
+    """The adapters that take an engine's name from a file or a folder say the same thing."""
+    bench = tmp_path / "bench"
+    shutil.copytree(Path(__file__).parent / "data" / "olmocr-bench-sample", bench)
+    suite = write(tmp_path / "s.ocr.yaml", "dataset: {type: olmocr-bench, path: bench}\n")
+    cases, scope = load(suite)
+    assert "olmocr_pipeline" in scope.engines and cases  # as published, the folder names its engine
+    (bench / "olmocr_pipeline").rename(bench / "olm ocr")
+    assert (
+        f"s.ocr.yaml:1: dataset.path: {bench / 'olm ocr'}: the folder name is the engine name and may only hold "
+        "letters, digits, '_', '.' and '-'; rename the folder"
+    ) in load_error(suite)
+
+
 def test_model_csv_problems_are_located(tmp_path):
     model_benchmark(tmp_path)
     suite = write(

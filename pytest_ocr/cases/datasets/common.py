@@ -98,14 +98,17 @@ def unique_ids(names: list[tuple[str, str]]) -> list[str]:
     return out
 
 
-def engine_named(option: str, path: Path, name: str, what: str) -> str:
-    """``name``, the engine whose outputs ``path`` holds, if an engine may have that name; else a
-    DatasetError on ``option`` saying to rename the ``what`` (file or folder)."""
+def engine_named(option: str, path: Path) -> str:
+    """The engine whose outputs ``path`` holds: a folder's name, a file's without its extension
+    (``model.csv``), if an engine may have that name; else a DatasetError on ``option``."""
+    folder = path.is_dir()
+    name = path.name if folder else path.stem
     if not ENGINE_NAME.fullmatch(name):
+        named = "folder name" if folder else f"file name (without {path.suffix})"
         raise DatasetError(
             option,
-            f"{path}: the {what} name{' (without .csv)' if what == 'file' else ''} is the engine name and may "
-            f"only hold letters, digits, '_', '.' and '-'; rename the {what}",
+            f"{path}: the {named} is the engine name and may only hold letters, digits, '_', '.' and '-'; "
+            f"rename the {'folder' if folder else 'file'}",
         )
     return name
 

@@ -199,7 +199,7 @@ def model_csv(config: dict, base: Path) -> Loaded:
         escape = tree.outside(csv_file)
         if escape is not None:
             raise DatasetError("models", escape)
-        engine = engine_named("models", csv_file, csv_file.stem, "file")
+        engine = engine_named("models", csv_file)
         loaded.engines[engine] = {"type": "predictions", "path": os.path.relpath(csv_file, base)}
     if not loaded.engines:
         raise DatasetError("models", f"no .csv files in {models} (one per model: image_name,batch_id,inference)")

@@ -53,7 +53,7 @@ def olmocr_bench(config: dict, base: Path) -> Loaded:
         escape = tree.outside(folder)
         if escape is not None:
             raise DatasetError("path", escape)
-        engine = engine_named("path", folder, folder.name, "folder")
+        engine = engine_named("path", folder)
         loaded.engines[engine] = {
             "type": "page-outputs",
             "path": os.path.relpath(folder, base),
