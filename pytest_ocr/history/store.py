@@ -26,7 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import __version__, limits, redaction
+from .. import __version__, limits
 from ..errors import OcrError
 from ..run.aggregate import MetricAggregate, Summary, metric_order
 from ..run.result import OUTCOMES
@@ -139,7 +139,7 @@ class Store:
     def open(cls, where: HistoryUrl, wait_s: float | None = None) -> Store:
         """The store at ``where``, created or migrated to this code's schema. Raises StoreError."""
         wait = limits.active().max_lock_wait_s if wait_s is None else wait_s
-        with _errors():
+        with _errors(where):
             store = cls(_engine(where, wait), where)
             try:
                 with store._writing() as connection:
@@ -168,7 +168,7 @@ class Store:
 
     @contextmanager
     def _reading(self) -> Iterator[Connection]:
-        with _errors(), self.engine.connect() as connection, connection.begin():
+        with _errors(self.where), self.engine.connect() as connection, connection.begin():
             yield connection
 
     # -- writing --------------------------------------------------------------------
@@ -177,7 +177,7 @@ class Store:
         """``record`` as a run of ``suite``: the next attempt of its commit. Raises StoreError."""
         rows = _Rows.of(record)
         run = _run_row(record, origin, suite)
-        with _errors(), self._writing() as connection:
+        with _errors(self.where), self._writing() as connection:
             attempt = _next_attempt(connection, suite, origin.commit)
             inserted = connection.execute(schema.runs.insert().values(**run, attempt=attempt))
             run_id = int(inserted.inserted_primary_key[0])  # type: ignore[index]  # never None after an insert
@@ -544,8 +544,8 @@ def _engine(where: HistoryUrl, wait_s: float) -> Engine:
 
 
 @contextmanager
-def _errors() -> Iterator[None]:
-    """Any failure of the database as a StoreError with one line, credentials redacted."""
+def _errors(where: HistoryUrl) -> Iterator[None]:
+    """Any failure of the database as a StoreError with one line, without credentials."""
     from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
     try:
@@ -555,15 +555,15 @@ def _errors() -> Iterator[None]:
     except migrations.SchemaError as exc:
         raise StoreError(str(exc)) from None
     except DBAPIError as exc:
-        raise StoreError(_line(exc.orig if exc.orig is not None else exc)) from None
+        raise StoreError(where.conceal(_line(exc.orig if exc.orig is not None else exc))) from None
     except (SQLAlchemyError, OSError) as exc:
-        raise StoreError(_line(exc)) from None
+        raise StoreError(where.conceal(_line(exc))) from None
 
 
 def _line(exc: BaseException) -> str:
+    """The first line of an error (a driver's message may go on with hints and the SQL)."""
     lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-    text = lines[0] if lines else ""
-    return redaction.redact(f"{type(exc).__name__}: {text}" if text else type(exc).__name__)
+    return f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
 
 
 def record_run(target: HistoryTarget, record: RunRecord, project: Path, environ: Mapping[str, str]) -> RecordedRun:

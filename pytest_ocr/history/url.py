@@ -40,6 +40,13 @@ class HistoryUrl:
     url: str = ""
     shown: str = ""
     backend: str = "sqlite"  # sqlite | postgresql
+    user: str = ""  # hidden too: in a driver's error text ("password authentication failed for user ...")
+
+    def conceal(self, text: str) -> str:
+        """``text`` (an error's) without the URL's user, and with registered secrets redacted."""
+        if self.user:
+            text = text.replace(self.user, redaction.REDACTED)
+        return redaction.redact(text)
 
     def __repr__(self) -> str:  # a traceback or a debugger shows the object, never the password
         return f"HistoryUrl({self.shown!r})"
@@ -112,7 +119,7 @@ def parse(given: str | None, project: Path) -> HistoryUrl:
     if importlib.util.find_spec("psycopg") is None:
         raise HistoryUrlError(f"{_shown(url)}: a PostgreSQL store needs psycopg: pip install 'pytest-ocr[postgres]'")
     url = url.set(drivername="postgresql+psycopg")
-    return HistoryUrl(url.render_as_string(hide_password=False), _shown(url), "postgresql")
+    return HistoryUrl(url.render_as_string(hide_password=False), _shown(url), "postgresql", url.username or "")
 
 
 def _strings(value: str | tuple[str, ...] | None) -> tuple[str, ...]:

@@ -279,23 +279,27 @@ class Settings:
 def _history(config: pytest.Config, project: Path) -> HistoryTarget | None:
     """Where the run is recorded, if anywhere: a URL that cannot be a store is a usage error,
     named without its credentials."""
+    from ..history.url import ENV, HistoryTarget, HistoryUrlError, asked, check_suite, parse  # no SQLAlchemy yet
+
     option = config.getoption
     wanted = option("ocr_history") is not None or option("ocr_history_required") or option("ocr_history_suite")
     ini = str(config.getini("ocr_history") or "")
-    if not (wanted or ini or os.environ.get("PYTEST_OCR_HISTORY_URL", "").strip()):
-        return None  # the history package (and SQLAlchemy) are not imported
-    from ..history.url import HistoryTarget, HistoryUrlError, asked, check_suite, parse
+    if not (wanted or ini or os.environ.get(ENV, "").strip()):
+        return None  # SQLAlchemy is not imported
 
     given = asked(option("ocr_history"), os.environ, ini)
     if given is None:
         named = "--ocr-history-required" if option("ocr_history_required") else "--ocr-history-suite"
         raise pytest.UsageError(f"{named} needs a history store: --ocr-history [URL] (or PYTEST_OCR_HISTORY_URL)")
+    named = option("ocr_history_suite") or str(config.getini("ocr_history_suite") or "")
     try:
         url = parse(given, project)
-        named = option("ocr_history_suite") or str(config.getini("ocr_history_suite") or "")
-        suite = check_suite(named or project.name)
     except HistoryUrlError as exc:
         raise pytest.UsageError(f"--ocr-history: {exc}") from None
+    try:
+        suite = check_suite(named or project.name)
+    except HistoryUrlError as exc:
+        raise pytest.UsageError(f"--ocr-history-suite: {exc}") from None
     return HistoryTarget(url, suite, bool(option("ocr_history_required")))
 
 

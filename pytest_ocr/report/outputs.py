@@ -89,9 +89,8 @@ def _history(record: RunRecord, target: HistoryTarget, project: Path, environ: M
         recorded = record_run(target, record, project, environ)
     except Exception as exc:  # noqa: BLE001 - a store that fails must not fail the run unless required
         from ..history.store import StoreError
-        from ..redaction import redact
 
-        why = str(exc) if isinstance(exc, StoreError) else redact(f"{type(exc).__name__}: {exc}")
+        why = str(exc) if isinstance(exc, StoreError) else target.url.conceal(f"{type(exc).__name__}: {exc}")
         if target.required:
             return f"{LOST}OCR history could not be recorded in {where}: {why}"
         return f"warning: OCR history not recorded in {where}: {why} (--ocr-history-required fails the run)"
