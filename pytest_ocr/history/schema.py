@@ -17,6 +17,7 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     Column,
+    Dialect,
     Float,
     ForeignKey,
     Index,
@@ -31,6 +32,17 @@ from sqlalchemy import (
 )
 
 VERSION = 1  # the schema this code reads and writes; migrations.py brings older stores to it
+
+
+class Packed(LargeBinary):
+    """Bytes stored as they are: LargeBinary's bind step (wrapping each value for the
+    driver, which takes bytes as they are) cost 10 us a value, 0.6 s of a 20,000-item run."""
+
+    cache_ok = True
+
+    def bind_processor(self, dialect: Dialect) -> None:
+        return None
+
 
 # SQLite: a 64-bit id is its INTEGER PRIMARY KEY (the rowid) only when declared INTEGER.
 Id = BigInteger().with_variant(Integer(), "sqlite")
@@ -119,10 +131,10 @@ items = Table(
     Column("run_id", Id, ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True),
     Column("key_id", Id, ForeignKey("item_keys.id"), primary_key=True),
     Column("outcome", SmallInteger, nullable=False),  # index in run.result.OUTCOMES
-    Column("output_hash", LargeBinary(8)),  # None: no output
+    Column("output_hash", Packed(8)),  # None: no output
     Column("cached", Boolean, nullable=False),
-    Column("values", LargeBinary, nullable=False),
-    Column("spread", LargeBinary),  # None: recognised once
+    Column("values", Packed, nullable=False),
+    Column("spread", Packed),  # None: recognised once
     Index("items_by_key", "key_id", "run_id"),
     sqlite_with_rowid=False,
 )

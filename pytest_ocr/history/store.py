@@ -45,7 +45,6 @@ if TYPE_CHECKING:
 ADVISORY_LOCK = 0x7079_6F63_7268  # "pyocrh": the PostgreSQL advisory lock writers take
 HASH_BYTES = 8
 NO_ENGINE = ""  # the engine column of a case file that could not be loaded
-KEYS_AT_ONCE = 500  # item keys looked up per statement
 
 
 class StoreError(OcrError):
@@ -439,17 +438,13 @@ def _next_attempt(connection: Connection, suite: str, commit: str | None) -> int
 
 
 def _key_ids(connection: Connection, suite: str, keys: Mapping[str, str | None]) -> dict[str, int]:
-    """Each key's id in the suite, interned now if it is new."""
+    """Each key's id in the suite, interned now if it is new. The suite's keys are read whole:
+    one query, where looking up 20,000 keys a few hundred at a time took 40."""
     from sqlalchemy import select
 
     k = schema.item_keys.c
-    wanted = list(keys)
-    ids: dict[str, int] = {}
-    for start in range(0, len(wanted), KEYS_AT_ONCE):
-        chunk = wanted[start : start + KEYS_AT_ONCE]
-        found = connection.execute(select(k.key, k.id).where(k.suite == suite, k.key.in_(chunk)))
-        ids.update((key, key_id) for key, key_id in found)
-    new = [{"suite": suite, "key": key, "engine": keys[key]} for key in wanted if key not in ids]
+    ids = {key: key_id for key, key_id in connection.execute(select(k.key, k.id).where(k.suite == suite))}
+    new = [{"suite": suite, "key": key, "engine": engine} for key, engine in keys.items() if key not in ids]
     if new:
         inserted = connection.execute(schema.item_keys.insert().returning(k.key, k.id), new)
         ids.update((key, key_id) for key, key_id in inserted)
