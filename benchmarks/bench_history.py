@@ -21,6 +21,23 @@ What is measured
 
 Usage: python benchmarks/bench_history.py [--reps N] [--n N]
 Always exits 0: this is a measurement, not a test.
+
+Results
+    2026-11-27, ``--reps 3``, this 2-core machine shared with three other sessions (A's
+    side-by-side sessions varied by more than recording costs: the figure is B's):
+
+    A. wall: without history  32.75 s, with  24.10 s: 0.736x
+    A. CPU : without history  17.43 s, with  15.97 s: 0.916x
+    B. recording 20,000 items: 0.60 s into an empty store, then 0.46 s, 0.42 s; of the run's
+       own time (23.8 s): 1.9 %
+    B. store size: 3.44 MB after the first run (keys interned), growth per run after it
+       1.35 MB, 1.39 MB
+    C. values as rows (4 metrics an item): 2.36 MB per run for the values alone
+    D. item_values (one item over 1,000 runs): 0.076 s; runs (latest 1,000): 0.037 s;
+       aggregates (of 1,000 runs, 8,000 rows): 0.143 s
+
+    Before the packed values were bound as bytes (LargeBinary's bind step: 10 us a value)
+    and the suite's keys read in one query, B was 1.60 s and 0.84 s.
 """
 
 from __future__ import annotations

@@ -26,6 +26,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sqlalchemy import Connection, Engine, create_engine, event, func, select
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+
 from .. import __version__, limits
 from ..errors import OcrError
 from ..run.aggregate import MetricAggregate, Summary, metric_order
@@ -35,8 +38,6 @@ from . import migrations, provenance, schema
 from .url import HistoryUrl
 
 if TYPE_CHECKING:
-    from sqlalchemy import Connection, Engine
-
     from ..run.record import RunRecord
     from ..run.result import CaseResult
     from .provenance import Provenance
@@ -199,8 +200,6 @@ class Store:
 
     def runs(self, suite: str, branch: str | None = None, limit: int = 100) -> list[RunRow]:
         """The suite's latest runs (on ``branch``, when given), newest first."""
-        from sqlalchemy import select
-
         query = select(schema.runs).where(schema.runs.c.suite == suite)
         if branch is not None:
             query = query.where(schema.runs.c.branch == branch)
@@ -209,8 +208,6 @@ class Store:
 
     def latest_complete(self, suite: str, branch: str) -> RunRow | None:
         """The latest complete run of the suite on ``branch``."""
-        from sqlalchemy import select
-
         query = (
             select(schema.runs)
             .where(schema.runs.c.suite == suite, schema.runs.c.branch == branch, schema.runs.c.status == "complete")
@@ -223,8 +220,6 @@ class Store:
 
     def run_of(self, suite: str, commit: str) -> RunRow | None:
         """The latest complete attempt of the suite at ``commit`` (a merge-base's run)."""
-        from sqlalchemy import select
-
         query = (
             select(schema.runs)
             .where(schema.runs.c.suite == suite, schema.runs.c.commit == commit, schema.runs.c.status == "complete")
@@ -237,8 +232,6 @@ class Store:
 
     def aggregates(self, run_ids: Sequence[int]) -> list[AggregateRow]:
         """The aggregates of these runs, by run, engine, scope, metric and kind."""
-        from sqlalchemy import select
-
         a = schema.aggregates.c
         query = select(schema.aggregates).where(a.run_id.in_(list(run_ids)))
         with self._reading() as connection:
@@ -247,8 +240,6 @@ class Store:
 
     def engines(self, run_ids: Sequence[int]) -> list[EngineRow]:
         """The engines of these runs, with their fingerprints."""
-        from sqlalchemy import select
-
         e = schema.engines.c
         query = select(schema.engines).where(e.run_id.in_(list(run_ids))).order_by(e.run_id, e.engine)
         with self._reading() as connection:
@@ -259,8 +250,6 @@ class Store:
 
     def items(self, run_id: int) -> list[ItemRow]:
         """Every item of a run, by key."""
-        from sqlalchemy import select
-
         i, k = schema.items.c, schema.item_keys.c
         query = (
             select(i.run_id, k.key, k.engine, i.outcome, i.output_hash, i.cached, i["values"], i.spread)
@@ -274,8 +263,6 @@ class Store:
 
     def item_values(self, suite: str, key: str, limit: int = 100) -> list[ItemPoint]:
         """One item over the suite's latest runs that have it, newest first."""
-        from sqlalchemy import select
-
         i, k, r = schema.items.c, schema.item_keys.c, schema.runs.c
         query = (
             select(schema.runs, k.key, k.engine, i.outcome, i.output_hash, i.cached, i["values"], i.spread)
@@ -429,8 +416,6 @@ def _json(value: Any) -> str:
 
 
 def _next_attempt(connection: Connection, suite: str, commit: str | None) -> int:
-    from sqlalchemy import func, select
-
     r = schema.runs.c
     same = r.commit.is_(None) if commit is None else r.commit == commit
     found = connection.execute(select(func.max(r.attempt)).where(r.suite == suite, same)).scalar()
@@ -440,8 +425,6 @@ def _next_attempt(connection: Connection, suite: str, commit: str | None) -> int
 def _key_ids(connection: Connection, suite: str, keys: Mapping[str, str | None]) -> dict[str, int]:
     """Each key's id in the suite, interned now if it is new. The suite's keys are read whole:
     one query, where looking up 20,000 keys a few hundred at a time took 40."""
-    from sqlalchemy import select
-
     k = schema.item_keys.c
     ids = {key: key_id for key, key_id in connection.execute(select(k.key, k.id).where(k.suite == suite))}
     new = [{"suite": suite, "key": key, "engine": engine} for key, engine in keys.items() if key not in ids]
@@ -480,8 +463,6 @@ def _run(row: Any) -> RunRow:
 
 
 def _metric_orders(connection: Connection, run_ids: Iterable[int]) -> dict[tuple[int, str], list[str]]:
-    from sqlalchemy import select
-
     m = schema.run_metrics.c
     rows = connection.execute(select(schema.run_metrics).where(m.run_id.in_(sorted(set(run_ids)))))
     return {(row.run_id, row.engine): row.metrics.split() for row in rows}
@@ -507,8 +488,6 @@ def _item(row: Any, orders: Mapping[tuple[int, str], list[str]], run_id: int | N
 
 
 def _engine(where: HistoryUrl, wait_s: float) -> Engine:
-    from sqlalchemy import create_engine, event
-
     if where.backend == "sqlite":
         database = where.shown.removeprefix("sqlite:///")
         Path(database).parent.mkdir(parents=True, exist_ok=True)
@@ -541,8 +520,6 @@ def _engine(where: HistoryUrl, wait_s: float) -> Engine:
 @contextmanager
 def _errors(where: HistoryUrl) -> Iterator[None]:
     """Any failure of the database as a StoreError with one line, without credentials."""
-    from sqlalchemy.exc import DBAPIError, SQLAlchemyError
-
     try:
         yield
     except StoreError:

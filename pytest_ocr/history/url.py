@@ -93,9 +93,11 @@ def parse(given: str | None, project: Path) -> HistoryUrl:
     try:
         url = make_url(given.strip())
     except (ArgumentError, ValueError):
+        # `--ocr-history tests/` takes tests/ for its URL
+        hint = "" if "://" in given else "; the option takes the word after it as its URL: give it last, or as =URL"
         raise HistoryUrlError(
             f"not a database URL: {_without_credentials(given)} (expected sqlite:///PATH or "
-            f"postgresql://USER@HOST/DATABASE)"
+            f"postgresql://USER@HOST/DATABASE{hint})"
         ) from None
     secret = url.query.get("password")
     redaction.register(url.password if isinstance(url.password, str) else None, *_strings(secret))
@@ -144,5 +146,5 @@ def _without_credentials(text: str) -> str:
     """A string that is not a URL, shown without whatever precedes an '@' (a user and password)."""
     scheme, sep, rest = text.strip().partition("://")
     if not sep:
-        return "(a URL with no scheme://)"
+        return "(a URL with no scheme://)" if "@" in text else repr(text.strip())
     return f"{scheme}://{rest.rpartition('@')[2]}"

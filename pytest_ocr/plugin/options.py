@@ -122,7 +122,12 @@ def add_options(parser: pytest.Parser) -> None:
         ("max_image_pixels", int, "most pixels (width x height) of a decoded image or a rasterised PDF page"),
         ("max_rasterise_mb", float, "most memory (address space) of the process rasterising PDF pages, in MB"),
         ("max_rasterise_s", float, "longest rasterising of one PDF page, in s"),
-        ("max_lock_wait_s", float, "longest wait for another process's lock on a baseline file or a PDF page, in s"),
+        (
+            "max_lock_wait_s",
+            float,
+            "longest wait for another process's lock on a baseline file, a PDF page or the history store "
+            "(or for its server to answer), in s",
+        ),
         ("max_output_mb", float, "longest text of one recognition, in MB of UTF-8"),
         ("max_align_chars", int, "longest text aligned exactly; longer ones take a cheaper path (docs: Limits)"),
         ("max_render_s", float, "longest wait for one equation's KaTeX rendering in the browser (math checks), in s"),
