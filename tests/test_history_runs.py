@@ -142,6 +142,16 @@ def test_an_interrupted_run_is_recorded_as_interrupted(tmp_path: Path, history_u
         assert_recorded_as_reported(store, run.id, report)
 
 
+def test_a_run_on_xdist_workers_is_recorded_once_by_its_controller(tmp_path: Path, history_url: str) -> None:
+    root = text_suite(tmp_path / "project")
+    done = session(root, "-n", "2", "--ocr-report=report.json", f"--ocr-history={history_url}")
+    assert done.returncode == 0, done.output
+    with store_of(history_url, root) as store:
+        [run] = store.runs("project")
+        assert run.summary["workers"] == 2
+        assert_recorded_as_reported(store, run.id, report_of(root))
+
+
 def test_shards_do_not_record_and_their_merge_records_the_run_once(tmp_path: Path, history_url: str) -> None:
     root = text_suite(tmp_path / "project")
     commit = repository(root)

@@ -26,7 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, Engine, create_engine, event, func, select
+from sqlalchemy import ColumnElement, Connection, Engine, create_engine, event, func, select
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from .. import __version__, limits
@@ -208,26 +208,17 @@ class Store:
 
     def latest_complete(self, suite: str, branch: str) -> RunRow | None:
         """The latest complete run of the suite on ``branch``."""
-        query = (
-            select(schema.runs)
-            .where(schema.runs.c.suite == suite, schema.runs.c.branch == branch, schema.runs.c.status == "complete")
-            .order_by(schema.runs.c.id.desc())
-            .limit(1)
-        )
-        with self._reading() as connection:
-            row = connection.execute(query).first()
-        return _run(row) if row is not None else None
+        return self._latest_complete(suite, schema.runs.c.branch == branch)
 
     def run_of(self, suite: str, commit: str) -> RunRow | None:
         """The latest complete attempt of the suite at ``commit`` (a merge-base's run)."""
-        query = (
-            select(schema.runs)
-            .where(schema.runs.c.suite == suite, schema.runs.c.commit == commit, schema.runs.c.status == "complete")
-            .order_by(schema.runs.c.attempt.desc())
-            .limit(1)
-        )
-        with self._reading() as connection:
-            row = connection.execute(query).first()
+        return self._latest_complete(suite, schema.runs.c.commit == commit)
+
+    def _latest_complete(self, suite: str, condition: ColumnElement[bool]) -> RunRow | None:
+        r = schema.runs.c
+        query = select(schema.runs).where(r.suite == suite, condition, r.status == "complete")
+        with self._reading() as connection:  # a later attempt of a commit has a later id
+            row = connection.execute(query.order_by(r.id.desc()).limit(1)).first()
         return _run(row) if row is not None else None
 
     def aggregates(self, run_ids: Sequence[int]) -> list[AggregateRow]:
