@@ -17,7 +17,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from conftest import requires_tesseract
+from conftest import HISTORY_BACKENDS, requires_tesseract
 from helpers.history import files_holding, git, merge, repository, session, text_suite
 from helpers.postgres import PASSWORD, USER
 
@@ -214,24 +214,32 @@ def test_four_writers_at_once_lose_and_duplicate_nothing(tmp_path: Path, history
         assert_recorded_as_reported(store, runs[0].id, report_of(root))
 
 
+@pytest.mark.parametrize("backend", HISTORY_BACKENDS)
 def test_a_store_that_cannot_be_reached_costs_no_other_output(
-    tmp_path: Path, postgres_server: object, request: pytest.FixtureRequest
+    tmp_path: Path, backend: str, request: pytest.FixtureRequest
 ) -> None:
-    """A server that does not answer, and one that refuses the password: the run's other
-    outputs are written, one line says why, and the run passes unless history is required.
-    No credential is in any output."""
+    """An SQLite file whose directory cannot be made; a server that does not answer, and one
+    that refuses the password: the run's other outputs are written, one line says why, and
+    the run passes unless history is required. No credential is in any output."""
     root = text_suite(tmp_path / "project")
-    closed = f"postgresql://{USER}:{PASSWORD}@127.0.0.1:1/history"
-    refused = postgres_server.url(password="wrong-" + PASSWORD)  # type: ignore[attr-defined]
-    for url, why in ((closed, "OperationalError"), (refused, "password authentication failed")):
+    if backend == "sqlite":
+        (root / "blocked").write_text("a file where the store's directory would be\n", encoding="utf-8")
+        stores = [(f"sqlite:///{root}/blocked/history.sqlite", "sqlite:///", "blocked cannot be made (File exists)")]
+    else:
+        server = request.getfixturevalue("postgres_server")
+        stores = [
+            (f"postgresql://{USER}:{PASSWORD}@127.0.0.1:1/history", "postgresql://127.0.0.1:1/", "OperationalError"),
+            (server.url(password="wrong-" + PASSWORD), "postgresql://127.0.0.1:", "password authentication failed"),
+        ]
+    for url, shown, why in stores:
         done = session(root, "--ocr-report=report.json", "--ocr-html=report.html", f"--ocr-history={url}")
         assert done.returncode == 0, done.output
         assert (root / "report.json").is_file() and (root / "report.html").is_file()
         [line] = [line for line in done.stdout.splitlines() if "OCR history" in line]
-        assert line.startswith("warning: OCR history not recorded in postgresql://127.0.0.1:") and why in line
+        assert line.startswith(f"warning: OCR history not recorded in {shown}") and why in line, line
         required = session(root, "--ocr-report=report.json", f"--ocr-history={url}", "--ocr-history-required")
         assert required.returncode == 1, required.output
-        assert "ERROR: OCR history could not be recorded in postgresql://127.0.0.1:" in required.stdout
+        assert f"ERROR: OCR history could not be recorded in {shown}" in required.stdout
         for out in (done, required):
             assert PASSWORD not in out.output and USER not in out.output
     assert files_holding(root, PASSWORD, USER) == []

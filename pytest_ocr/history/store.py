@@ -481,7 +481,11 @@ def _item(row: Any, orders: Mapping[tuple[int, str], list[str]], run_id: int | N
 def _engine(where: HistoryUrl, wait_s: float) -> Engine:
     if where.backend == "sqlite":
         database = where.shown.removeprefix("sqlite:///")
-        Path(database).parent.mkdir(parents=True, exist_ok=True)
+        directory = Path(database).parent
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"its directory {directory} cannot be made ({exc.strerror})") from None
         engine = create_engine(where.url, connect_args={"timeout": wait_s})
 
         @event.listens_for(engine, "connect")
