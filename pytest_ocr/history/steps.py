@@ -50,6 +50,7 @@ from ..run.aggregate import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 from ..scoring.tolerance import direction
 
 MAX_PIECE = 20  # asv's solve_potts_approx: the exact solver over pieces of at most 20 points
+GAMMA_GRID = 16  # penalties tried besides asv's golden-section search, evenly on its log scale
 CONFIDENCE = 0.95  # of a step's interval
 
 
@@ -206,13 +207,14 @@ class _Costs:
         self.w = w
         self.n = len(y)
         self.unit = bool(np.all(w == 1.0))
-        # short[r][k - 1]: dist(r - k + 1, r)
+        # short[r][k - 1]: dist(r - k + 1, r); short_mu the same for mu
         short = np.zeros((self.n, min(MAX_PIECE, self.n)))
+        short_mu = np.zeros_like(short)
         for k in range(1, short.shape[1] + 1):
             windows = np.lib.stride_tricks.sliding_window_view
-            _, dist = _medians(windows(y, k), windows(w, k), self.unit)
-            short[k - 1 :, k - 1] = dist
+            short_mu[k - 1 :, k - 1], short[k - 1 :, k - 1] = _medians(windows(y, k), windows(w, k), self.unit)
         self.short: list[list[float]] = short.tolist()
+        self.short_mu: list[list[float]] = short_mu.tolist()
         self.cache: dict[tuple[int, int], tuple[float, float]] = {}
 
     def dist(self, left: int, right: int) -> float:
@@ -221,6 +223,8 @@ class _Costs:
         return self.median_dist(left, right)[1]
 
     def median_dist(self, left: int, right: int) -> tuple[float, float]:
+        if right - left < MAX_PIECE:
+            return self.short_mu[right][right - left], self.short[right][right - left]
         found = self.cache.get((left, right))
         if found is None:
             mu, dist = _medians(self.y[None, left : right + 1], self.w[None, left : right + 1], self.unit)
@@ -252,11 +256,9 @@ def _medians(y: np.ndarray, w: np.ndarray, unit: bool) -> tuple[np.ndarray, np.n
 
 
 def _solve_autogamma(costs: _Costs) -> list[int]:
-    """The segments' right ends (exclusive) for the penalty the information criterion
+    """The segments' right ends (exclusive) for the penalty asv's information criterion
     prefers (asv's ``solve_potts_autogamma``)."""
     n = costs.n
-    y, w = costs.y, costs.w
-    beta = 4 * math.log(n) / n
     gamma_0 = costs.dist(0, n - 1) or 1.0  # zero spread: any positive scale
     best_value = math.inf
     best_rights: list[int] = []
@@ -264,30 +266,41 @@ def _solve_autogamma(costs: _Costs) -> list[int]:
     def objective(x: float) -> float:
         nonlocal best_value, best_rights
         rights = _solve_approx(costs, gamma_0 * math.exp(x))
-        levels = np.array([costs.median_dist(left, right - 1)[0] for left, right in pairwise([0, *rights])])
-        fitted = np.repeat(levels, np.diff([0, *rights]))
-        errors = y - fitted
-
-        def sigma_star(rho: float) -> float:
-            # |E_0| + sum_{j>0} |E_j - rho E_{j-1}|, summed in order as asv sums it
-            terms = np.empty(n)
-            terms[0] = abs(errors[0]) * w[0]
-            terms[1:] = np.abs(errors[1:] - rho * errors[:-1]) * w[1:]
-            return float(np.cumsum(terms)[-1])
-
-        rho = _golden_search(sigma_star, -1, 1, xatol=0.05, expand_bounds=True)
-        if len(levels) > 2:
-            floor = 0.1 * float(np.min(np.abs(np.diff(levels))))  # the measurement's noise floor
-        else:
-            floor = 0.001 * float(np.min(np.abs(levels)))
-        value = beta * len(rights) + math.log(max(1e-300, floor) + sigma_star(rho))
+        value = _criterion(costs, rights)
         if value < best_value:
             best_value, best_rights = value, rights
         return value
 
     low = math.log(0.1 / n)
     _golden_search(objective, low, 0.0, xatol=abs(low) * 0.1, ftol=0, expand_bounds=True)
+    # The criterion is not unimodal in gamma: asv's rough search can stop at a local minimum (a staircase
+    # of three 8-sigma steps fitted as one level). A grid over asv's range finds the lower ones; it replaces
+    # asv's choice only by a strictly lower value of asv's criterion.
+    for x in np.linspace(low, 0.0, GAMMA_GRID):
+        objective(float(x))
     return best_rights
+
+
+def _criterion(costs: _Costs, rights: list[int]) -> float:
+    """asv's information criterion of a fit: ``beta * segments + log(noise floor + L1
+    error)``, the error that of the residuals with their serial correlation fitted."""
+    y, w, n = costs.y, costs.w, costs.n
+    levels = np.array([costs.median_dist(left, right - 1)[0] for left, right in pairwise([0, *rights])])
+    errors = y - np.repeat(levels, np.diff([0, *rights]))
+
+    def sigma_star(rho: float) -> float:
+        # |E_0| + sum_{j>0} |E_j - rho E_{j-1}|, summed in order as asv sums it
+        terms = np.empty(n)
+        terms[0] = abs(errors[0]) * w[0]
+        terms[1:] = np.abs(errors[1:] - rho * errors[:-1]) * w[1:]
+        return float(np.cumsum(terms)[-1])
+
+    rho = _golden_search(sigma_star, -1, 1, xatol=0.05, expand_bounds=True)
+    if len(levels) > 2:
+        floor = 0.1 * float(np.min(np.abs(np.diff(levels))))  # the measurement's noise floor
+    else:
+        floor = 0.001 * float(np.min(np.abs(levels)))
+    return 4 * math.log(n) / n * len(rights) + math.log(max(1e-300, floor) + sigma_star(rho))
 
 
 def _solve_approx(costs: _Costs, gamma: float) -> list[int]:
