@@ -34,11 +34,9 @@ Results (this 2-core machine, shared, ``--reps 5``):
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
-from collections.abc import Callable
 
 import numpy as np
+from bench_paired import timed  # the median of reps
 
 from pytest_ocr.history.steps import Point, worsened
 
@@ -68,15 +66,6 @@ def series(runs: int) -> dict[str, list[float | None]]:
         gaps[at] = None
     shapes = {"noise": noisy(), "steps": stepped, "staircase": staircase, "outliers": outliers, "item": item}
     return {name: [float(v) for v in values] for name, values in shapes.items()} | {"gaps": gaps}
-
-
-def timed(function: Callable[[], object], reps: int) -> float:
-    times = []
-    for _ in range(reps):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def main() -> None:
