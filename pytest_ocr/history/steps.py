@@ -46,6 +46,7 @@ import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
+from typing import Literal
 
 import numpy as np
 
@@ -110,7 +111,7 @@ class SeriesKey:
     suite: str
     engine: str
     metric: str
-    kind: str  # "macro", "micro" or "item"
+    kind: Literal["macro", "micro", "item"]
     item: str = ""
 
 
@@ -129,7 +130,8 @@ def worsened(points: Sequence[Point], metric: str, threshold: float = 0.0, min_s
     """The steps that made the series worse and stayed: asv's ``detect_regressions`` over
     ``fit(points)``, in ``metric``'s direction, oldest first. ``threshold``: a relative
     size under which a step is ignored unless needed to explain the latest value;
-    ``min_size``: a level held by fewer measured commits counts only if it is not undone."""
+    ``min_size``: a level spanning fewer commits counts only if the series does not come
+    back from it."""
     segments = fit(points)
     if not segments:
         return []
