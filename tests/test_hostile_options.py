@@ -67,12 +67,23 @@ def refused(root: Path, *args: str) -> str:
         (["--ocr-shard=1/" + "9" * 400], "--ocr-shard '1/9999999999999999999999999999...': expected K/N with 1 <="),
         (["--ocr-shard=1_0/2_0"], "--ocr-shard '1_0/2_0': expected K/N, two whole numbers with 1 <= K <= N"),
         (["--ocr-shard=2/20000"], "--ocr-shard '2/20000': expected K/N with 1 <= K <= N <= 10,000, e.g. 2/4"),
+        (
+            ["--ocr-repeat=" + "9" * 400],
+            "--ocr-repeat: expected a whole number from 1 to 1000, not 999999999999999999999999999999...",
+        ),
+        (
+            ["--ocr-max-image-pixels=" + "9" * 400],
+            "--ocr-max-image-pixels: expected a number above 0 and at most 1,000,000,000,000, not "
+            "999999999999999999999999999999...",
+        ),
     ],
 )
 def test_a_number_beyond_its_range_is_a_usage_error(tmp_path: Path, args: list[str], error: str) -> None:
     """inf and 1e400 passed start-up and then failed every item (an int of infinite
-    megabytes); 400 digits of shards were an INTERNALERROR; 1_0/2_0 ran shard 10 of 20."""
-    assert refused(project(tmp_path), *args).startswith(f"ERROR: {error}")
+    megabytes); 400 digits of shards were an INTERNALERROR; 1_0/2_0 ran shard 10 of 20.
+    A value given is quoted whole up to 40 characters (400 digits were a paragraph)."""
+    line = refused(project(tmp_path), *args)
+    assert line.startswith(f"ERROR: {error}") and len(line) < 160, line
 
 
 @pytest.mark.parametrize(
