@@ -229,7 +229,8 @@ def _judge_case_rule(rule: Rule, results: Sequence[CaseResult], old: dict[str, C
     """The items with repeats in either report, compared on the rule's metric with its
     tolerance (and nothing else), decided over the rule's family (run/noise.py's judge)."""
     tolerance = {str(rule.metric): str(rule.tolerance)}
-    return noise.judge([replace(r, tolerances=tolerance) for r in results], old)
+    sampled = [r for r in results if r.key in old and (noise.repeated(r.repeats) or noise.repeated(old[r.key].repeats))]
+    return noise.judge([replace(r, tolerances=tolerance) for r in sampled], old)
 
 
 def _sampled_verdicts(comparison: Comparison, rule: Rule, judged: noise.Judged) -> None:
