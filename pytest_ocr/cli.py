@@ -463,9 +463,11 @@ def parser() -> argparse.ArgumentParser:
         default=[],
         metavar="RULE",
         help="exit 1 when HEAD breaks this rule (repeatable): METRIC:TOLERANCE per item (cer:+0.005, "
-        "cer:+10%%); METRIC.macro:TOLERANCE or METRIC.micro:TOLERANCE per engine, over the items both runs "
-        "measured, optionally with a confidence (cer.macro:+0.002@95%%: only when the whole 95%% interval of "
-        "the worsening lies above the tolerance); or errors (an item measured in BASE is an error in HEAD)",
+        "cer:+10%%; items with repeats are judged as samples, as a run judges them against its baseline, at "
+        "95%% or the confidence given: cer:+0.01@99%%); METRIC.macro:TOLERANCE or METRIC.micro:TOLERANCE per "
+        "engine, over the items both runs measured, optionally with a confidence (cer.macro:+0.002@95%%: "
+        "only when the whole 95%% interval of the worsening lies above the tolerance); or errors (an item "
+        "measured in BASE is an error in HEAD)",
     )
     c.add_argument(
         "--min-match",

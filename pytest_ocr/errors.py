@@ -25,6 +25,13 @@ class OcrError(Exception):
         return f"{self.location}: {self.message}" if self.location else self.message
 
 
+def shortened(value: object, most: int = 40) -> str:
+    """A value the user gave, as a message quotes it: whole up to ``most`` characters, else
+    its first 30 and ``...`` (400 digits would make the one line a paragraph)."""
+    text = str(value)
+    return text if len(text) <= most else text[:30] + "..."
+
+
 def did_you_mean(name: object, choices: Iterable[str]) -> str:
     """``"; did you mean 'cer'?"`` for the closest choice, or ``""`` when none is close."""
     import difflib  # only for a mistake

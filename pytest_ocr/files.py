@@ -221,11 +221,22 @@ def atomic_file(path: Path) -> Iterator[Path]:
 
 
 def check_output_file(path: Path, option: str) -> None:
-    """Raise OutputPathError unless a file can be written at ``path``: not a directory,
-    its directory exists (or can be made) and takes a new file."""
+    """Raise OutputPathError unless a file can be written at ``path``: a regular file or
+    none (not a directory, device, FIFO or socket), its directory exists (or can be made)
+    and takes a new file."""
     path = Path(path)
     if path.is_dir():
         raise OutputPathError(f"{path} is a directory; give a file name", option)
+    with contextlib.suppress(FileNotFoundError):  # a new file, or a link to none
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode):
+            # The output is renamed over it (write_atomic): /dev/null or /dev/stdout would be
+            # replaced by a regular file (as root, for every process), a FIFO's reader would wait on.
+            raise OutputPathError(
+                f"{path} is a {_kind(mode)}, not a regular file: an output is written beside it and renamed "
+                "over it, which would replace it; give a file name",
+                option,
+            )
     _check_directory(path.parent, option)
 
 

@@ -69,7 +69,7 @@ from . import __version__, redaction
 from .engines import Engine, EngineError, EngineRegistry, EngineSpec, Recognition
 from .engines._http import image_mime
 from .engines.recognize import recognize
-from .errors import OcrError
+from .errors import OcrError, shortened
 from .media.images import ImageError
 from .storable import json_safe
 
@@ -114,6 +114,8 @@ METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 # Connections accepted in one pass of the event loop: those beyond the cap are closed a pass
 # or two later, so a burst holds at most a few batches of files more than the cap.
 ACCEPT_BATCH = 16
+MAX_PORT = 65_535
+MAX_BACKLOG = 65_535  # the kernel caps a backlog lower still (somaxconn)
 # Set in a request's ASGI scope when it is refused and its body only drained: its connection
 # has nothing under way to lose.
 REFUSED = "pytest_ocr.refused"
@@ -137,8 +139,15 @@ class Settings:
             (self.workers < 1, f"--workers must be 1 or more, got {self.workers}"),
             (self.queue < 0, f"--queue must be 0 or more, got {self.queue}"),
             (not self.max_body_mb > 0, f"--max-body-mb must be more than 0, got {self.max_body_mb:g}"),
-            (not self.body_timeout > 0, f"--body-timeout must be more than 0 seconds, got {self.body_timeout:g}"),
-            (self.backlog < 1, f"--backlog must be 1 or more, got {self.backlog}"),
+            (
+                not 0 < self.body_timeout < float("inf"),
+                f"--body-timeout must be more than 0 seconds, got {self.body_timeout:g}",
+            ),
+            # beyond a C int, listen() raised OverflowError, a traceback
+            (
+                not 1 <= self.backlog <= MAX_BACKLOG,
+                f"--backlog must be from 1 to {MAX_BACKLOG:,}, got {shortened(self.backlog)}",
+            ),
             (
                 not 0 < self.header_timeout < float("inf"),
                 f"--header-timeout must be more than 0 seconds, got {self.header_timeout:g}",
@@ -674,6 +683,8 @@ def run(name: str, config: Path | None, host: str, port: int, settings: Settings
         )
     settings = settings or Settings()
     settings.check()
+    if not 0 <= port <= MAX_PORT:  # the socket took it modulo 65,536: 80800 listened on 15264
+        raise SetupError(f"--port must be from 0 to {MAX_PORT:,}, got {shortened(port)}")
     cap = settings.connection_cap()
     engine = load_engine(name, config)
     try:

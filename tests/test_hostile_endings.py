@@ -165,6 +165,44 @@ def test_a_python_engine_calling_os_exit_costs_its_item_and_names_isolate(tmp_pa
     assert (root / "r.html").exists() and "OCR summary" in result.output
 
 
+FORKING_ENGINE = """
+import multiprocessing, os
+from pathlib import Path
+
+def child(queue, stem):
+    queue.put(stem)
+
+def read(image_path):
+    with open("calls.log", "a", encoding="utf-8") as log:
+        log.write(f"{os.getpid()} {Path(image_path).stem}\\n")
+    fork = multiprocessing.get_context("fork")  # Linux's default before Python 3.14
+    queue = fork.Queue()
+    process = fork.Process(target=child, args=(queue, Path(image_path).stem))
+    process.start()
+    stem = queue.get(timeout=30)
+    process.join(30)
+    return f"{stem} {process.exitcode}"
+"""
+
+
+def test_a_child_the_engine_forks_ends_with_its_own_os_exit(tmp_path: Path) -> None:
+    """A forked child inherits the engine's thread, and multiprocessing ends it with os._exit:
+    refused there too, the child ran on into pytest's session, reading the next items again
+    (seven calls for three items) and exiting with status 1."""
+    root = project(tmp_path, ("a", "b", "c"))
+    (root / "engine.py").write_text(FORKING_ENGINE, encoding="utf-8")
+    for case in ("a", "b", "c"):
+        (root / "s.ocr.yaml").write_text(
+            (root / "s.ocr.yaml").read_text(encoding="utf-8").replace(f"text: {case}}}", f"text: {case} 0}}"),
+            encoding="utf-8",
+        )
+    result = run_bounded(root, "--ocr-report=r.json", memory_mb=MEMORY_MB, timeout=TIMEOUT)
+    assert result.returncode == 0, result.output[-3000:]
+    assert [r["prediction"] for r in result.report(root, "r.json")["results"]] == ["a 0", "b 0", "c 0"]
+    calls = (root / "calls.log").read_text(encoding="utf-8").split()
+    assert calls[1::2] == ["a", "b", "c"] and len(set(calls[::2])) == 1  # once each, by pytest's process
+
+
 def test_os_exit_is_refused_only_on_the_engines_thread_and_only_while_it_runs(tmp_path: Path) -> None:
     """Another thread's os._exit (pytest-timeout's, say) still ends the process; after the
     call, os._exit is os's own again."""

@@ -5,6 +5,8 @@ under ``run_bounded``; and the same for ``pytest-ocr merge``'s own outputs."""
 
 from __future__ import annotations
 
+import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -65,12 +67,23 @@ def refused(root: Path, *args: str) -> str:
         (["--ocr-shard=1/" + "9" * 400], "--ocr-shard '1/9999999999999999999999999999...': expected K/N with 1 <="),
         (["--ocr-shard=1_0/2_0"], "--ocr-shard '1_0/2_0': expected K/N, two whole numbers with 1 <= K <= N"),
         (["--ocr-shard=2/20000"], "--ocr-shard '2/20000': expected K/N with 1 <= K <= N <= 10,000, e.g. 2/4"),
+        (
+            ["--ocr-repeat=" + "9" * 400],
+            "--ocr-repeat: expected a whole number from 1 to 1000, not 999999999999999999999999999999...",
+        ),
+        (
+            ["--ocr-max-image-pixels=" + "9" * 400],
+            "--ocr-max-image-pixels: expected a number above 0 and at most 1,000,000,000,000, not "
+            "999999999999999999999999999999...",
+        ),
     ],
 )
 def test_a_number_beyond_its_range_is_a_usage_error(tmp_path: Path, args: list[str], error: str) -> None:
     """inf and 1e400 passed start-up and then failed every item (an int of infinite
-    megabytes); 400 digits of shards were an INTERNALERROR; 1_0/2_0 ran shard 10 of 20."""
-    assert refused(project(tmp_path), *args).startswith(f"ERROR: {error}")
+    megabytes); 400 digits of shards were an INTERNALERROR; 1_0/2_0 ran shard 10 of 20.
+    A value given is quoted whole up to 40 characters (400 digits were a paragraph)."""
+    line = refused(project(tmp_path), *args)
+    assert line.startswith(f"ERROR: {error}") and len(line) < 160, line
 
 
 @pytest.mark.parametrize(
@@ -97,6 +110,16 @@ def test_a_number_beyond_its_range_is_a_usage_error(tmp_path: Path, args: list[s
             "--ocr-baseline: {root}/base.json is also --ocr-html's file; each output needs a file of its own",
         ),
         (["--ocr-html=link-to-ini"], "--ocr-html: {root}/link-to-ini is pytest's ini file, which the run reads"),
+        (
+            ["--ocr-report=pipe"],
+            "--ocr-report: {root}/pipe is a named pipe (FIFO), not a regular file: an output is written beside it "
+            "and renamed over it, which would replace it; give a file name",
+        ),
+        (["--ocr-html=null"], "--ocr-html: {root}/null is a character device, not a regular file: an output is"),
+        (
+            ["--ocr-baseline=null", "--ocr-baseline-write=create"],
+            "--ocr-baseline: {root}/null is a character device, not a regular file",
+        ),
     ],
 )
 def test_an_output_that_would_overwrite_an_input_or_another_output_is_a_usage_error(
@@ -104,15 +127,19 @@ def test_an_output_that_would_overwrite_an_input_or_another_output_is_a_usage_er
 ) -> None:
     """--ocr-html naming a case file overwrote it; --ocr-report and --ocr-html naming one file
     lost the report. Links are followed: a hard link to the baseline is the baseline, a
-    symbolic one to the ini file the ini file."""
+    symbolic one to the ini file the ini file. An output renamed over a FIFO or a device
+    replaced it (/dev/null itself, as root: the link to it stands for it here)."""
     root = project(tmp_path)
     first = run_bounded(root, "--ocr-report=base.json", memory_mb=MEMORY_MB, timeout=TIMEOUT)
     assert first.returncode == 0, first.output[-3000:]
     (root / "link-to-base.json").hardlink_to(root / "base.json")
     (root / "link-to-ini").symlink_to(root / "pytest.ini")
+    os.mkfifo(root / "pipe")
+    (root / "null").symlink_to(os.devnull)
     before = files(root)
     assert refused(root, *args).startswith("ERROR: " + error.format(root=root))
     assert files(root) == before  # nothing written, nothing overwritten
+    assert stat.S_ISFIFO((root / "pipe").lstat().st_mode) and (root / "null").readlink() == Path(os.devnull)
 
 
 def merge(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -126,11 +153,13 @@ def test_merge_outputs_that_would_overwrite_a_shard_or_each_other_are_usage_erro
     shard = run_bounded(root, "--ocr-shard=1/1", "--ocr-report=shard.json", memory_mb=MEMORY_MB, timeout=TIMEOUT)
     assert shard.returncode == 0, shard.output[-3000:]
     kept = (root / "shard.json").read_bytes()
+    (root / "null").symlink_to(os.devnull)
     for args, error in (
         (["-o", "shard.json"], "--output: shard.json is a shard's report, which the run reads: the output would"),
         (["-o", "m.json", "--html", "m.json"], "--html: m.json is also --output's file; each output needs a file"),
         (["--results-dir", "out", "--html", "out/m.html"], "--html: out/m.html is inside --results-dir out, which"),
         (["--baseline", "b.json", "--baseline-write", "create", "-o", "b.json"], "--baseline: "),
+        (["-o", "null"], "--output: null is a character device, not a regular file: an output is written beside"),
     ):
         done = merge(root, "shard.json", *args)
         assert done.returncode == USAGE_ERROR, (args, done.stdout, done.stderr)
@@ -138,3 +167,4 @@ def test_merge_outputs_that_would_overwrite_a_shard_or_each_other_are_usage_erro
         assert done.stderr.count("\n") == 1 and done.stdout == "", (args, done.stderr)
     assert (root / "shard.json").read_bytes() == kept
     assert not (root / "m.json").exists() and not (root / "b.json").exists()
+    assert (root / "null").readlink() == Path(os.devnull)

@@ -303,6 +303,11 @@ def test_an_engines_secret_is_in_no_answer(tmp_path):
     [
         (["--header-timeout", "0"], None, "--header-timeout must be more than 0 seconds, got 0"),
         (["--max-connections", "0"], None, "--max-connections must be 1 or more, got 0"),
+        # the socket took a port modulo 65,536 (99999999 listened on 57599); 400 digits of backlog
+        # overflowed listen() with a traceback; an infinite body timeout bounded no slow body
+        (["--port", "99999999"], None, "--port must be from 0 to 65,535, got 99999999"),
+        (["--backlog", "9" * 400], None, "--backlog must be from 1 to 65,535, got 999999999999999999999999999999..."),
+        (["--body-timeout", "inf"], None, "--body-timeout must be more than 0 seconds, got inf"),
         (
             ["--max-body-mb", "10", "--max-inflight-mb", "5"],
             None,

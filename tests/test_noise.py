@@ -368,6 +368,41 @@ def test_compare_shows_instability_and_judges_as_the_run_did(pytester, service):
     }
 
 
+def test_compares_per_item_rules_judge_items_with_repeats_as_the_run_does(pytester, service):
+    """``pytest-ocr compare --fail-on cer:+0.01`` compared each item's mean at zero noise: on a
+    run where nothing changed (which passed) it failed 7 of 40 items, and ``cer:+0.01@95%`` was
+    refused ("one item's change has no spread"). Now the rule is the run's comparison with the
+    rule's tolerance: its own family of tests, each engine's overall change among them."""
+    server, items = service
+    base, worse = sampling.readings(items), sampling.readings(items, 0.03)
+    run(pytester, server, base, 1, REPEATS, "--ocr-report=base.json")
+    assert run(pytester, server, base, 2, REPEATS, "--ocr-baseline=base.json", "--ocr-report=same.json").ret == 0
+    assert run(pytester, server, worse, 3, REPEATS, "--ocr-baseline=base.json", "--ocr-report=worse.json").ret == 1
+
+    def compare(head, *rules):
+        return subprocess.run(
+            [sys.executable, "-m", "pytest_ocr.cli", "compare", "base.json", head, "--json"]
+            + [f"--fail-on={rule}" for rule in rules],
+            cwd=pytester.path,
+            capture_output=True,
+            text=True,
+        )
+
+    for rules in (["cer:+0"], ["cer:+0.01"], ["cer:+0.01@95%"], ["cer:+0", "cer:+0.01@99%"]):
+        same = compare("same.json", *rules)
+        assert same.returncode == 0, (rules, same.stdout[-3000:], same.stderr)
+        assert json.loads(same.stdout)["violations"] == []
+    worse_by = compare("worse.json", "cer:+0.01@95%")
+    assert worse_by.returncode == 1, worse_by.stderr
+    [violation] = json.loads(worse_by.stdout)["violations"]
+    assert violation["rule"] == "cer:+0.01@95%" and violation["engine"] == "vlm" and violation["key"] is None
+    assert violation["message"].startswith("vlm: cer over 40 items with repeats, worse than their tolerances by +0.0")
+    assert violation["message"].endswith("over the run's 41 tests, Holm, at 95%): REGRESSED")
+    # What the rule's tests cannot show, when its family is not the comparison's own
+    notes = json.loads(compare("same.json", "cer:+0.01@99.9%").stdout)["notes"]
+    assert [n for n in notes if n.startswith("rule cer:+0.01@99.9%: with these repeats no single unstable item")]
+
+
 def test_an_overall_change_is_resolved_within_a_bounded_work_and_says_when_it_cannot_be_shown():
     # 41 tests at 95%: 10,000 flips resolve 1e-4 < 0.05/41; 401 ask for more (0.05/401 = 1.2e-4)
     assert noise._resamples(0.05 / 41, 40) == 10_000

@@ -630,7 +630,7 @@ def test_configuration_errors_are_reported(tmp_path):
         ("--queue", "-1", "--queue must be 0 or more, got -1"),
         ("--max-body-mb", "0", "--max-body-mb must be more than 0, got 0"),
         ("--body-timeout", "-2", "--body-timeout must be more than 0 seconds, got -2"),
-        ("--backlog", "0", "--backlog must be 1 or more, got 0"),
+        ("--backlog", "0", "--backlog must be from 1 to 65,535, got 0"),
     ]:
         result = start_failing(tmp_path, "--engine", "tesseract", option, value)
         assert (result.returncode, result.stderr) == (2, f"pytest-ocr serve: {message}\n")

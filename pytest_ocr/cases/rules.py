@@ -126,16 +126,4 @@ def _confidence(value: str, level: str) -> float:
     return float(percent / 100)  # the float nearest the share written (99.9% is 0.999, not 0.9990000000000001)
 
 
-def item_tolerance(metric: str, value: object) -> Tolerance:
-    """A tolerance on one item's metric: as ``Tolerance.parse``, and without a confidence,
-    which only an aggregate has (raises ToleranceError)."""
-    tolerance = Tolerance.parse(value)
-    if tolerance.confidence is not None:
-        raise ToleranceError(
-            f"a confidence applies to an aggregate ({metric}.macro or {metric}.micro); one item's change "
-            f"has no spread to be confident about"
-        )
-    return tolerance
-
-
 EXACT = Tolerance(0.0)

@@ -185,13 +185,15 @@ class _Exited(BaseException):
 
 
 _EXIT = os._exit
-_REFUSING = threading.local()  # on the threads calling a function in pytest's process
+_REFUSING = threading.local()  # pid: the process whose thread calls a function, while it does
 _EXIT_LOCK = threading.Lock()
 _refusals = 0
 
 
 def _exit(status: int) -> NoReturn:
-    if getattr(_REFUSING, "on", False):
+    # A child the function forked (multiprocessing's fork start method) inherits the thread and
+    # its flag, and ends with os._exit: refused there, it ran on into pytest's session.
+    if getattr(_REFUSING, "pid", None) == os.getpid():
         raise _Exited(status)
     _EXIT(status)  # another thread's exit (pytest-timeout's, a pytest-xdist worker's) is its own
 
@@ -204,11 +206,11 @@ def _exit_refused() -> Iterator[None]:
     with _EXIT_LOCK:
         _refusals += 1
         os._exit = _exit
-    _REFUSING.on = True
+    _REFUSING.pid = os.getpid()
     try:
         yield
     finally:
-        _REFUSING.on = False
+        _REFUSING.pid = None
         with _EXIT_LOCK:
             _refusals -= 1
             if not _refusals:

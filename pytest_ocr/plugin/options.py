@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from ..errors import shortened
 from ..limits import DEFAULT as DEFAULT_LIMITS
 from ..limits import NAMES, OPTIONS, Limits
 from ..report.columns import terminal_columns
@@ -210,7 +211,9 @@ class Settings:
         settings.limits = _limits(config)
         settings.repeat = option("ocr_repeat")
         if settings.repeat is not None and not 1 <= settings.repeat <= 1000:
-            raise pytest.UsageError(f"--ocr-repeat: expected a whole number from 1 to 1000, not {settings.repeat}")
+            raise pytest.UsageError(
+                f"--ocr-repeat: expected a whole number from 1 to 1000, not {shortened(settings.repeat)}"
+            )
         chromium = option("ocr_chromium")
         settings.chromium = str(here / chromium) if chromium and "/" in chromium else chromium
         engines = option("ocr_engine")
@@ -362,7 +365,9 @@ def _limits(config: pytest.Config) -> Limits:
     for name, value in values.items():
         most = MOST[type(getattr(DEFAULT_LIMITS, name))]
         if not 0 < value <= most:  # NaN too
-            raise pytest.UsageError(f"{OPTIONS[name]}: expected a number above 0 and at most {most:,}, not {value}")
+            raise pytest.UsageError(
+                f"{OPTIONS[name]}: expected a number above 0 and at most {most:,}, not {shortened(value)}"
+            )
     return Limits(**values)
 
 

@@ -2,7 +2,10 @@
 built as a run is compared with its baseline) and its ``--fail-on`` rules judged on it.
 
 - ``METRIC:TOLERANCE``: any item whose METRIC got worse by more than TOLERANCE
-  (``cer:+0.005`` absolute, ``cer:+10%`` relative to the old value);
+  (``cer:+0.005`` absolute, ``cer:+10%`` relative to the old value); items with repeats
+  in either report are judged as the run judges them against its baseline (run/noise.py:
+  samples, the rule's own family of tests under Holm's method, at the rule's confidence or
+  95 %), and so is each engine's overall change of METRIC over them;
 - ``METRIC.macro:TOLERANCE`` / ``METRIC.micro:TOLERANCE``: an engine's aggregate got
   worse by more than TOLERANCE, optionally with a confidence (``cer.macro:+0.002@95%``);
 - ``errors``: an item that was measured in BASE (passed or failed) is an error in HEAD.
@@ -15,7 +18,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..cases.rules import Tolerance, ToleranceError, item_tolerance
+from ..cases.rules import Tolerance, ToleranceError
 from ..errors import OcrError, did_you_mean
 from ..metrics import METRICS
 from ..scoring.tolerance import Delta, lost_facts
@@ -64,7 +67,7 @@ class Rule:
 
 RULE_FORMS = (
     "METRIC:TOLERANCE (cer:+0.005, cer:+10%), METRIC.macro:TOLERANCE, METRIC.micro:TOLERANCE "
-    "(optionally with a confidence: cer.macro:+0.002@95%) or errors"
+    "(optionally with a confidence: cer.macro:+0.002@95%, cer:+0.01@95%) or errors"
 )
 
 
@@ -86,7 +89,7 @@ def parse_rule(text: str) -> Rule:
         hint = did_you_mean(metric, METRICS) or f" (known: {', '.join(sorted(METRICS))})"
         raise RuleError(f"bad rule {text!r}: unknown metric {metric!r}{hint}")
     try:
-        parsed = Tolerance.parse(tolerance.strip()) if dot else item_tolerance(metric, tolerance.strip())
+        parsed = Tolerance.parse(tolerance.strip())
     except ToleranceError as exc:
         raise RuleError(f"bad rule {text!r}: {exc}") from None
     return Rule(kind if dot else "case", metric, parsed)
@@ -161,6 +164,9 @@ def compare(
     comparison.removed_items = sorted(old_results.keys() - new_results.keys())
     named = list(dict.fromkeys(r.metric for r in rules if r.metric))
     case_rules = [r for r in rules if r.scope == "case"]
+    # A per-item rule is a baseline comparison with the rule's tolerance: items with repeats
+    # are told from their noise as the run tells them, over the rule's own family of tests.
+    sampled = {str(rule): _judge_case_rule(rule, head.results, old_results) for rule in case_rules}
     error_rules = [r for r in rules if r.scope == "errors"]
     for key in sorted(old_results.keys() & new_results.keys()):
         old, new = old_results[key], new_results[key]
@@ -171,7 +177,8 @@ def compare(
             if before is None or after is None or rule.metric is None or rule.tolerance is None:
                 continue
             compared[str(rule)] += 1
-            delta = Delta(rule.metric, before, after, rule.tolerance)
+            told = [d for d in sampled[str(rule)].deltas.get(key, ()) if d.metric == rule.metric]
+            delta = told[0] if told else Delta(rule.metric, before, after, rule.tolerance)
             if delta.regressed:
                 case.violated = True
                 case.worst = max(case.worst, delta.beyond)
@@ -191,6 +198,8 @@ def compare(
                         Violation(str(rule), f"{key}: {old.outcome} -> error: {reason}", key, case.engine)
                     )
         comparison.cases.append(case)
+    for rule in case_rules:
+        _sampled_verdicts(comparison, rule, sampled[str(rule)])
 
     both, in_head = len(comparison.cases), len(new_results)
     comparison.said = []
@@ -214,6 +223,31 @@ def compare(
                 f"rule {rule_name} compared nothing: no item or engine has its values in both reports"
             )
     return comparison
+
+
+def _judge_case_rule(rule: Rule, results: Sequence[CaseResult], old: dict[str, CaseResult]) -> noise.Judged:
+    """The items with repeats in either report, compared on the rule's metric with its
+    tolerance (and nothing else), decided over the rule's family (run/noise.py's judge)."""
+    tolerance = {str(rule.metric): str(rule.tolerance)}
+    sampled = [r for r in results if r.key in old and (noise.repeated(r.repeats) or noise.repeated(old[r.key].repeats))]
+    return noise.judge([replace(r, tolerances=tolerance) for r in sampled], old)
+
+
+def _sampled_verdicts(comparison: Comparison, rule: Rule, judged: noise.Judged) -> None:
+    """What a per-item rule's samples add: each engine's overall change that broke it, and
+    what its tests cannot show."""
+    for overall in judged.overall:
+        if overall.regressed:
+            comparison.violations.append(
+                Violation(str(rule), overall.message(), engine=overall.engine, subject=overall.engine)
+            )
+    said = {f.note() for f in comparison.families}  # the comparison's own, said already
+    comparison.notes.extend(f"rule {rule}: {note}" for f in judged.families if (note := f.note()) not in said)
+    if rule.tolerance is not None and rule.tolerance.confidence is not None and not judged.deltas:
+        comparison.notes.append(
+            f"rule {rule}: no item has repeats in either report, so its confidence played no part: "
+            "each item's change is one recognition's, compared as it is"
+        )
 
 
 def _counts(summary: Summary) -> dict[str, int]:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from ..cases.gates import Gate
 from ..cases.model import DatasetInfo
 from ..codec import Coded
-from ..errors import OcrError
+from ..errors import OcrError, shortened
 
 # GitLab's `parallel:` sets these (1-based index); a GitHub Actions matrix can set them too
 INDEX_VARIABLE = "CI_NODE_INDEX"
@@ -55,7 +55,7 @@ class Shard:
             where = f"--ocr-shard auto ({INDEX_VARIABLE}={index!r}, {TOTAL_VARIABLE}={total!r})"
         else:
             index, _, total = text.partition("/")
-            where = f"--ocr-shard {text if len(text) <= 40 else text[:30] + '...'!r}"
+            where = f"--ocr-shard {shortened(text)!r}"
         parts = (index.strip(), total.strip())
         if not all(part.isascii() and part.isdigit() for part in parts):
             raise ShardError(f"{where}: expected K/N, two whole numbers with 1 <= K <= N, e.g. 2/4")
