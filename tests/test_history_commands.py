@@ -154,7 +154,7 @@ def test_regressions_name_the_commit_that_made_it_worse(store: dict[str, Any]) -
 
 
 def test_item_shows_its_values_over_commits_and_where_it_changed(store: dict[str, Any]) -> None:
-    done = history(store["root"], store["url"], "item", SLOW_ITEM, "--branch=main")
+    done = history(store["root"], store["url"], "item", SLOW_ITEM, "--branch=main", "--metric=cer")
     assert done.returncode == 0, done.stderr
     runs = store["runs"]
     assert done.stdout.splitlines()[0] == f"{SLOW_ITEM} in suite receipts: 6 runs"
@@ -163,6 +163,7 @@ def test_item_shows_its_values_over_commits_and_where_it_changed(store: dict[str
         expected = output_hash(item["prediction"])
         assert expected is not None and expected.hex() in done.stdout
         assert number(item["metrics"]["cer"]) in done.stdout
+    assert " wer " not in done.stdout.splitlines()[1]  # the metrics asked for only
     changed = [line for line in done.stdout.splitlines() if line.startswith("changed at")]
     assert len(changed) == 1 and changed[0].startswith(f"changed at commit {short(runs[2]['commit'])}")
     assert "output" in changed[0] and "cer" in changed[0]

@@ -71,6 +71,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     r.set_defaults(history_run=_regressions)
     i = sub("item", "one item's values, output hashes and outcomes over the runs that have it")
     i.add_argument("key", metavar="KEY", help="the item's key, as reports name it: FILE::CASE[ENGINE]")
+    i.add_argument("--metric", action="append", default=[], metavar="NAME", help="only this metric (repeatable)")
     i.set_defaults(history_run=_item)
     f = sub("flaky", "items whose output or outcome changed between runs with the same engine fingerprint")
     f.set_defaults(history_run=_flaky)
@@ -202,7 +203,7 @@ def _item(store: Store, args: argparse.Namespace) -> int:
     history = item_history(store, suite, args.key, args.branch, args.last)
     if not history.points:
         raise HistoryCommandError(f"KEY: no run of suite {suite} has an item {args.key!r}")
-    _print(item_lines(history))
+    _print(item_lines(history, args.metric))
     return 0
 
 

@@ -110,11 +110,15 @@ def regression_lines(found: Sequence[Found], commits: Sequence[str]) -> list[str
     return lines
 
 
-def item_lines(h: ItemHistory) -> list[str]:
+def item_lines(h: ItemHistory, only: Sequence[str] = ()) -> list[str]:
     if not h.points:
         return [f"no run of suite {h.suite} has item {h.key}"]
-    metrics = sorted({m for p in h.points for m in p.point.item.values})
+    metrics = sorted({m for p in h.points for m in p.point.item.values if not only or m in only})
     lines = [f"{h.key} in suite {h.suite}: {len(h.points)} runs"]
+
+    def changed(names: tuple[str, ...]) -> str:
+        return ", ".join(n for n in names if n in ("output", "outcome") or n in metrics)
+
     header = ["commit", "run", "outcome", "output", *metrics, "changed"]
     rows = []
     for p in h.points:
@@ -126,13 +130,13 @@ def item_lines(h: ItemHistory) -> list[str]:
                 item.outcome,
                 item.output_hash or "-",
                 *(number(item.values.get(m)) for m in metrics),
-                ", ".join(p.changed),
+                changed(p.changed),
             ]
         )
     lines += _table(header, rows)
-    changes = h.changes()
+    changes = [p for p in h.changes() if changed(p.changed)]
     lines += [
-        f"changed at commit {short(p.point.run.commit)} (run {p.point.run.id}): {', '.join(p.changed)}" for p in changes
+        f"changed at commit {short(p.point.run.commit)} (run {p.point.run.id}): {changed(p.changed)}" for p in changes
     ] or ["never changed"]
     return lines
 
