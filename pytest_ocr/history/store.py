@@ -206,6 +206,26 @@ class Store:
         with self._reading() as connection:
             return [_run(row) for row in connection.execute(query.order_by(schema.runs.c.id.desc()).limit(limit))]
 
+    def suites(self) -> list[str]:
+        """Every suite the store holds runs of, by name."""
+        r = schema.runs.c
+        with self._reading() as connection:
+            return list(connection.execute(select(r.suite).distinct().order_by(r.suite)).scalars())
+
+    def run(self, run_id: int) -> RunRow | None:
+        """One run, by its id."""
+        with self._reading() as connection:
+            row = connection.execute(select(schema.runs).where(schema.runs.c.id == run_id)).first()
+        return _run(row) if row is not None else None
+
+    def delete(self, run_ids: Sequence[int]) -> int:
+        """These runs removed with their rows (engines, aggregates, items); how many were."""
+        if not run_ids:
+            return 0
+        with _errors(self.where), self._writing() as connection:
+            removed = connection.execute(schema.runs.delete().where(schema.runs.c.id.in_(list(run_ids))))
+            return int(removed.rowcount)
+
     def latest_complete(self, suite: str, branch: str) -> RunRow | None:
         """The latest complete run of the suite on ``branch``."""
         return self._latest_complete(suite, schema.runs.c.branch == branch)
