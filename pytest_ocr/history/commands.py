@@ -37,7 +37,7 @@ class HistoryCommandError(OcrError):
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     h = commands.add_parser(
         "history",
-        help="read the history store: trend, regressions, item, flaky, runs, show, export, prune",
+        help="read the history store: trend, regressions, item, flaky, runs, show, export, prune, html",
         description="Exit status: 0 done, 2 bad input, 4 the history store cannot be opened or read.",
     )
     subs = h.add_subparsers(dest="history_command", required=True)
@@ -88,6 +88,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     p.add_argument("--keep", type=_positive, required=True, metavar="N", help="commits kept per suite and branch")
     p.set_defaults(history_run=_prune)
+    w = sub("html", "a static site: per suite and engine a chart of each metric, its steps, the items that moved, "
+            "and a page per run")  # fmt: skip
+    w.add_argument(
+        "directory", type=Path, metavar="DIR", help="written atomically; a site written there before is replaced"
+    )
+    w.set_defaults(history_run=_html)
     h.set_defaults(run=run)
 
 
@@ -274,4 +280,23 @@ def _prune(store: Store, args: argparse.Namespace) -> int:
     removed = store.delete([r.id for r in prunable(runs, args.keep)])
     kept = f"the latest {args.keep} commit(s) of each suite and branch kept"
     print(f"pytest-ocr history prune: {removed} of {len(runs)} runs removed, {kept}")
+    return 0
+
+
+def _html(store: Store, args: argparse.Namespace) -> int:
+    from ..files import OutputPathError, check_output_directory
+    from ..report.history_html import SiteError, write
+    from .dashboard import dashboard
+
+    try:
+        check_output_directory(args.directory, "DIR")
+    except OutputPathError as exc:
+        raise HistoryCommandError(str(exc)) from None
+    dash = dashboard(store, _suites(store, args), _branch(args), args.last)
+    try:
+        pages = write(args.directory, dash)
+    except SiteError as exc:
+        raise HistoryCommandError(f"DIR: {exc}") from None
+    print(f"pytest-ocr history html: {pages} pages ({len(dash.panels)} suite x engine charts, {len(dash.runs)} runs) "
+          f"written to {args.directory}")  # fmt: skip
     return 0
