@@ -173,9 +173,8 @@ def test_the_site_is_replaced_whole_and_never_over_other_files(site: dict[str, A
     assert [p.name for p in other.iterdir()] == ["notes.txt"]
 
 
+@pytest.mark.parametrize("site", ["sqlite"], indirect=True)  # the same pages on both backends: read once
 def test_the_dashboard_in_chromium(site: dict[str, Any]) -> None:
-    if site["url"] != "sqlite:///history.sqlite":
-        pytest.skip("the browser reads the same pages on both backends: checked once, on SQLite")
     site_dir, runs = site["dir"], site["runs"]
     page = _chart_page(site_dir, "tesseract")
     browser = Browser()

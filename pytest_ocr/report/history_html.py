@@ -137,7 +137,9 @@ def _index(dash: Dashboard) -> str:
         parts.append(f'<h2>Suite {esc(suite)}</h2><table class="panels"><thead><tr><th>engine</th>')
         panels = [(n, p) for n, p in enumerate(dash.panels) if p.suite == suite]
         metrics = sorted({c.metric for _, p in panels for c in p.charts}, key=metric_order)
-        parts.append("".join(f"<th>{esc(m)} (macro)</th>" for m in metrics) + "<th>got worse</th></tr></thead><tbody>")
+        parts.append(
+            "".join(f"<th>{esc(m)} (macro)</th>" for m in metrics) + "<th>steps for the worse</th></tr></thead><tbody>"
+        )
         for n, panel in panels:
             macro = {c.metric: s for c in panel.charts for s in c.series if s.kind == "macro"}
             cells = "".join(f'<td class="num">{_latest(macro[m]) if m in macro else "-"}</td>' for m in metrics)
@@ -223,8 +225,8 @@ def _panel_page(dash: Dashboard, panel: Panel) -> str:
         f"<h1>Suite {esc(panel.suite)}, engine {esc(panel.engine)}</h1>",
         f"<p>Branch <code>{esc(t.branch)}</code>, {len(t.commits)} commits. Drag across a chart to zoom, "
         "double-click to zoom out; hover for a commit's values; click a point to open its run. "
-        "Red lines: the commit where a metric got worse (step detection); grey dashed lines: the engine's "
-        "fingerprint, pytest-ocr's or a scorer's version changed. Hollow points are carried: the suite or "
+        "Red lines: the commit where a metric got worse (step detection); grey dashed lines and triangles: the "
+        "engine's fingerprint, pytest-ocr's or a scorer's version changed. Hollow points are carried: the suite or "
         "engine did not run at that commit.</p>",
     ]
     for n, chart in enumerate(panel.charts):

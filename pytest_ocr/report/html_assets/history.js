@@ -8,14 +8,16 @@
   const short = (commit) => (commit ? commit.slice(0, 12) : "(no commit)");
   const fixed = (v) => (v == null ? "-" : Number(v).toPrecision(4));
 
-  // Vertical lines where a metric got worse (solid) and where a fingerprint or version
-  // changed (dashed), drawn over the plot; what was drawn is kept on the chart (u.ocrMarks).
+  // Vertical lines where a metric got worse (solid red) and where a fingerprint or version
+  // changed (dashed grey, under the red one when both, with a grey triangle at the top), drawn
+  // over the plot; what was drawn is kept on the chart (u.ocrMarks) for the tests to read.
   function marks(chart) {
     const line = (u, position, colour, dash, kind) => {
       const x = u.valToPos(position, "x", true);
       const ctx = u.ctx;
       ctx.save();
       ctx.strokeStyle = colour;
+      ctx.fillStyle = colour;
       ctx.lineWidth = 2 * devicePixelRatio;
       ctx.setLineDash(dash.map((d) => d * devicePixelRatio));
       ctx.beginPath();
@@ -25,6 +27,19 @@
       ctx.restore();
       u.ocrMarks.push({ kind, position, x: x / devicePixelRatio });
     };
+    const triangle = (u, position, colour) => {
+      const x = u.valToPos(position, "x", true);
+      const r = 6 * devicePixelRatio;
+      const ctx = u.ctx;
+      ctx.save();
+      ctx.fillStyle = colour;
+      ctx.beginPath();
+      ctx.moveTo(x - r, u.bbox.top);
+      ctx.lineTo(x + r, u.bbox.top);
+      ctx.lineTo(x, u.bbox.top + 1.5 * r);
+      ctx.fill();
+      ctx.restore();
+    };
     return {
       hooks: {
         drawClear: [(u) => { u.ocrMarks = []; }],
@@ -32,6 +47,7 @@
           (u) => {
             chart.changes.forEach((c) => line(u, c.position, CHANGE, [6, 4], "change"));
             chart.steps.forEach((s) => line(u, s.position, STEP, [], "step"));
+            chart.changes.forEach((c) => triangle(u, c.position, CHANGE));
           },
         ],
       },
@@ -46,8 +62,10 @@
       const colour = COLOURS[k % COLOURS.length];
       series.push({ label: s.kind, stroke: colour, width: 2, spanGaps: true, points: { show: true, size: 7, fill: colour }, value: (u, v) => fixed(v) });
       columns.push(s.values);
-      series.push({ label: s.kind + " carried", stroke: colour, paths: () => null, points: { show: true, size: 7, fill: "#fff", stroke: colour }, value: (u, v) => fixed(v) });
-      columns.push(s.carried);
+      if (s.carried.some((v) => v != null)) {
+        series.push({ label: s.kind + " carried", stroke: colour, paths: () => null, points: { show: true, size: 7, fill: "#fff", stroke: colour }, value: (u, v) => fixed(v) });
+        columns.push(s.carried);
+      }
     });
     const opts = {
       width: Math.max(400, box.clientWidth),
