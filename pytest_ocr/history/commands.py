@@ -286,6 +286,7 @@ def _prune(store: Store, args: argparse.Namespace) -> int:
 def _html(store: Store, args: argparse.Namespace) -> int:
     from ..files import OutputPathError, check_output_directory
     from ..report.history_html import SiteError, write
+    from ..report.html.markup import plural
     from .dashboard import dashboard
 
     try:
@@ -297,6 +298,6 @@ def _html(store: Store, args: argparse.Namespace) -> int:
         pages = write(args.directory, dash)
     except SiteError as exc:
         raise HistoryCommandError(f"DIR: {exc}") from None
-    print(f"pytest-ocr history html: {pages} pages ({len(dash.panels)} suite x engine charts, {len(dash.runs)} runs) "
-          f"written to {args.directory}")  # fmt: skip
+    charts = f"{plural(len(dash.panels), 'chart page')}, {plural(len(dash.runs), 'run')}"
+    print(f"pytest-ocr history html: {plural(pages, 'page')} ({charts}) written to {args.directory}")
     return 0

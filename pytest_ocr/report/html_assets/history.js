@@ -7,6 +7,7 @@
   const CHANGE = "#7f7f7f";
   const short = (commit) => (commit ? commit.slice(0, 12) : "(no commit)");
   const fixed = (v) => (v == null ? "-" : Number(v).toPrecision(4));
+  const interval = (s, i) => (i == null || s.low[i] == null || s.high[i] == null ? "" : " [" + fixed(s.low[i]) + ", " + fixed(s.high[i]) + "]");
 
   // Vertical lines where a metric got worse (solid red) and where a fingerprint or version
   // changed (dashed grey, under the red one when both, with a grey triangle at the top), drawn
@@ -60,7 +61,7 @@
     const columns = [xs];
     chart.series.forEach((s, k) => {
       const colour = COLOURS[k % COLOURS.length];
-      series.push({ label: s.kind, stroke: colour, width: 2, spanGaps: true, points: { show: true, size: 7, fill: colour }, value: (u, v) => fixed(v) });
+      series.push({ label: s.kind, stroke: colour, width: 2, spanGaps: true, points: { show: true, size: 7, fill: colour }, value: (u, v, _, i) => fixed(v) + interval(s, i) });
       columns.push(s.values);
       if (s.carried.some((v) => v != null)) {
         series.push({ label: s.kind + " carried", stroke: colour, paths: () => null, points: { show: true, size: 7, fill: "#fff", stroke: colour }, value: (u, v) => fixed(v) });
