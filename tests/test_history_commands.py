@@ -137,6 +137,8 @@ def test_trend_draws_each_engines_metric_with_carried_commits_and_fingerprint_ch
     assert f"{MARK} receipts tesseract at commit {short(runs[2]['commit'])}: fingerprint changed" in lines
     assert "carried: the suite or engine did not run at that commit" in done.stdout
     assert PASSWORD not in done.stdout + done.stderr and USER not in done.stdout + done.stderr
+    default = history(store["root"], store["url"], "trend", "--metric=cer", "--kind=macro")
+    assert default.stdout == done.stdout  # the branch checked out: main
 
 
 def test_regressions_name_the_commit_that_made_it_worse(store: dict[str, Any]) -> None:
