@@ -194,6 +194,7 @@ def test_runs_show_export_and_prune(store: dict[str, Any], tmp_path: Path) -> No
     out = tmp_path / "export.json"
     exported = history(root, url, "export", f"--output={out}")
     assert exported.returncode == 0, exported.stderr
+    assert PASSWORD not in out.read_text(encoding="utf-8") and USER not in out.read_text(encoding="utf-8")
     document = json.loads(out.read_text(encoding="utf-8"))
     assert [r["commit"] for r in document["runs"]] == [r["commit"] for r in runs]
     for run, made in zip(document["runs"], runs, strict=True):
