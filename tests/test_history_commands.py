@@ -207,6 +207,14 @@ def test_runs_show_export_and_prune(store: dict[str, Any], tmp_path: Path) -> No
     csv_text = history(root, url, "export", "--format=csv").stdout
     assert csv_text.splitlines()[0].startswith("id,suite,commit,branch,attempt,status")
     assert repr(_macro(runs[2]["report"], "tesseract", "cer")) in csv_text
+    for args, says in (
+        (["show", "999"], "pytest-ocr history: RUN: no run 999 in "),
+        (["item", "nothing::x[tesseract]"], "pytest-ocr history: KEY: no run of suite receipts has an item"),
+        (["trend", "--suite=other"], "pytest-ocr history: --suite: no runs of other in "),
+    ):
+        bad = history(root, url, *args)
+        assert bad.returncode == 2 and bad.stderr.startswith(says) and bad.stderr.count("\n") == 1, bad.stderr
+        assert PASSWORD not in bad.stderr
     pruned = history(root, url, "prune", "--keep=2")
     assert pruned.returncode == 0 and "3 of 6 runs removed" in pruned.stdout  # commits 1-3; both attempts of 5 kept
     left = history(root, url, "runs").stdout
