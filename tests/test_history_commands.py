@@ -137,6 +137,8 @@ def test_trend_draws_each_engines_metric_with_carried_commits_and_fingerprint_ch
     assert f"{MARK} receipts tesseract at commit {short(runs[2]['commit'])}: fingerprint changed" in lines
     assert "carried: the suite or engine did not run at that commit" in done.stdout
     assert PASSWORD not in done.stdout + done.stderr and USER not in done.stdout + done.stderr
+    default = history(store["root"], store["url"], "trend", "--metric=cer", "--kind=macro")
+    assert default.stdout == done.stdout  # the branch checked out: main
 
 
 def test_regressions_name_the_commit_that_made_it_worse(store: dict[str, Any]) -> None:
@@ -192,6 +194,7 @@ def test_runs_show_export_and_prune(store: dict[str, Any], tmp_path: Path) -> No
     out = tmp_path / "export.json"
     exported = history(root, url, "export", f"--output={out}")
     assert exported.returncode == 0, exported.stderr
+    assert PASSWORD not in out.read_text(encoding="utf-8") and USER not in out.read_text(encoding="utf-8")
     document = json.loads(out.read_text(encoding="utf-8"))
     assert [r["commit"] for r in document["runs"]] == [r["commit"] for r in runs]
     for run, made in zip(document["runs"], runs, strict=True):
@@ -204,6 +207,14 @@ def test_runs_show_export_and_prune(store: dict[str, Any], tmp_path: Path) -> No
     csv_text = history(root, url, "export", "--format=csv").stdout
     assert csv_text.splitlines()[0].startswith("id,suite,commit,branch,attempt,status")
     assert repr(_macro(runs[2]["report"], "tesseract", "cer")) in csv_text
+    for args, says in (
+        (["show", "999"], "pytest-ocr history: RUN: no run 999 in "),
+        (["item", "nothing::x[tesseract]"], "pytest-ocr history: KEY: no run of suite receipts has an item"),
+        (["trend", "--suite=other"], "pytest-ocr history: --suite: no runs of other in "),
+    ):
+        bad = history(root, url, *args)
+        assert bad.returncode == 2 and bad.stderr.startswith(says) and bad.stderr.count("\n") == 1, bad.stderr
+        assert PASSWORD not in bad.stderr
     pruned = history(root, url, "prune", "--keep=2")
     assert pruned.returncode == 0 and "3 of 6 runs removed" in pruned.stdout  # commits 1-3; both attempts of 5 kept
     left = history(root, url, "runs").stdout

@@ -87,25 +87,26 @@ def flaky(store: Store, suite: str, branch: str | None, last: int) -> list[Flaky
     compared: dict[str, int] = {}
     flips: dict[str, list[Flip]] = {}
     engines: dict[str, str] = {}
-    for run in runs:
-        for item in store.items(run.id):
-            if item.engine is None:
-                continue
-            fingerprint = fingerprints.get((run.id, item.engine), "")
-            held = previous.get(item.key)
-            previous[item.key] = (run.id, run.commit, fingerprint, item.output_hash, item.outcome)
-            engines[item.key] = item.engine
-            if held is None or held[2] != fingerprint or not fingerprint:
-                continue
-            compared[item.key] = compared.get(item.key, 0) + 1
-            changed = tuple(
-                name
-                for name, old, new in (("output", held[3], item.output_hash), ("outcome", held[4], item.outcome))
-                if old != new
+    by_id = {run.id: run for run in runs}
+    for item in store.items_of(list(by_id)):  # by run, oldest first
+        run = by_id[item.run_id]
+        if item.engine is None:
+            continue
+        fingerprint = fingerprints.get((run.id, item.engine), "")
+        held = previous.get(item.key)
+        previous[item.key] = (run.id, run.commit, fingerprint, item.output_hash, item.outcome)
+        engines[item.key] = item.engine
+        if held is None or held[2] != fingerprint or not fingerprint:
+            continue
+        compared[item.key] = compared.get(item.key, 0) + 1
+        changed = tuple(
+            name
+            for name, old, new in (("output", held[3], item.output_hash), ("outcome", held[4], item.outcome))
+            if old != new
+        )
+        if changed:
+            flips.setdefault(item.key, []).append(
+                Flip(held[0], run.id, held[1], run.commit, changed, (held[4], item.outcome))
             )
-            if changed:
-                flips.setdefault(item.key, []).append(
-                    Flip(held[0], run.id, held[1], run.commit, changed, (held[4], item.outcome))
-                )
     found = [FlakyItem(key, engines[key], compared[key], tuple(f)) for key, f in flips.items()]
     return sorted(found, key=lambda f: (-len(f.flips), f.key))

@@ -10,7 +10,7 @@ from ..history.items import FlakyItem, ItemHistory
 from ..history.steps import Found
 from ..history.store import AggregateRow, EngineRow, RunRow
 from ..history.trend import Cell, Trend
-from .columns import ljust, width
+from .columns import fit, ljust, width, wrap
 from .numbers import number, signed
 
 BLOCKS = "▁▂▃▄▅▆▇█"
@@ -52,9 +52,9 @@ def trend_lines(t: Trend, columns: int | None) -> list[str]:
     room = len(t.commits) if columns is None else max(8, columns - prefix)
     shown = min(room, len(t.commits))
     first = len(t.commits) - shown
+    head = f"branch {t.branch}: {len(t.commits)} commits, {short(t.commits[0])} .. {short(t.commits[-1])}"
     lines = [
-        f"branch {t.branch}: {len(t.commits)} commits, {short(t.commits[0])} .. {short(t.commits[-1])}"
-        + (f" (the last {shown} drawn)" if shown < len(t.commits) else ""),
+        *wrap(head + (f" (the last {shown} drawn)" if shown < len(t.commits) else ""), columns),
         "  ".join(ljust(h, w) for h, w in zip(("suite", "engine", "metric"), widths, strict=True))
         + "  "
         + ljust("latest", last_width)
@@ -67,12 +67,12 @@ def trend_lines(t: Trend, columns: int | None) -> list[str]:
         if any(c.changes for c in cells):
             marks = "".join(MARK if c.changes else " " for c in cells)
             lines.append(" " * (prefix - 2) + "  " + marks)
-    lines += _changes(t, first)
+    legend = _changes(t, first)
     if any(c.carried for s in t.series for c in s.cells):
-        lines.append(
+        legend.append(
             f"{CARRIED} carried: the suite or engine did not run at that commit (an earlier value, not measured)"
         )
-    return lines
+    return lines + fit(legend, columns)
 
 
 def _last(cells: Sequence[Cell]) -> str:
