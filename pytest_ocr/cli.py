@@ -19,7 +19,7 @@ compares two JSON reports and exits 1 when a rule is violated (see pytest_ocr/ru
 
     pytest-ocr merge SHARD.json... [-o RUN.json] [--html PATH] [--results-dir DIR] [--project DIR]
                      [--baseline PATH [--baseline-write VERB] [--baseline-min-match SHARE]]
-                     [--summary table|json|none]
+                     [--summary table|json|none] [--history [URL] [--history-suite NAME] [--history-required]]
 
 joins the reports of a suite's shards (--ocr-shard K/N) into the report of the whole run,
 judges its aggregate gates and baseline, writes the outputs asked for and GitHub's step
@@ -33,6 +33,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import __version__
 from .errors import OcrError
@@ -51,6 +52,9 @@ from .report.columns import fit, terminal_columns
 from .run.baseline_defaults import DEFAULT_MIN_MATCH, VERBS
 from .storable import json_safe
 from .visible import visible
+
+if TYPE_CHECKING:
+    from .history.url import HistoryTarget
 
 TEXT_LIST_LIMIT = 20
 
@@ -267,19 +271,21 @@ def cmd_merge(args: argparse.Namespace) -> int:
                     f"--ocr-baseline={args.baseline}"
                 )
             merged.results, baseline = against(stored, merged.results, args.baseline_write, args.baseline_min_match)
+        project, note = _merge_project(args.project, merged.project)
+        history = _merge_history(args, project)
     except (CliError, OutputPathError, ReportError, MergeError) as exc:
         print(f"pytest-ocr merge: {exc}", file=sys.stderr)
         return MERGE_USAGE_ERROR
     if args.html:  # what the page's diff shows: the shards' reports hold what it follows from
         with_scored_texts(merged.results)
     gates = judge(merged.gates, merged.results, merged.datasets, baseline, judged)
-    project, note = _merge_project(args.project, merged.project)
     outputs = Outputs(
         Path(args.output) if args.output else None,
         Path(args.html) if args.html else None,
         Path(args.results_dir) if args.results_dir else None,
         Path.cwd() / args.baseline if args.baseline else None,
         args.baseline_write,
+        history=history,
     )
     ended = end(merged.results, merged.run, gates, baseline, merged.datasets, None, outputs, project)
     record = ended.record
@@ -298,6 +304,24 @@ def cmd_merge(args: argparse.Namespace) -> int:
     lines += ended.notes
     print("\n".join(visible(line) for line in lines))
     return ended.exit_status
+
+
+def _merge_history(args: argparse.Namespace, project: Path) -> HistoryTarget | None:
+    """Where the merged run is recorded (--history, else PYTEST_OCR_HISTORY_URL); CliError for a
+    URL that cannot be a store, named without its credentials."""
+    from .history.url import ENV, HistoryTarget, HistoryUrlError, asked, check_suite, parse  # no SQLAlchemy yet
+
+    if args.history is None and not os.environ.get(ENV, "").strip():
+        if args.history_suite or args.history_required:
+            raise CliError("--history-suite and --history-required need a history store: --history [URL]")
+        return None
+
+    try:
+        url = parse(asked(args.history, os.environ, None), project)
+        suite = check_suite(args.history_suite or project.name)
+    except HistoryUrlError as exc:
+        raise CliError(f"--history: {exc}") from None
+    return HistoryTarget(url, suite, args.history_required)
 
 
 def _merge_project(given: str | None, recorded: str | None) -> tuple[Path, str | None]:
@@ -497,6 +521,20 @@ def parser() -> argparse.ArgumentParser:
     )
     m.add_argument(
         "--summary", choices=("table", "json", "none"), default="table", help="the OCR summary printed (default table)"
+    )
+    m.add_argument(
+        "--history",
+        nargs="?",
+        const="default",
+        metavar="URL",
+        help="record the merged run in a history store, as --ocr-history does (default: $PYTEST_OCR_HISTORY_URL; "
+        "given bare: .pytest-ocr/history.sqlite in the project)",
+    )
+    m.add_argument(
+        "--history-suite", metavar="NAME", help="the name the run is recorded under (default: the project's name)"
+    )
+    m.add_argument(
+        "--history-required", action="store_true", help="exit 1 when the run cannot be recorded in the history store"
     )
     m.set_defaults(run=cmd_merge)
     return main

@@ -23,7 +23,9 @@ class Limits:
     # The process that rasterises PDF pages (media/rasteriser.py): its address space, and one page's time.
     max_rasterise_mb: float = 1024.0
     max_rasterise_s: float = 60.0
-    max_lock_wait_s: float = 120.0  # for another process's lock on a baseline file or a page being rasterised
+    # for another process's lock on a baseline file, a page being rasterised or the history store
+    # (history/store.py: SQLite's busy timeout, PostgreSQL's lock and connect timeouts)
+    max_lock_wait_s: float = 120.0
     max_output_mb: float = 10.0  # the text of one recognition, UTF-8
     max_align_chars: int = 200_000  # longer texts are aligned by a cheaper, documented path
     max_render_s: float = 30.0  # one equation rendered by KaTeX in the browser (math checks)

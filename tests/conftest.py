@@ -223,3 +223,24 @@ def run_bounded(
     seconds = time.monotonic() - start
     assert peak.exists(), f"the session ended without its launcher noting its memory:\n{output[-3000:]}"
     return Bounded(proc.returncode, output, seconds, int(peak.read_text()) / 1024)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[object]:
+    """A throwaway PostgreSQL server for this test process (tests/helpers/postgres.py)."""
+    from helpers.postgres import server
+
+    with server() as running:
+        yield running
+
+
+# The history store's backends: every history test runs on SQLite and on a real PostgreSQL server.
+HISTORY_BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)]
+
+
+@pytest.fixture(params=HISTORY_BACKENDS)
+def history_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A new, empty history store's URL: an SQLite file, or a database on the PostgreSQL server."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'store' / 'history.sqlite'}"
+    return request.getfixturevalue("postgres_server").new_database()

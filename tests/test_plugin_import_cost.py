@@ -31,6 +31,9 @@ HEAVY = (
     "jsonschema_rs",
     "defusedxml",
     "wcwidth",  # its tables: 10 ms
+    "sqlalchemy",  # the history store's (pytest_ocr/history/): only with --ocr-history
+    "psycopg",
+    "pytest_ocr.history.store",
     "pytest_ocr.engines",  # its registry reads every installed distribution's entry points
     "pytest_ocr.metrics",
     "pytest_ocr.cases.loader",

@@ -244,6 +244,7 @@ class Collector:
             settings.baseline.path if settings.baseline is not None else None,
             settings.baseline_verb,
             settings.github,
+            settings.history,
         )
         ended = end(
             self.results.values(),

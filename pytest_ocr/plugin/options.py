@@ -22,6 +22,7 @@ from ..run.identity import project_dir
 if TYPE_CHECKING:
     from ..cases.gates import Gate
     from ..cases.model import Scope
+    from ..history.url import HistoryTarget
     from ..run.baseline import Baseline
     from ..run.shard import Shard
 
@@ -122,7 +123,12 @@ def add_options(parser: pytest.Parser) -> None:
         ("max_image_pixels", int, "most pixels (width x height) of a decoded image or a rasterised PDF page"),
         ("max_rasterise_mb", float, "most memory (address space) of the process rasterising PDF pages, in MB"),
         ("max_rasterise_s", float, "longest rasterising of one PDF page, in s"),
-        ("max_lock_wait_s", float, "longest wait for another process's lock on a baseline file or a PDF page, in s"),
+        (
+            "max_lock_wait_s",
+            float,
+            "longest wait for another process's lock on a baseline file, a PDF page or the history store "
+            "(or for its server to answer), in s",
+        ),
         ("max_output_mb", float, "longest text of one recognition, in MB of UTF-8"),
         ("max_align_chars", int, "longest text aligned exactly; longer ones take a cheaper path (docs: Limits)"),
         ("max_render_s", float, "longest wait for one equation's KaTeX rendering in the browser (math checks), in s"),
@@ -142,6 +148,27 @@ def add_options(parser: pytest.Parser) -> None:
         help="the Chromium that renders equations for math checks (default: $PYTEST_OCR_CHROMIUM, "
         "else chromium, chromium-browser or google-chrome on the PATH)",
     )
+    group.addoption(
+        "--ocr-history",
+        nargs="?",
+        const="default",
+        metavar="URL",
+        help="record the run in a history store: sqlite:///PATH or postgresql://USER@HOST/DATABASE (default: "
+        "$PYTEST_OCR_HISTORY_URL, else the ocr_history ini key; given bare: .pytest-ocr/history.sqlite in the project)",
+    )
+    group.addoption(
+        "--ocr-history-suite",
+        metavar="NAME",
+        help="the name the run is recorded under in the history store (default: ocr_history_suite, else the "
+        "project directory's name)",
+    )
+    group.addoption(
+        "--ocr-history-required",
+        action="store_true",
+        help="fail the run when it cannot be recorded in the history store (default: a warning)",
+    )
+    parser.addini("ocr_history", "the history store's URL (see --ocr-history)", default="")
+    parser.addini("ocr_history_suite", "the name runs are recorded under in the history store", default="")
     parser.addini("ocr_files", "glob patterns of OCR case files", type="args", default=DEFAULT_PATTERNS)
     parser.addini("ocr_config", "project configuration file (YAML: engines, defaults)", default="")
 
@@ -169,6 +196,7 @@ class Settings:
     repeat: int | None = None  # --ocr-repeat: recognitions per item, over what files say
     chromium: str | None = None  # --ocr-chromium: the browser math checks render equations in
     github: bool = True  # annotations and step summary under GitHub Actions (--ocr-github off: none)
+    history: HistoryTarget | None = None  # where the run is recorded (--ocr-history)
 
     @classmethod
     def from_config(cls, config: pytest.Config, project: Path | None = None, columns: int | None = None) -> Settings:
@@ -212,6 +240,7 @@ class Settings:
                 except GateError as exc:
                     raise pytest.UsageError(str(exc)) from None
         settings.shard, settings.shard_durations, settings.shard_weights = _shard(config)
+        settings.history = _history(config, settings.project_dir)
         settings.min_match = option("ocr_baseline_min_match")
         if not 0 <= settings.min_match <= 1:
             raise pytest.UsageError(f"--ocr-baseline-min-match: expected a share from 0 to 1, not {settings.min_match}")
@@ -253,6 +282,33 @@ class Settings:
         except OutputPathError as exc:
             raise pytest.UsageError(str(exc)) from None
         return settings
+
+
+def _history(config: pytest.Config, project: Path) -> HistoryTarget | None:
+    """Where the run is recorded, if anywhere: a URL that cannot be a store is a usage error,
+    named without its credentials."""
+    from ..history.url import ENV, HistoryTarget, HistoryUrlError, asked, check_suite, parse  # no SQLAlchemy yet
+
+    option = config.getoption
+    wanted = option("ocr_history") is not None or option("ocr_history_required") or option("ocr_history_suite")
+    ini = str(config.getini("ocr_history") or "")
+    if not (wanted or ini or os.environ.get(ENV, "").strip()):
+        return None  # SQLAlchemy is not imported
+
+    given = asked(option("ocr_history"), os.environ, ini)
+    if given is None:
+        named = "--ocr-history-required" if option("ocr_history_required") else "--ocr-history-suite"
+        raise pytest.UsageError(f"{named} needs a history store: --ocr-history [URL] (or PYTEST_OCR_HISTORY_URL)")
+    named = option("ocr_history_suite") or str(config.getini("ocr_history_suite") or "")
+    try:
+        url = parse(given, project)
+    except HistoryUrlError as exc:
+        raise pytest.UsageError(f"--ocr-history: {exc}") from None
+    try:
+        suite = check_suite(named or project.name)
+    except HistoryUrlError as exc:
+        raise pytest.UsageError(f"--ocr-history-suite: {exc}") from None
+    return HistoryTarget(url, suite, bool(option("ocr_history_required")))
 
 
 def _baseline(path: Path, missing_ok: bool) -> Baseline:

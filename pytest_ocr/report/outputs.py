@@ -1,8 +1,9 @@
 """The end of a run: its record built, every file it asked for written from it (the JSON
 report, the HTML report, the results directory, the baseline file and GitHub's step
-summary), and whether it failed. The plugin's controller and ``pytest-ocr merge`` both
-end a run here (``end``). A failure to write costs that output alone and is said in the
-notes (``lost`` finds them); the others are still written, and the run fails."""
+summary) and the run recorded in the history store, and whether it failed. The plugin's
+controller and ``pytest-ocr merge`` both end a run here (``end``). A failure to write
+costs that output alone and is said in the notes (``lost`` finds them); the others are
+still written, and the run fails (a history store that fails: only when required)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..cases.model import DatasetInfo
 from ..files import write_atomic
@@ -20,6 +22,9 @@ from ..run.result import CaseResult
 from ..run.shard import ShardInfo
 from . import github, json_report
 from .baseline_file import write as write_baseline
+
+if TYPE_CHECKING:
+    from ..history.url import HistoryTarget
 
 LOST = "ERROR: "  # how a note says that an output could not be written
 
@@ -37,6 +42,7 @@ class Outputs:
     baseline: Path | None = None  # written when baseline_verb is set
     baseline_verb: str | None = None
     github: bool = True  # the step summary, under GitHub Actions (a shard whose merge reports: not)
+    history: HistoryTarget | None = None  # the store the run is recorded in
 
 
 def write_all(record: RunRecord, outputs: Outputs, project: Path, environ: Mapping[str, str] = os.environ) -> list[str]:
@@ -67,7 +73,29 @@ def write_all(record: RunRecord, outputs: Outputs, project: Path, environ: Mappi
     summary = environ.get("GITHUB_STEP_SUMMARY")
     if outputs.github and environ.get("GITHUB_ACTIONS") == "true" and summary and (record.results or record.gates):
         attempt("GitHub step summary", Path(summary), lambda p: github.append_step_summary(p, record, project))
+    if outputs.history is not None:
+        notes.append(_history(record, outputs.history, project, environ))
     return notes
+
+
+def _history(record: RunRecord, target: HistoryTarget, project: Path, environ: Mapping[str, str]) -> str:
+    """The run recorded in the history store, last: a store that cannot be reached costs no
+    other output, and fails the run only when required."""
+    where = target.url.shown
+    if record.shard is not None:
+        return f"OCR history: a shard's run is not recorded in {where}; pytest-ocr merge --history records the run"
+    from ..history.store import record_run
+
+    try:
+        recorded = record_run(target, record, project, environ)
+    except Exception as exc:  # noqa: BLE001 - a store that fails must not fail the run unless required
+        from ..history.store import StoreError
+
+        why = str(exc) if isinstance(exc, StoreError) else target.url.conceal(f"{type(exc).__name__}: {exc}")
+        if target.required:
+            return f"{LOST}OCR history could not be recorded in {where}: {why}"
+        return f"warning: OCR history not recorded in {where}: {why} (this fails the run only when history is required)"
+    return f"OCR history: {recorded.text()} in {where}"
 
 
 @dataclass(frozen=True)

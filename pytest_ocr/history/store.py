@@ -1,0 +1,547 @@
+"""The history store: runs recorded into it, and what later commands read back from it.
+
+One code path for SQLite and PostgreSQL (SQLAlchemy Core). Writers serialise on the store's
+write lock for one transaction, in which a run's attempt number is assigned (the count of
+its suite's runs of its commit, plus one): four CI jobs recording the same commit at once
+get attempts 1 to 4, each run once. On SQLite the lock is the database's own (WAL, and
+``BEGIN IMMEDIATE`` so that a writer waits for the lock before it reads the attempt
+number), on PostgreSQL a transaction-level advisory lock. Waiting for it, or for a server to
+answer, is bounded by ``--ocr-max-lock-wait-s``; past it the run is not recorded, with one
+line saying why.
+
+A run's item rows are made before the lock is taken, so the lock is held only to write.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import struct
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import ColumnElement, Connection, Engine, create_engine, event, func, select
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+
+from .. import __version__, limits
+from ..errors import OcrError
+from ..run.aggregate import MetricAggregate, Summary, metric_order
+from ..run.result import OUTCOMES
+from ..storable import json_safe
+from . import migrations, provenance, schema
+from .url import HistoryUrl
+
+if TYPE_CHECKING:
+    from ..run.record import RunRecord
+    from ..run.result import CaseResult
+    from .provenance import Provenance
+    from .url import HistoryTarget
+
+ADVISORY_LOCK = 0x7079_6F63_7268  # "pyocrh": the PostgreSQL advisory lock writers take
+HASH_BYTES = 8
+NO_ENGINE = ""  # the engine column of a case file that could not be loaded
+
+
+class StoreError(OcrError):
+    """The store could not be opened, read or written; the message says why, without credentials."""
+
+
+@dataclass(frozen=True)
+class RecordedRun:
+    id: int
+    suite: str
+    commit: str | None
+    attempt: int
+    status: str
+    items: int
+
+    def text(self) -> str:
+        commit = f"commit {self.commit[:12]}, attempt {self.attempt}" if self.commit else "no commit"
+        return f"run {self.id} of suite {self.suite} ({commit}, {self.status}, {self.items} items)"
+
+
+@dataclass(frozen=True)
+class RunRow:
+    id: int
+    suite: str
+    commit: str | None
+    branch: str | None
+    parents: tuple[str, ...]
+    commit_time: str | None
+    attempt: int
+    started_at: str
+    finished_at: str
+    duration_s: float
+    status: str
+    shards: int
+    ci: str | None
+    job: str | None
+    run_url: str | None
+    pytest_ocr: str
+    scorers: dict[str, str]
+    summary: dict[str, Any]  # counts, gates, datasets and the run's own facts (workers, interruption, ...)
+    recorded_at: str
+
+
+@dataclass(frozen=True)
+class AggregateRow:
+    run_id: int
+    engine: str
+    scope: str  # "": all the engine's items; "tag:NAME" / "group:NAME"
+    metric: str
+    kind: str  # macro | micro
+    value: float | None
+    low: float | None
+    high: float | None
+    n: int
+
+
+@dataclass(frozen=True)
+class EngineRow:
+    run_id: int
+    engine: str
+    fingerprint_id: str
+    fingerprint: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ItemRow:
+    run_id: int
+    key: str
+    engine: str | None
+    outcome: str
+    output_hash: str | None  # hex
+    cached: bool
+    values: dict[str, float | None]
+    spread: dict[str, float | None] | None  # max - min over repeats; None: recognised once
+
+
+@dataclass(frozen=True)
+class ItemPoint:
+    """An item in one run: the run, and its row there."""
+
+    run: RunRow
+    item: ItemRow
+
+
+class Store:
+    def __init__(self, engine: Engine, where: HistoryUrl) -> None:
+        self.engine = engine
+        self.where = where
+
+    @classmethod
+    def open(cls, where: HistoryUrl, wait_s: float | None = None) -> Store:
+        """The store at ``where``, created or migrated to this code's schema. Raises StoreError."""
+        wait = limits.active().max_lock_wait_s if wait_s is None else wait_s
+        with _errors(where):
+            store = cls(_engine(where, wait), where)
+            try:
+                with store._writing() as connection:
+                    migrations.migrate(connection)
+            except BaseException:
+                store.close()
+                raise
+        return store
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _writing(self) -> Iterator[Connection]:
+        """A transaction holding the store's write lock."""
+        with self.engine.connect().execution_options(history_write=True) as connection, connection.begin():
+            if self.where.backend == "postgresql":
+                connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({ADVISORY_LOCK})")
+            yield connection
+
+    @contextmanager
+    def _reading(self) -> Iterator[Connection]:
+        with _errors(self.where), self.engine.connect() as connection, connection.begin():
+            yield connection
+
+    # -- writing --------------------------------------------------------------------
+
+    def record(self, record: RunRecord, origin: Provenance, suite: str) -> RecordedRun:
+        """``record`` as a run of ``suite``: the next attempt of its commit. Raises StoreError."""
+        rows = _Rows.of(record)
+        run = _run_row(record, origin, suite)
+        with _errors(self.where), self._writing() as connection:
+            attempt = _next_attempt(connection, suite, origin.commit)
+            inserted = connection.execute(schema.runs.insert().values(**run, attempt=attempt))
+            run_id = int(inserted.inserted_primary_key[0])  # type: ignore[index]  # never None after an insert
+            if rows.engines:
+                connection.execute(schema.engines.insert(), [{"run_id": run_id, **e} for e in rows.engines])
+            if rows.aggregates:
+                connection.execute(schema.aggregates.insert(), [{"run_id": run_id, **a} for a in rows.aggregates])
+            if rows.metrics:
+                connection.execute(
+                    schema.run_metrics.insert(),
+                    [{"run_id": run_id, "engine": e, "metrics": " ".join(m)} for e, m in rows.metrics.items()],
+                )
+            ids = _key_ids(connection, suite, rows.keys)
+            if rows.items:
+                items = [{**item, "run_id": run_id, "key_id": ids[item["key_id"]]} for item in rows.items]
+                connection.execute(schema.items.insert(), items)
+        return RecordedRun(run_id, suite, origin.commit, attempt, record.run.status, len(rows.items))
+
+    # -- reading: what trend, item, flaky and history: baselines read ------------------
+
+    def runs(self, suite: str, branch: str | None = None, limit: int = 100) -> list[RunRow]:
+        """The suite's latest runs (on ``branch``, when given), newest first."""
+        query = select(schema.runs).where(schema.runs.c.suite == suite)
+        if branch is not None:
+            query = query.where(schema.runs.c.branch == branch)
+        with self._reading() as connection:
+            return [_run(row) for row in connection.execute(query.order_by(schema.runs.c.id.desc()).limit(limit))]
+
+    def latest_complete(self, suite: str, branch: str) -> RunRow | None:
+        """The latest complete run of the suite on ``branch``."""
+        return self._latest_complete(suite, schema.runs.c.branch == branch)
+
+    def run_of(self, suite: str, commit: str) -> RunRow | None:
+        """The latest complete attempt of the suite at ``commit`` (a merge-base's run)."""
+        return self._latest_complete(suite, schema.runs.c.commit == commit)
+
+    def _latest_complete(self, suite: str, condition: ColumnElement[bool]) -> RunRow | None:
+        r = schema.runs.c
+        query = select(schema.runs).where(r.suite == suite, condition, r.status == "complete")
+        with self._reading() as connection:  # a later attempt of a commit has a later id
+            row = connection.execute(query.order_by(r.id.desc()).limit(1)).first()
+        return _run(row) if row is not None else None
+
+    def aggregates(self, run_ids: Sequence[int]) -> list[AggregateRow]:
+        """The aggregates of these runs, by run, engine, scope, metric and kind."""
+        a = schema.aggregates.c
+        query = select(schema.aggregates).where(a.run_id.in_(list(run_ids)))
+        with self._reading() as connection:
+            rows = connection.execute(query.order_by(a.run_id, a.engine, a.scope, a.metric, a.kind))
+            return [AggregateRow(**row._asdict()) for row in rows]
+
+    def engines(self, run_ids: Sequence[int]) -> list[EngineRow]:
+        """The engines of these runs, with their fingerprints."""
+        e = schema.engines.c
+        query = select(schema.engines).where(e.run_id.in_(list(run_ids))).order_by(e.run_id, e.engine)
+        with self._reading() as connection:
+            return [
+                EngineRow(row.run_id, row.engine, row.fingerprint_id, json.loads(row.fingerprint))
+                for row in connection.execute(query)
+            ]
+
+    def items(self, run_id: int) -> list[ItemRow]:
+        """Every item of a run, by key."""
+        i, k = schema.items.c, schema.item_keys.c
+        query = (
+            select(i.run_id, k.key, k.engine, i.outcome, i.output_hash, i.cached, i["values"], i.spread)
+            .join_from(schema.items, schema.item_keys, i.key_id == k.id)
+            .where(i.run_id == run_id)
+            .order_by(k.key)
+        )
+        with self._reading() as connection:
+            order = _metric_orders(connection, [run_id])
+            return [_item(row, order) for row in connection.execute(query)]
+
+    def item_values(self, suite: str, key: str, limit: int = 100) -> list[ItemPoint]:
+        """One item over the suite's latest runs that have it, newest first."""
+        i, k, r = schema.items.c, schema.item_keys.c, schema.runs.c
+        query = (
+            select(schema.runs, k.key, k.engine, i.outcome, i.output_hash, i.cached, i["values"], i.spread)
+            .join_from(schema.items, schema.item_keys, i.key_id == k.id)
+            .join(schema.runs, r.id == i.run_id)
+            .where(k.suite == suite, k.key == key)
+            .order_by(i.run_id.desc())
+            .limit(limit)
+        )
+        with self._reading() as connection:
+            rows = list(connection.execute(query))
+            order = _metric_orders(connection, [row.id for row in rows])
+        return [ItemPoint(_run(row), _item(row, order, row.id)) for row in rows]
+
+
+# -- a run as rows ----------------------------------------------------------------------
+
+
+@dataclass
+class _Rows:
+    keys: dict[str, str | None]  # key -> engine, in key order
+    items: list[dict[str, Any]]  # key_id holds the key until the ids are known
+    metrics: dict[str, list[str]]  # engine -> the order its items' values are packed in
+    aggregates: list[dict[str, Any]]
+    engines: list[dict[str, Any]]
+
+    @classmethod
+    def of(cls, record: RunRecord) -> _Rows:
+        by_engine: dict[str, list[CaseResult]] = defaultdict(list)
+        for r in record.results:
+            by_engine[r.engine or NO_ENGINE].append(r)
+        metrics = {
+            engine: sorted({m for r in results for m in r.metrics}, key=metric_order)
+            for engine, results in by_engine.items()
+        }
+        codes = {outcome: i for i, outcome in enumerate(OUTCOMES)}
+        items = []
+        for r in record.results:
+            order = metrics[r.engine or NO_ENGINE]
+            spread = r.repeats.get("spread") if r.repeats else None
+            items.append(
+                {
+                    "key_id": r.key,
+                    "outcome": codes[r.outcome],
+                    "output_hash": output_hash(r.prediction),
+                    "cached": r.cached,
+                    "values": _pack([r.metrics.get(m) for m in order]),
+                    "spread": _pack([_width(spread.get(m)) for m in order]) if spread is not None else None,
+                }
+            )
+        return cls(
+            {r.key: r.engine for r in record.results},
+            items,
+            {engine: names for engine, names in metrics.items() if names},
+            _aggregates(record.summaries),
+            [
+                {"engine": name, "fingerprint_id": str(f.get("fingerprint_id", "")), "fingerprint": _json(f)}
+                for name, f in record.engines.items()
+            ],
+        )
+
+
+def output_hash(text: str | None) -> bytes | None:
+    """An output's identity in the store: 8 bytes of its BLAKE2b (never the text)."""
+    if text is None:
+        return None
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=HASH_BYTES).digest()
+
+
+def _width(spread: Mapping[str, Any] | None) -> float | None:
+    if not spread or spread.get("max") is None or spread.get("min") is None:
+        return None
+    return float(spread["max"]) - float(spread["min"])
+
+
+def _pack(values: Sequence[float | None]) -> bytes:
+    return struct.pack(f"<{len(values)}d", *(math.nan if v is None else v for v in values))
+
+
+def _unpack(data: bytes, names: Sequence[str]) -> dict[str, float | None]:
+    values = struct.unpack(f"<{len(data) // 8}d", data)
+    return {name: None if math.isnan(v) else v for name, v in zip(names, values, strict=True)}
+
+
+def _aggregates(summaries: Mapping[str, Summary]) -> list[dict[str, Any]]:
+    rows = []
+    for engine, summary in summaries.items():
+        for scope, part in (("", summary), *summary.groups.items()):
+            for metric, aggregate in part.metrics.items():
+                rows += _aggregate_rows(engine, scope, metric, aggregate)
+            if part.facts is not None and part.facts.score is not None:
+                low, high = part.facts.ci95 or (None, None)
+                rows.append(_row(engine, scope, "facts", "macro", part.facts.score, low, high, part.facts.facts))
+    return rows
+
+
+def _aggregate_rows(engine: str, scope: str, metric: str, a: MetricAggregate) -> list[dict[str, Any]]:
+    low, high = a.ci95 or (None, None)
+    return [
+        _row(engine, scope, metric, "macro", a.macro, low, high, a.n),
+        _row(engine, scope, metric, "micro", a.micro, None, None, a.n),
+    ]
+
+
+def _row(
+    engine: str, scope: str, metric: str, kind: str, value: float | None, low: float | None, high: float | None, n: int
+) -> dict[str, Any]:
+    finite = [None if x is None or not math.isfinite(x) else float(x) for x in (value, low, high)]
+    return {"engine": engine, "scope": scope, "metric": metric, "kind": kind, "n": n} | dict(
+        zip(("value", "low", "high"), finite, strict=True)
+    )
+
+
+def _run_row(record: RunRecord, origin: Provenance, suite: str) -> dict[str, Any]:
+    run = record.run
+    summary = {
+        "counts": dict(sorted(record.counts().items())),
+        "gates": [g.to_dict() for g in record.gates],
+        "datasets": [d.to_dict() for d in record.datasets],
+        "not_run": run.not_run,
+        "interruption": run.interruption,
+        "workers": run.workers,
+        "pytest": run.pytest,
+        "python": run.python,
+        "platform": run.platform,
+        "notes": list(origin.notes),
+    }
+    return {
+        "suite": suite,
+        "commit": origin.commit,
+        "branch": origin.branch,
+        "parents": " ".join(origin.parents) or None,
+        "commit_time": origin.commit_time,
+        "started_at": run.started_at,
+        "finished_at": run.finished_at,
+        "duration_s": run.duration_s,
+        "status": run.status,
+        "shards": run.shards,
+        "ci": origin.ci,
+        "job": origin.job,
+        "run_url": origin.run_url,
+        "pytest_ocr": __version__,
+        "scorers": _json(provenance.scorer_versions()),
+        "summary": _json(summary),
+        "recorded_at": datetime.now(timezone.utc).isoformat(),
+    }
+
+
+def _json(value: Any) -> str:
+    return json.dumps(json_safe(value), sort_keys=True, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+def _next_attempt(connection: Connection, suite: str, commit: str | None) -> int:
+    r = schema.runs.c
+    same = r.commit.is_(None) if commit is None else r.commit == commit
+    found = connection.execute(select(func.max(r.attempt)).where(r.suite == suite, same)).scalar()
+    return int(found or 0) + 1
+
+
+def _key_ids(connection: Connection, suite: str, keys: Mapping[str, str | None]) -> dict[str, int]:
+    """Each key's id in the suite, interned now if it is new. The suite's keys are read whole:
+    one query, where looking up 20,000 keys a few hundred at a time took 40."""
+    k = schema.item_keys.c
+    ids = {key: key_id for key, key_id in connection.execute(select(k.key, k.id).where(k.suite == suite))}
+    new = [{"suite": suite, "key": key, "engine": engine} for key, engine in keys.items() if key not in ids]
+    if new:
+        inserted = connection.execute(schema.item_keys.insert().returning(k.key, k.id), new)
+        ids.update((key, key_id) for key, key_id in inserted)
+    return ids
+
+
+# -- rows back as data --------------------------------------------------------------------
+
+
+def _run(row: Any) -> RunRow:
+    m = row._mapping
+    return RunRow(
+        id=m["id"],
+        suite=m["suite"],
+        commit=m["commit"],
+        branch=m["branch"],
+        parents=tuple((m["parents"] or "").split()),
+        commit_time=m["commit_time"],
+        attempt=m["attempt"],
+        started_at=m["started_at"],
+        finished_at=m["finished_at"],
+        duration_s=m["duration_s"],
+        status=m["status"],
+        shards=m["shards"],
+        ci=m["ci"],
+        job=m["job"],
+        run_url=m["run_url"],
+        pytest_ocr=m["pytest_ocr"],
+        scorers=json.loads(m["scorers"]),
+        summary=json.loads(m["summary"]),
+        recorded_at=m["recorded_at"],
+    )
+
+
+def _metric_orders(connection: Connection, run_ids: Iterable[int]) -> dict[tuple[int, str], list[str]]:
+    m = schema.run_metrics.c
+    rows = connection.execute(select(schema.run_metrics).where(m.run_id.in_(sorted(set(run_ids)))))
+    return {(row.run_id, row.engine): row.metrics.split() for row in rows}
+
+
+def _item(row: Any, orders: Mapping[tuple[int, str], list[str]], run_id: int | None = None) -> ItemRow:
+    m = row._mapping
+    run = m["run_id"] if run_id is None else run_id
+    names = orders.get((run, m["engine"] or NO_ENGINE), [])
+    return ItemRow(
+        run_id=run,
+        key=m["key"],
+        engine=m["engine"],
+        outcome=OUTCOMES[m["outcome"]],
+        output_hash=m["output_hash"].hex() if m["output_hash"] is not None else None,
+        cached=bool(m["cached"]),
+        values=_unpack(m["values"], names),
+        spread=_unpack(m["spread"], names) if m["spread"] is not None else None,
+    )
+
+
+# -- the engine, and errors as one line ------------------------------------------------------
+
+
+def _engine(where: HistoryUrl, wait_s: float) -> Engine:
+    if where.backend == "sqlite":
+        database = where.shown.removeprefix("sqlite:///")
+        directory = Path(database).parent
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"its directory {directory} cannot be made ({exc.strerror})") from None
+        engine = create_engine(where.url, connect_args={"timeout": wait_s})
+
+        @event.listens_for(engine, "connect")
+        def _connect(dbapi_connection: Any, record: Any) -> None:
+            dbapi_connection.isolation_level = None  # transactions begun here, below
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA journal_mode=WAL")  # readers never wait for a writer
+            cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.close()
+
+        @event.listens_for(engine, "begin")
+        def _begin(connection: Connection) -> None:
+            # A writer takes the lock first: one that read the attempt number in a shared
+            # transaction could not upgrade it to write while another writer waits.
+            write = connection.get_execution_options().get("history_write")
+            connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+        return engine
+    timeout = max(1, math.ceil(wait_s))
+    engine = create_engine(where.url, connect_args={"connect_timeout": timeout})
+
+    @event.listens_for(engine, "connect")
+    def _lock_timeout(dbapi_connection: Any, record: Any) -> None:
+        # Set once connected, not as a startup option, which a pooler (PgBouncer) may refuse.
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"SET SESSION lock_timeout = {timeout * 1000}")
+        cursor.close()
+        dbapi_connection.commit()
+
+    return engine
+
+
+@contextmanager
+def _errors(where: HistoryUrl) -> Iterator[None]:
+    """Any failure of the database as a StoreError with one line, without credentials."""
+    try:
+        yield
+    except StoreError:
+        raise
+    except migrations.SchemaError as exc:
+        raise StoreError(str(exc)) from None
+    except DBAPIError as exc:
+        raise StoreError(where.conceal(_line(exc.orig if exc.orig is not None else exc))) from None
+    except (SQLAlchemyError, OSError) as exc:
+        raise StoreError(where.conceal(_line(exc))) from None
+
+
+def _line(exc: BaseException) -> str:
+    """The first line of an error (a driver's message may go on with hints and the SQL)."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
+
+
+def record_run(target: HistoryTarget, record: RunRecord, project: Path, environ: Mapping[str, str]) -> RecordedRun:
+    """The run recorded in the target store, with its provenance here. Raises StoreError."""
+    origin = provenance.of(project, environ)
+    with Store.open(target.url) as store:
+        return store.record(record, origin, target.suite)
