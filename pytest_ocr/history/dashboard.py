@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from ..run.aggregate import metric_order
 from .steps import Found
 from .store import AggregateRow, EngineRow, RunRow, Store
-from .trend import Series, Trend, aggregate_regressions, item_regressions, trend
+from .trend import OVERALL, Series, Trend, aggregate_regressions, item_regressions, trend
 
 MOVING = 10  # items shown per suite and engine, worst step first
 
@@ -67,13 +67,12 @@ def dashboard(store: Store, suites: Sequence[str], branch: str, last: int) -> Da
         panels.append(Panel(suite, engine, tuple(charts), tuple(items[:MOVING])))
     runs = sorted(t.runs.values(), key=lambda r: r.id)
     ids = [r.id for r in runs]
-    engines, aggregates = store.engines(ids), store.aggregates(ids)
-    details = tuple(
-        RunDetail(
-            r,
-            tuple(e for e in engines if e.run_id == r.id),
-            tuple(a for a in aggregates if a.run_id == r.id and a.scope == ""),
-        )
-        for r in runs
-    )
+    engines: dict[int, list[EngineRow]] = {i: [] for i in ids}
+    aggregates: dict[int, list[AggregateRow]] = {i: [] for i in ids}
+    for e in store.engines(ids):
+        engines[e.run_id].append(e)
+    for a in store.aggregates(ids):
+        if a.scope == OVERALL:
+            aggregates[a.run_id].append(a)
+    details = tuple(RunDetail(r, tuple(engines[r.id]), tuple(aggregates[r.id])) for r in runs)
     return Dashboard(t, tuple(panels), details)
