@@ -240,6 +240,8 @@ def _show(store: Store, args: argparse.Namespace) -> int:
     found = store.run(args.run_id)
     if found is None:
         raise HistoryCommandError(f"RUN: no run {args.run_id} in {store.where.shown}")
+    if args.suite and found.suite not in args.suite:
+        raise HistoryCommandError(f"RUN: run {found.id} is of suite {found.suite}, not {', '.join(args.suite)}")
     _print(show_lines(found, store.engines([found.id]), store.aggregates([found.id])))
     return 0
 
