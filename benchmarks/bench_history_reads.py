@@ -96,7 +96,7 @@ def main() -> None:
     args = parser.parse_args()
     from pytest_ocr.history.items import item_history
     from pytest_ocr.history.store import Store
-    from pytest_ocr.history.trend import aggregate_regressions, trend
+    from pytest_ocr.history.trend import Trend, aggregate_regressions, trend
     from pytest_ocr.history.url import parse
 
     with tempfile.TemporaryDirectory(prefix="bench-history-reads-") as tmp:
@@ -109,7 +109,7 @@ def main() -> None:
         with Store.open(parse(url, root)) as store:
             last = args.runs
 
-            def one_trend():  # type: ignore[no-untyped-def]
+            def one_trend() -> Trend:
                 return trend(store, ["bench"], "main", last, ["cer"], ["macro"])
 
             seconds, t = best(one_trend)

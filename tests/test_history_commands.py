@@ -211,6 +211,7 @@ def test_runs_show_export_and_prune(store: dict[str, Any], tmp_path: Path) -> No
         (["show", "999"], "pytest-ocr history: RUN: no run 999 in "),
         (["item", "nothing::x[tesseract]"], "pytest-ocr history: KEY: no run of suite receipts has an item"),
         (["trend", "--suite=other"], "pytest-ocr history: --suite: no runs of other in "),
+        (["show", "1", "--suite=other"], "pytest-ocr history: RUN: run 1 is of suite receipts, not other"),
     ):
         bad = history(root, url, *args)
         assert bad.returncode == 2 and bad.stderr.startswith(says) and bad.stderr.count("\n") == 1, bad.stderr

@@ -14,7 +14,7 @@ from sqlalchemy import update
 from pytest_ocr.history import schema
 from pytest_ocr.history.provenance import Provenance
 from pytest_ocr.history.prune import prunable
-from pytest_ocr.history.store import Store
+from pytest_ocr.history.store import RunRow, Store
 from pytest_ocr.history.trend import aggregate_regressions, trend
 from pytest_ocr.history.url import parse
 from pytest_ocr.report.columns import width
@@ -94,9 +94,7 @@ def test_the_sparkline_fits_the_terminal_and_says_how_many_commits_it_draws(
     assert found[0].step.size == pytest.approx(0.05)
 
 
-def _run(id: int, suite: str, branch: str | None, commit: str | None):  # type: ignore[no-untyped-def]
-    from pytest_ocr.history.store import RunRow
-
+def _run(id: int, suite: str, branch: str | None, commit: str | None) -> RunRow:
     return RunRow(id, suite, commit, branch, (), None, 1, "", "", 0.0, "complete", 1, None, None, None, "", {}, {}, "")
 
 

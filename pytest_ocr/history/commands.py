@@ -25,6 +25,7 @@ from ..errors import OcrError
 
 if TYPE_CHECKING:
     from .store import Store
+    from .trend import Trend
 
 STORE_ERROR = 4
 DEFAULT_LAST = 50
@@ -55,9 +56,17 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "default: every suite in the store)"
         )  # fmt: skip
         if branch:
-            p.add_argument("--branch", metavar="NAME", help="default: the current git branch, else main")
+            default = "the current git branch, else main" if name in ("trend", "regressions") else "every branch"
+            p.add_argument("--branch", metavar="NAME", help=f"only the runs of this branch (default: {default})")
         if last:
-            p.add_argument("--last", type=_positive, default=DEFAULT_LAST, metavar="N", help=f"default {DEFAULT_LAST}")
+            what = "commits" if name in ("trend", "regressions") else "runs"
+            p.add_argument(
+                "--last",
+                type=_positive,
+                default=DEFAULT_LAST,
+                metavar="N",
+                help=f"the latest N {what} (default {DEFAULT_LAST})",
+            )
         return p
 
     t = sub("trend", "per suite, engine and metric, the values over the last N commits of a branch, as a sparkline")
@@ -175,7 +184,7 @@ def _branch(args: argparse.Namespace) -> str:
     return provenance.of(project_dir(None, Path.cwd()), os.environ).branch or "main"
 
 
-def _trend_of(store: Store, args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def _trend_of(store: Store, args: argparse.Namespace) -> Trend:
     from .trend import KINDS, trend
 
     return trend(store, _suites(store, args), _branch(args), args.last, args.metric, args.kind or KINDS)
@@ -237,6 +246,8 @@ def _show(store: Store, args: argparse.Namespace) -> int:
     found = store.run(args.run_id)
     if found is None:
         raise HistoryCommandError(f"RUN: no run {args.run_id} in {store.where.shown}")
+    if args.suite and found.suite not in args.suite:
+        raise HistoryCommandError(f"RUN: run {found.id} is of suite {found.suite}, not {', '.join(args.suite)}")
     _print(show_lines(found, store.engines([found.id]), store.aggregates([found.id])))
     return 0
 
