@@ -537,6 +537,10 @@ def parser() -> argparse.ArgumentParser:
         "--history-required", action="store_true", help="exit 1 when the run cannot be recorded in the history store"
     )
     m.set_defaults(run=cmd_merge)
+
+    from .history.commands import add_parser as add_history  # argparse only: the store when it runs
+
+    add_history(commands)
     return main
 
 

@@ -206,6 +206,26 @@ class Store:
         with self._reading() as connection:
             return [_run(row) for row in connection.execute(query.order_by(schema.runs.c.id.desc()).limit(limit))]
 
+    def suites(self) -> list[str]:
+        """Every suite the store holds runs of, by name."""
+        r = schema.runs.c
+        with self._reading() as connection:
+            return list(connection.execute(select(r.suite).distinct().order_by(r.suite)).scalars())
+
+    def run(self, run_id: int) -> RunRow | None:
+        """One run, by its id."""
+        with self._reading() as connection:
+            row = connection.execute(select(schema.runs).where(schema.runs.c.id == run_id)).first()
+        return _run(row) if row is not None else None
+
+    def delete(self, run_ids: Sequence[int]) -> int:
+        """These runs removed with their rows (engines, aggregates, items); how many were."""
+        if not run_ids:
+            return 0
+        with _errors(self.where), self._writing() as connection:
+            removed = connection.execute(schema.runs.delete().where(schema.runs.c.id.in_(list(run_ids))))
+            return int(removed.rowcount)
+
     def latest_complete(self, suite: str, branch: str) -> RunRow | None:
         """The latest complete run of the suite on ``branch``."""
         return self._latest_complete(suite, schema.runs.c.branch == branch)
@@ -250,6 +270,19 @@ class Store:
         )
         with self._reading() as connection:
             order = _metric_orders(connection, [run_id])
+            return [_item(row, order) for row in connection.execute(query)]
+
+    def items_of(self, run_ids: Sequence[int]) -> list[ItemRow]:
+        """Every item of these runs in one read, by run and key (regressions --items, flaky)."""
+        i, k = schema.items.c, schema.item_keys.c
+        query = (
+            select(i.run_id, k.key, k.engine, i.outcome, i.output_hash, i.cached, i["values"], i.spread)
+            .join_from(schema.items, schema.item_keys, i.key_id == k.id)
+            .where(i.run_id.in_(list(run_ids)))
+            .order_by(i.run_id, k.key)
+        )
+        with self._reading() as connection:
+            order = _metric_orders(connection, run_ids)
             return [_item(row, order) for row in connection.execute(query)]
 
     def item_values(self, suite: str, key: str, limit: int = 100) -> list[ItemPoint]:

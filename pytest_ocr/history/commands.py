@@ -1,0 +1,288 @@
+"""``pytest-ocr history``: the history store read back (trend, regressions, item, flaky, runs,
+show, export) and pruned. Thin: what is computed is in history/trend.py, items.py,
+prune.py and export.py, its wording in report/history_text.py.
+
+Every subcommand takes the store as the plugin does: ``--history URL``, else
+``PYTEST_OCR_HISTORY_URL``, else the project's ``.pytest-ocr/history.sqlite``; it is named
+without credentials wherever it is named. Exit status: 0 done, 2 bad input (one line),
+4 the store cannot be opened or read (one line).
+
+Only argparse is imported here: SQLAlchemy and the store when a subcommand runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import OcrError
+
+if TYPE_CHECKING:
+    from .store import Store
+    from .trend import Trend
+
+STORE_ERROR = 4
+DEFAULT_LAST = 50
+
+
+class HistoryCommandError(OcrError):
+    """Bad input to a history subcommand: exit 2."""
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    h = commands.add_parser(
+        "history",
+        help="read the history store: trend, regressions, item, flaky, runs, show, export, prune",
+        description="Exit status: 0 done, 2 bad input, 4 the history store cannot be opened or read.",
+    )
+    subs = h.add_subparsers(dest="history_command", required=True)
+
+    def sub(name: str, help: str, last: bool = True, branch: bool = True) -> argparse.ArgumentParser:
+        p = subs.add_parser(name, help=help, description=help)
+        p.add_argument(
+            "--history",
+            metavar="URL",
+            help="the store: sqlite:///PATH or postgresql://USER@HOST/DATABASE (default: $PYTEST_OCR_HISTORY_URL, "
+            "else .pytest-ocr/history.sqlite in the project)",
+        )
+        p.add_argument(
+            "--suite", action="append", metavar="NAME", help="a suite the runs were recorded under (repeatable; "
+            "default: every suite in the store)"
+        )  # fmt: skip
+        if branch:
+            default = "the current git branch, else main" if name in ("trend", "regressions") else "every branch"
+            p.add_argument("--branch", metavar="NAME", help=f"only the runs of this branch (default: {default})")
+        if last:
+            what = "commits" if name in ("trend", "regressions") else "runs"
+            p.add_argument(
+                "--last",
+                type=_positive,
+                default=DEFAULT_LAST,
+                metavar="N",
+                help=f"the latest N {what} (default {DEFAULT_LAST})",
+            )
+        return p
+
+    t = sub("trend", "per suite, engine and metric, the values over the last N commits of a branch, as a sparkline")
+    t.add_argument("--metric", action="append", default=[], metavar="NAME", help="only this metric (repeatable)")
+    t.add_argument("--kind", choices=("macro", "micro"), action="append", help="only this kind (default both)")
+    t.set_defaults(history_run=_trend)
+    r = sub("regressions", "the commits where a metric got worse and stayed (step detection, as asv)")
+    r.add_argument("--metric", action="append", default=[], metavar="NAME", help="only this metric (repeatable)")
+    r.add_argument("--kind", choices=("macro", "micro"), action="append", help="only this kind (default both)")
+    r.add_argument("--items", action="store_true", help="each item's values too, not only the aggregates")
+    r.set_defaults(history_run=_regressions)
+    i = sub("item", "one item's values, output hashes and outcomes over the runs that have it")
+    i.add_argument("key", metavar="KEY", help="the item's key, as reports name it: FILE::CASE[ENGINE]")
+    i.add_argument("--metric", action="append", default=[], metavar="NAME", help="only this metric (repeatable)")
+    i.set_defaults(history_run=_item)
+    f = sub("flaky", "items whose output or outcome changed between runs with the same engine fingerprint")
+    f.set_defaults(history_run=_flaky)
+    sub("runs", "the latest runs").set_defaults(history_run=_runs)
+    s = sub("show", "one run: where it came from, its engines and aggregates", last=False, branch=False)
+    s.add_argument("run_id", type=int, metavar="RUN", help="a run's id, as `runs` lists it")
+    s.set_defaults(history_run=_show)
+    e = sub("export", "the runs with their engines and aggregates, as JSON or CSV", last=False)
+    e.add_argument("--format", choices=("json", "csv"), default="json")
+    e.add_argument("--output", "-o", metavar="PATH", help="write to PATH (atomically) instead of standard output")
+    e.set_defaults(history_run=_export)
+    p = sub(
+        "prune", "remove the runs of all but the latest N commits of each suite and branch", last=False, branch=False
+    )
+    p.add_argument("--keep", type=_positive, required=True, metavar="N", help="commits kept per suite and branch")
+    p.set_defaults(history_run=_prune)
+    h.set_defaults(run=run)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, not {value}")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    from .store import StoreError
+    from .url import HistoryUrlError
+
+    try:
+        with _store(args) as store:
+            return int(args.history_run(store, args))
+    except HistoryUrlError as exc:
+        raise HistoryCommandError(f"--history: {exc}") from None
+    except StoreError as exc:
+        print(f"pytest-ocr history: {exc}", file=sys.stderr)
+        return STORE_ERROR
+
+
+@contextmanager
+def _store(args: argparse.Namespace) -> Iterator[Store]:
+    from ..run.identity import project_dir
+    from .store import Store, StoreError
+    from .url import asked, parse
+
+    where = parse(asked(args.history, os.environ, None), project_dir(None, Path.cwd()))
+    if where.backend == "sqlite" and not Path(where.shown.removeprefix("sqlite:///")).is_file():
+        raise HistoryCommandError(
+            f"no history store at {where.shown}: record runs with --ocr-history, or give --history URL"
+        )
+    try:
+        store = Store.open(where)
+    except StoreError as exc:
+        raise StoreError(f"{where.shown}: {exc}") from None
+    with store:
+        yield store
+
+
+def _print(lines: list[str]) -> None:
+    from ..report.columns import fit, terminal_columns
+    from ..visible import visible
+
+    print("\n".join(fit([visible(line) for line in lines], terminal_columns())))
+
+
+def _suites(store: Store, args: argparse.Namespace) -> list[str]:
+    held = store.suites()
+    if not args.suite:
+        return held
+    unknown = [s for s in args.suite if s not in held]
+    if unknown:
+        raise HistoryCommandError(
+            f"--suite: no runs of {', '.join(unknown)} in {store.where.shown}; its suites: {', '.join(held) or 'none'}"
+        )
+    return list(args.suite)
+
+
+def _one_suite(store: Store, args: argparse.Namespace) -> str:
+    suites = _suites(store, args)
+    if len(suites) != 1:
+        raise HistoryCommandError(f"--suite: name one of the store's suites ({', '.join(suites) or 'none'})")
+    return suites[0]
+
+
+def _branch(args: argparse.Namespace) -> str:
+    if args.branch:
+        return str(args.branch)
+    from ..run.identity import project_dir
+    from . import provenance
+
+    return provenance.of(project_dir(None, Path.cwd()), os.environ).branch or "main"
+
+
+def _trend_of(store: Store, args: argparse.Namespace) -> Trend:
+    from .trend import KINDS, trend
+
+    return trend(store, _suites(store, args), _branch(args), args.last, args.metric, args.kind or KINDS)
+
+
+def _trend(store: Store, args: argparse.Namespace) -> int:
+    from ..report.columns import terminal_columns
+    from ..report.history_text import trend_lines
+    from ..visible import visible
+
+    # not fitted line by line: a sparkline is drawn to the width instead of wrapped
+    print("\n".join(visible(line) for line in trend_lines(_trend_of(store, args), terminal_columns())))
+    return 0
+
+
+def _regressions(store: Store, args: argparse.Namespace) -> int:
+    from ..report.history_text import regression_lines
+    from .trend import aggregate_regressions, item_regressions
+
+    t = _trend_of(store, args)
+    found = aggregate_regressions(t) + (item_regressions(store, t, args.metric) if args.items else [])
+    _print([f"branch {t.branch}, {len(t.commits)} commits:", *regression_lines(found, t.commits)])
+    return 0
+
+
+def _item(store: Store, args: argparse.Namespace) -> int:
+    from ..report.history_text import item_lines
+    from .items import item_history
+
+    suite = _one_suite(store, args)
+    history = item_history(store, suite, args.key, args.branch, args.last)
+    if not history.points:
+        raise HistoryCommandError(f"KEY: no run of suite {suite} has an item {args.key!r}")
+    _print(item_lines(history, args.metric))
+    return 0
+
+
+def _flaky(store: Store, args: argparse.Namespace) -> int:
+    from ..report.history_text import flaky_lines
+    from .items import flaky
+
+    suite = _one_suite(store, args)
+    runs = len(store.runs(suite, args.branch, args.last))
+    _print(flaky_lines(flaky(store, suite, args.branch, args.last), runs))
+    return 0
+
+
+def _runs(store: Store, args: argparse.Namespace) -> int:
+    from ..report.history_text import runs_lines
+
+    runs = sorted((r for s in _suites(store, args) for r in store.runs(s, args.branch, args.last)), key=lambda r: -r.id)
+    _print(runs_lines(runs[: args.last]))
+    return 0
+
+
+def _show(store: Store, args: argparse.Namespace) -> int:
+    from ..report.history_text import show_lines
+
+    found = store.run(args.run_id)
+    if found is None:
+        raise HistoryCommandError(f"RUN: no run {args.run_id} in {store.where.shown}")
+    if args.suite and found.suite not in args.suite:
+        raise HistoryCommandError(f"RUN: run {found.id} is of suite {found.suite}, not {', '.join(args.suite)}")
+    _print(show_lines(found, store.engines([found.id]), store.aggregates([found.id])))
+    return 0
+
+
+ALL = 10**9  # export and prune read every run
+
+
+def _export(store: Store, args: argparse.Namespace) -> int:
+    from ..files import OutputPathError, check_output_file, write_atomic
+    from .export import csv_text, document
+
+    if args.output:
+        try:
+            check_output_file(Path(args.output), "--output")
+        except OutputPathError as exc:
+            raise HistoryCommandError(str(exc)) from None
+    runs = sorted((r for s in _suites(store, args) for r in store.runs(s, args.branch, ALL)), key=lambda r: r.id)
+    ids = [r.id for r in runs]
+    engines, aggregates = store.engines(ids), store.aggregates(ids)
+    if args.format == "json":
+        text: str | Iterator[str] = (
+            json.dumps(
+                document(store.where.shown, runs, engines, aggregates), indent=1, ensure_ascii=False, allow_nan=False
+            )
+            + "\n"
+        )
+    else:
+        text = csv_text(runs, engines, aggregates)
+    if args.output:
+        write_atomic(Path(args.output), text)
+        print(f"pytest-ocr history export: {len(runs)} runs written to {args.output}")
+    else:
+        sys.stdout.writelines(text)
+    return 0
+
+
+def _prune(store: Store, args: argparse.Namespace) -> int:
+    from .prune import prunable
+
+    runs = [r for s in _suites(store, args) for r in store.runs(s, None, ALL)]
+    removed = store.delete([r.id for r in prunable(runs, args.keep)])
+    kept = f"the latest {args.keep} commit(s) of each suite and branch kept"
+    print(f"pytest-ocr history prune: {removed} of {len(runs)} runs removed, {kept}")
+    return 0
