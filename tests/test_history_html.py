@@ -313,3 +313,33 @@ def _screenshot(browser: Browser, selector: str) -> Image.Image:
 def _reddish(image: Image.Image) -> int:
     """Pixels of the step's red (#d62728)."""
     return sum(n for n, (r, g, b) in image.getcolors(maxcolors=1 << 20) if r > 180 and g < 80 and b < 80)
+
+
+def test_a_commit_and_run_url_from_the_environment_stay_text(tmp_path: Path) -> None:
+    """PYTEST_OCR_COMMIT and PYTEST_OCR_RUN_URL are whatever a CI sets: shown as text, in the
+    pages and in the charts, never markup or a script's link."""
+    root = text_suite(tmp_path / "repo", ("receipts.ocr.yaml",))
+    commit = '<b id="bold">c</b>"\'&\u202e'
+    env = {"PYTEST_OCR_COMMIT": commit, "PYTEST_OCR_BRANCH": "main", "PYTEST_OCR_RUN_URL": "javascript:alert(1)"}
+    done = session(root, "--ocr-history=sqlite:///h.sqlite", "-k", "tesseract", env=env)
+    assert "OCR history: run" in done.output, done.output[-2000:]
+    made = _html(root, "sqlite:///h.sqlite", "site")
+    assert made.returncode == 0, made.stderr
+    site_dir = root / "site"
+    for page in site_dir.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        assert '<b id="bold">' not in text and "javascript:" not in text.replace("<code>javascript:alert(1)</code>", "")
+    run_page = (site_dir / "runs" / "1.html").read_text(encoding="utf-8")
+    assert "<code>javascript:alert(1)</code>" in run_page and 'href="javascript' not in run_page
+    browser = Browser()
+    try:
+        browser.open(_chart_page(site_dir, "tesseract").as_uri())
+        assert browser.js("document.querySelectorAll('b').length") == 0
+        assert browser.js("ocrCharts[0].data[0]") == [0]
+        legend = _hover(browser, 0, 0)
+        assert '<b id="bold">c</b>"\'&'[:12] in legend  # the commit as text, cut to 12 characters
+        shown = browser.js("JSON.parse(document.getElementById('ocr-history-data').textContent).commits")
+        assert shown == ['<b id="bold">c</b>"\'&\ufffd']  # the directional override made visible
+        assert [e for e in browser.events if e["method"] != "Log.entryAdded"] == []
+    finally:
+        browser.close()

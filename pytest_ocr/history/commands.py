@@ -56,7 +56,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "default: every suite in the store)"
         )  # fmt: skip
         if branch:
-            default = "the current git branch, else main" if name in ("trend", "regressions", "html") else "every branch"
+            default = (
+                "the current git branch, else main" if name in ("trend", "regressions", "html") else "every branch"
+            )
             p.add_argument("--branch", metavar="NAME", help=f"only the runs of this branch (default: {default})")
         if last:
             what = "commits" if name in ("trend", "regressions", "html") else "runs"

@@ -33,7 +33,7 @@ from ..history.trend import Series
 from ..metrics import METRICS
 from ..run.aggregate import metric_order
 from .history_text import short
-from .html.markup import asset, embed_json, esc, sha256
+from .html.markup import asset, embed_json, esc, sha256, shown
 from .numbers import number, signed
 
 MARKER = ".pytest-ocr-history-site"  # in DIR: a site this command wrote, which it may replace
@@ -217,7 +217,7 @@ def _panel_page(dash: Dashboard, panel: Panel) -> str:
     t = dash.trend
     runs = [None if (run := t.runs.get((panel.suite, i))) is None else _run_page(run.id) for i in range(len(t.commits))]
     data = {
-        "commits": list(t.commits),
+        "commits": [shown(c) for c in t.commits],  # only ever shown: as the pages show them
         "runs": runs,
         "charts": [_chart_data(c) for c in panel.charts],
     }
