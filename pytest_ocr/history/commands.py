@@ -38,7 +38,7 @@ class HistoryCommandError(OcrError):
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     h = commands.add_parser(
         "history",
-        help="read the history store: trend, regressions, item, flaky, runs, show, export, prune",
+        help="read the history store: trend, regressions, item, flaky, runs, show, export, prune, html",
         description="Exit status: 0 done, 2 bad input, 4 the history store cannot be opened or read.",
     )
     subs = h.add_subparsers(dest="history_command", required=True)
@@ -56,10 +56,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "default: every suite in the store)"
         )  # fmt: skip
         if branch:
-            default = "the current git branch, else main" if name in ("trend", "regressions") else "every branch"
+            default = (
+                "the current git branch, else main" if name in ("trend", "regressions", "html") else "every branch"
+            )
             p.add_argument("--branch", metavar="NAME", help=f"only the runs of this branch (default: {default})")
         if last:
-            what = "commits" if name in ("trend", "regressions") else "runs"
+            what = "commits" if name in ("trend", "regressions", "html") else "runs"
             p.add_argument(
                 "--last",
                 type=_positive,
@@ -97,6 +99,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     p.add_argument("--keep", type=_positive, required=True, metavar="N", help="commits kept per suite and branch")
     p.set_defaults(history_run=_prune)
+    w = sub("html", "a static site: per suite and engine a chart of each metric, its steps, the items that moved, "
+            "and a page per run")  # fmt: skip
+    w.add_argument(
+        "directory", type=Path, metavar="DIR", help="written atomically; a site written there before is replaced"
+    )
+    w.set_defaults(history_run=_html)
     h.set_defaults(run=run)
 
 
@@ -285,4 +293,24 @@ def _prune(store: Store, args: argparse.Namespace) -> int:
     removed = store.delete([r.id for r in prunable(runs, args.keep)])
     kept = f"the latest {args.keep} commit(s) of each suite and branch kept"
     print(f"pytest-ocr history prune: {removed} of {len(runs)} runs removed, {kept}")
+    return 0
+
+
+def _html(store: Store, args: argparse.Namespace) -> int:
+    from ..files import OutputPathError, check_output_directory
+    from ..report.history_html import SiteError, write
+    from ..report.html.markup import plural
+    from .dashboard import dashboard
+
+    try:
+        check_output_directory(args.directory, "DIR")
+    except OutputPathError as exc:
+        raise HistoryCommandError(str(exc)) from None
+    dash = dashboard(store, _suites(store, args), _branch(args), args.last)
+    try:
+        pages = write(args.directory, dash)
+    except SiteError as exc:
+        raise HistoryCommandError(f"DIR: {exc}") from None
+    charts = f"{plural(len(dash.panels), 'chart page')}, {plural(len(dash.runs), 'run')}"
+    print(f"pytest-ocr history html: {plural(pages, 'page')} ({charts}) written to {args.directory}")
     return 0

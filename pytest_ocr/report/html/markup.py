@@ -56,10 +56,15 @@ def sha256(text: str) -> str:
     return base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
 
 
+def shown(value: object) -> str:
+    """Untrusted text with directional overrides and control characters, which could make
+    it read differently from what it holds, as U+FFFD (for a script to show as text)."""
+    return str(value).translate(_HIDDEN)
+
+
 def esc(value: object) -> str:
-    """Untrusted text as inert HTML; directional overrides and control characters,
-    which could make it read differently from what it holds, shown as U+FFFD."""
-    return html.escape(str(value).translate(_HIDDEN), quote=True)
+    """Untrusted text as inert HTML, hidden characters shown (``shown``)."""
+    return html.escape(shown(value), quote=True)
 
 
 def embed_json(value: object) -> str:
