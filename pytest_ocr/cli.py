@@ -49,12 +49,13 @@ from .metrics import (
     score,
 )
 from .report.columns import fit, terminal_columns
-from .run.baseline_defaults import DEFAULT_MIN_MATCH, VERBS
+from .run.baseline_defaults import DEFAULT_MIN_MATCH, VERBS, from_history
 from .storable import json_safe
 from .visible import visible
 
 if TYPE_CHECKING:
     from .history.url import HistoryTarget
+    from .run.baseline import Baseline
 
 TEXT_LIST_LIMIT = 20
 
@@ -242,6 +243,11 @@ def cmd_merge(args: argparse.Namespace) -> int:
     try:
         if args.baseline_write and not args.baseline:
             raise CliError("--baseline-write needs --baseline PATH: the file to write")
+        if args.baseline_write and from_history(args.baseline):
+            raise CliError(
+                f"--baseline-write with --baseline {args.baseline}: a run from history is not a file to write; "
+                f"the merged run is recorded in the history store with --history"
+            )
         if not 0 <= args.baseline_min_match <= 1:
             raise CliError(f"--baseline-min-match: expected a share from 0 to 1, not {args.baseline_min_match}")
         if args.project and not Path(args.project).is_dir():
@@ -251,7 +257,8 @@ def cmd_merge(args: argparse.Namespace) -> int:
                 check_output_file(Path(path), option)
         if args.results_dir:
             check_output_directory(Path(args.results_dir), "--results-dir")
-        written = Path.cwd() / args.baseline if args.baseline and args.baseline_write else None
+        baseline_file = Path.cwd() / args.baseline if args.baseline and not from_history(args.baseline) else None
+        written = baseline_file if args.baseline_write else None
         named = (("--output", args.output), ("--html", args.html), ("--baseline", written))
         check_apart(
             [(option, Path(path)) for option, path in named if path],
@@ -259,9 +266,16 @@ def cmd_merge(args: argparse.Namespace) -> int:
             ("--results-dir", Path(args.results_dir)) if args.results_dir else None,
         )
         merged = merge([(path, load_report(path)) for path in args.shards])
-        baseline = None
-        if args.baseline:  # named as the plugin names --ocr-baseline: from the invocation directory
-            stored = Baseline.load(Path.cwd() / args.baseline, missing_ok=bool(args.baseline_write))
+        project, note = _merge_project(args.project, merged.project)
+        history = _merge_history(args, project)
+        baseline, notes = None, []
+        if args.baseline:  # named as the plugin names --ocr-baseline: a file from the invocation directory
+            stored = (
+                Baseline.load(baseline_file, missing_ok=bool(args.baseline_write))
+                if baseline_file is not None
+                else _merge_history_baseline(args.baseline, project, history, args.history_suite)
+            )
+            notes = stored.notes
             measured = [r for r in merged.results if r.measured]
             if stored.results and measured and all(r.baseline is None for r in measured):
                 # Each item is judged against its record as it ends, on its shard: the merge only joins them.
@@ -271,8 +285,6 @@ def cmd_merge(args: argparse.Namespace) -> int:
                     f"--ocr-baseline={args.baseline}"
                 )
             merged.results, baseline = against(stored, merged.results, args.baseline_write, args.baseline_min_match)
-        project, note = _merge_project(args.project, merged.project)
-        history = _merge_history(args, project)
     except (CliError, OutputPathError, ReportError, MergeError) as exc:
         print(f"pytest-ocr merge: {exc}", file=sys.stderr)
         return MERGE_USAGE_ERROR
@@ -283,7 +295,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
         Path(args.output) if args.output else None,
         Path(args.html) if args.html else None,
         Path(args.results_dir) if args.results_dir else None,
-        Path.cwd() / args.baseline if args.baseline else None,
+        baseline_file,
         args.baseline_write,
         history=history,
     )
@@ -301,7 +313,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     if args.summary != "none":
         lines += terminal.summary(record, 0, args.summary, terminal_columns())
     lines += [note] if note else []
-    lines += ended.notes
+    lines += notes + ended.notes
     print("\n".join(visible(line) for line in lines))
     return ended.exit_status
 
@@ -322,6 +334,19 @@ def _merge_history(args: argparse.Namespace, project: Path) -> HistoryTarget | N
     except HistoryUrlError as exc:
         raise CliError(f"--history: {exc}") from None
     return HistoryTarget(url, suite, args.history_required)
+
+
+def _merge_history_baseline(given: str, project: Path, history: HistoryTarget | None, suite: str | None) -> Baseline:
+    """The run ``given`` (history:...) names in the store the merged run records in, else the
+    project's SQLite file; CliError when there is none."""
+    from .history.baseline import HistoryBaselineError, load
+    from .history.url import HistoryTarget, HistoryUrlError, check_suite, parse
+
+    try:
+        where = history or HistoryTarget(parse(None, project), check_suite(suite or project.name))
+        return load(given, where, project, os.environ)
+    except (HistoryBaselineError, HistoryUrlError) as exc:
+        raise CliError(f"--baseline: {exc}") from None
 
 
 def _merge_project(given: str | None, recorded: str | None) -> tuple[Path, str | None]:
@@ -500,7 +525,8 @@ def parser() -> argparse.ArgumentParser:
     m.add_argument(
         "--baseline",
         metavar="PATH",
-        help="judge the merged run against this stored report (the baseline's match check and comparison; "
+        help="judge the merged run against this stored report, or a run in the history store "
+        "(history:BRANCH, history:merge-base[:BRANCH]) (the baseline's match check and comparison; "
         "give the shards the same --ocr-baseline for their items' regression checks)",
     )
     m.add_argument(

@@ -56,7 +56,9 @@ def add_options(parser: pytest.Parser) -> None:
         "--ocr-baseline",
         metavar="PATH",
         help="compare every item's metrics with this stored report and fail those that got worse "
-        "by more than their tolerance (regression: in case files)",
+        "by more than their tolerance (regression: in case files); history:BRANCH (its latest complete run "
+        "in the history store) or history:merge-base[:BRANCH] (the run of the merge-base of HEAD and the "
+        "pull request's target branch, default main) compare with a recorded run",
     )
     group.addoption(
         "--ocr-baseline-write",
