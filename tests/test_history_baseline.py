@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from engine_helpers import sampling
 from helpers.history import git, merge, repository, session, text_suite
-from helpers.postgres import PASSWORD
+from helpers.postgres import PASSWORD, USER
 
 pytestmark = pytest.mark.slow  # pytest sessions
 
@@ -99,3 +99,135 @@ def test_history_main_judges_a_run_as_that_runs_report_does(tmp_path: Path, hist
     lost = [f for r in file["results"] for f in (r["baseline"] or {}).get("lost_facts", [])]
     assert lost, "no check that held before failed: the facts were not compared"
     assert "FAILED" in from_history.stdout and "vs baseline history:main (run 1" in from_history.stdout
+
+
+def commit_all(root: Path, message: str) -> str:
+    (root / f"{message}.txt").write_text(message, encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", message)
+    return git(root, "rev-parse", "HEAD")
+
+
+def baseline_named(root: Path, name: str = "report.json") -> str:
+    return report_of(root, name)["baseline"]["path"]
+
+
+def test_merge_base_from_git_and_from_each_ci_in_a_clone(tmp_path: Path, history_url: str) -> None:
+    """main upstream: c0 and c1 recorded, c2 not; a clone whose local main is back at c0, on a
+    feature branch from origin/main (c2). Each way of naming the merge-base finds its commit's run."""
+    upstream = text_suite(tmp_path / "upstream" / "project")
+    c0 = repository(upstream)
+    assert session(upstream, f"--ocr-history={history_url}").returncode == 0
+    c1 = commit_all(upstream, "c1")
+    assert session(upstream, f"--ocr-history={history_url}").returncode == 0
+    c2 = commit_all(upstream, "c2")  # its CI job did not record
+    work = tmp_path / "work" / "project"
+    git(tmp_path, "clone", "-q", str(upstream), str(work))
+    git(work, "checkout", "-q", "-b", "feature")
+    commit_all(work, "c3")
+    git(work, "branch", "-f", "main", c0)  # a local main behind origin's
+    env = {"PYTEST_OCR_HISTORY_URL": history_url}  # read from here, and this run recorded there too
+    github = {
+        **env,
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_BASE_REF": "main",
+        "GITHUB_HEAD_REF": "feature",
+        "GITHUB_REF_NAME": "7/merge",
+    }
+    gitlab = {**env, "GITLAB_CI": "true", "CI_MERGE_REQUEST_DIFF_BASE_SHA": c1, "CI_COMMIT_REF_NAME": "feature"}
+
+    def against(given: str, environment: dict[str, str]) -> tuple[str, str]:
+        done = session(work, f"--ocr-baseline={given}", "--ocr-report=report.json", env=environment)
+        assert done.returncode == 0, done.output
+        return baseline_named(work), done.stdout
+
+    # no CI: git merge-base HEAD main (the local main)
+    named, _ = against("history:merge-base", env)
+    assert named == f"history:merge-base (run 1 of suite project, commit {c0[:12]})"
+    # GitHub Actions, a pull request into main: origin/main's merge-base, c2, has no run: its parent's
+    named, out = against("history:merge-base", github)
+    assert named == f"history:merge-base (run 2 of suite project, commit {c1[:12]})"
+    assert (
+        f"history:merge-base: the merge-base {c2[:12]} (merge-base of HEAD and origin/main) has no complete run "
+        f"of suite 'project'; compared with its nearest ancestor that has one, {c1[:12]}"
+    ) in out
+    # GitLab's merge request names its diff base
+    named, out = against("history:merge-base", gitlab)
+    assert named == f"history:merge-base (run 2 of suite project, commit {c1[:12]})"
+    assert "nearest ancestor" not in out
+    # the target branch named: it wins over the CI's
+    named, _ = against("history:merge-base:main", github)
+    assert named == f"history:merge-base:main (run 1 of suite project, commit {c0[:12]})"
+    # the latest complete run on main: c1's (the clone's runs recorded on feature)
+    named, out = against("history:main", env)
+    assert named == f"history:main (run 2 of suite project, commit {c1[:12]})"
+    assert "vs baseline history:main (run 2 of suite project" in out
+
+
+def test_a_history_baseline_that_cannot_be_found_is_one_line(tmp_path: Path, history_url: str) -> None:
+    root = text_suite(tmp_path / "project")
+    repository(root)
+    store = history_url.replace(PASSWORD, "***").split("@")[-1]
+    assert session(root, f"--ocr-history={history_url}").returncode == 0
+    for args, says in [
+        (("--ocr-baseline=history:release",), "no complete run of suite 'project' on branch release in "),
+        (("--ocr-baseline=history:merge-base:nowhere",), "git finds no merge-base of HEAD and nowhere in "),
+        (
+            ("--ocr-baseline=history:main", "--ocr-baseline-write=update"),
+            "a run from history is not a file to write; runs are recorded in the history store with --ocr-history",
+        ),
+    ]:
+        done = session(root, *args, f"--ocr-history={history_url}")
+        assert done.returncode == 4, done.output
+        [line] = [line for line in done.stderr.splitlines() if line.strip()]
+        assert says in line and "--ocr-baseline" in line
+        assert PASSWORD not in done.output and USER not in done.output
+        if "release" in says:
+            assert line.endswith(store if history_url.startswith("postgresql") else history_url), line
+    # no store at all: the project's SQLite file is not made by reading it
+    other = text_suite(tmp_path / "other")
+    done = session(other, "--ocr-baseline=history:main")
+    assert done.returncode == 4
+    assert f"history:main: no history store at sqlite:///{other}/.pytest-ocr/history.sqlite" in done.stderr
+    assert not (other / ".pytest-ocr").exists()
+
+
+def test_merged_shards_against_history_main_are_judged_as_against_the_report(tmp_path: Path, history_url: str) -> None:
+    root = text_suite(tmp_path / "project")
+    repository(root)
+    assert session(root, "--ocr-report=base.json", f"--ocr-history={history_url}").returncode == 0
+    # the change: fraktur's engine reads worse
+    recognitions = root / "recognitions" / "tesseract-fraktur.jsonl"
+    lines = [json.loads(line) for line in recognitions.read_text(encoding="utf-8").splitlines()]
+    recognitions.write_text(
+        "".join(json.dumps({**r, "text": r["text"].replace("e", "x")}) + "\n" for r in lines), encoding="utf-8"
+    )
+    git(root, "checkout", "-q", "-b", "feature")
+    commit_all(root, "worse")
+    for baseline, name in (("base.json", "file"), ("history:main", "history")):
+        for k in (1, 2):
+            shard = session(
+                root,
+                f"--ocr-shard={k}/2",
+                f"--ocr-baseline={baseline}",
+                f"--ocr-report={name}{k}.json",
+                f"--ocr-history={history_url}",
+            )
+            assert shard.returncode in (0, 1), shard.output
+        done = merge(
+            root,
+            f"{name}1.json",
+            f"{name}2.json",
+            "-o",
+            f"{name}.json",
+            f"--baseline={baseline}",
+            f"--history={history_url}",
+        )
+        assert done.returncode == 1, done.output
+    file, history = report_of(root, "file.json"), report_of(root, "history.json")
+    assert judged(history) == judged(file)
+    assert history["baseline"]["engines"] and any(e["regressed"] for e in history["baseline"]["engines"])
+    done = merge(root, "history1.json", "history2.json", "--baseline=history:main", "--baseline-write=update")
+    assert done.returncode == 4
+    assert "--baseline-write with --baseline history:main: a run from history is not a file to write" in done.stderr
