@@ -15,7 +15,8 @@ serves an engine as an HTTP OCR worker (see pytest_ocr/serve.py).
 
     pytest-ocr compare BASE.json HEAD.json [--fail-on RULE ...] [--markdown | --json]
 
-compares two JSON reports and exits 1 when a rule is violated (see pytest_ocr/run/comparison.py).
+compares two JSON reports and exits 1 when a rule is violated (see pytest_ocr/run/comparison.py);
+BASE may be a run in the history store, history:BRANCH or history:merge-base[:BRANCH] (--history URL).
 
     pytest-ocr merge SHARD.json... [-o RUN.json] [--html PATH] [--results-dir DIR] [--project DIR]
                      [--baseline PATH [--baseline-write VERB] [--baseline-min-match SHARE]]
@@ -56,6 +57,7 @@ from .visible import visible
 if TYPE_CHECKING:
     from .history.url import HistoryTarget
     from .run.baseline import Baseline
+    from .run.record import RunRecord
 
 TEXT_LIST_LIMIT = 20
 
@@ -213,17 +215,39 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if not 0 <= args.min_match <= 1:
         raise CliError(f"--min-match: expected a share from 0 to 1, not {args.min_match}")
     rules = parse_rules(args.fail_on)
-    base = RunRecord.from_document(load_report(args.base))
     head = RunRecord.from_document(load_report(args.head))
-    comparison = compare(base, head, rules, args.min_match, args.base)
+    name, notes = args.base, list[str]()
+    if from_history(args.base):
+        base, notes, name = _compare_history(args)
+    else:
+        base = RunRecord.from_document(load_report(args.base))
+    comparison = compare(base, head, rules, args.min_match, name)
     if args.json:
         print(json.dumps(comparison_document(comparison), indent=2, ensure_ascii=False, allow_nan=False))
     elif args.markdown:
         print(comparison_markdown(comparison), end="")
     else:
-        lines = [visible(f"pytest-ocr compare: {args.base} -> {args.head}"), *comparison_text(comparison)]
+        lines = [visible(f"pytest-ocr compare: {name} -> {args.head}"), *notes, *comparison_text(comparison)]
         print("\n".join(fit(lines, terminal_columns())))  # as wide as the terminal, like the run's summary
     return 1 if comparison.failed else 0
+
+
+def _compare_history(args: argparse.Namespace) -> tuple[RunRecord, list[str], str]:
+    """BASE from the history store (--history, else PYTEST_OCR_HISTORY_URL, else the project's
+    SQLite file): the run, what to say about it, and its name."""
+    from .history.baseline import HistoryBaselineError, run_record
+    from .history.url import HistoryTarget, HistoryUrlError, asked, check_suite, parse
+    from .run.identity import project_dir
+
+    project = project_dir(None, Path.cwd())
+    try:
+        where = HistoryTarget(
+            parse(asked(args.history, os.environ, None), project), check_suite(args.history_suite or project.name)
+        )
+        base, baseline = run_record(args.base, where, project, os.environ)
+    except (HistoryBaselineError, HistoryUrlError) as exc:
+        raise CliError(str(exc)) from None
+    return base, baseline.notes, baseline.name
 
 
 MERGE_USAGE_ERROR = 4  # pytest's exit status for input it cannot use
@@ -480,7 +504,12 @@ def parser() -> argparse.ArgumentParser:
         help="compare two JSON reports (--ocr-report) and fail on regressions",
         description="Exit status: 0 no rule violated, 1 a rule violated, 2 bad input.",
     )
-    c.add_argument("base", metavar="BASE", help="the report to compare against, e.g. the main branch's")
+    c.add_argument(
+        "base",
+        metavar="BASE",
+        help="the report to compare against, e.g. the main branch's; or a run in the history store: "
+        "history:BRANCH (its latest complete run), history:merge-base[:BRANCH]",
+    )
     c.add_argument("head", metavar="HEAD", help="the report of the change")
     c.add_argument(
         "--fail-on",
@@ -502,6 +531,13 @@ def parser() -> argparse.ArgumentParser:
     output = c.add_mutually_exclusive_group()
     output.add_argument("--markdown", action="store_true", help="print Markdown for a PR comment or job summary")
     output.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    c.add_argument(
+        "--history",
+        metavar="URL",
+        help="the history store a history: BASE is read from (default: $PYTEST_OCR_HISTORY_URL, else "
+        ".pytest-ocr/history.sqlite in the project)",
+    )
+    c.add_argument("--history-suite", metavar="NAME", help="the suite of a history: BASE (default: the project's name)")
     c.set_defaults(run=cmd_compare)
 
     m = commands.add_parser(

@@ -8,11 +8,13 @@ statistics (with repeats of a sampling service and checks whose facts are lost).
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from engine_helpers import sampling
-from helpers.history import git, merge, repository, session, text_suite
+from helpers.history import Done, clean_environment, git, merge, repository, session, text_suite
 from helpers.postgres import PASSWORD, USER
 
 pytestmark = pytest.mark.slow  # pytest sessions
@@ -99,6 +101,36 @@ def test_history_main_judges_a_run_as_that_runs_report_does(tmp_path: Path, hist
     lost = [f for r in file["results"] for f in (r["baseline"] or {}).get("lost_facts", [])]
     assert lost, "no check that held before failed: the facts were not compared"
     assert "FAILED" in from_history.stdout and "vs baseline history:main (run 1" in from_history.stdout
+
+    # pytest-ocr compare with BASE from history: the same comparison as with BASE the report
+    project = root / "example_suite"
+    by_file = compare(project, str(root / "base.json"), str(root / "file.json"))
+    by_history = compare(project, "history:main", str(root / "file.json"), f"--history={history_url}")
+    assert by_file.returncode == by_history.returncode == 1, by_history.output
+    compared_file, compared_history = json.loads(by_file.stdout), json.loads(by_history.stdout)
+    assert compared_history.pop("path").startswith("history:main (run 1 of suite example_suite, commit ")
+    compared_file.pop("path")
+    assert compared_history == compared_file
+    assert compared_file["cases"] and compared_file["violations"]
+    text = compare(project, "history:main", str(root / "file.json"), f"--history={history_url}", as_json=False)
+    assert text.stdout.startswith("pytest-ocr compare: history:main (run 1 of suite example_suite, commit ")
+
+
+RULES = ("--fail-on=cer:+0.01", "--fail-on=cer.micro:+0.002@95%", "--fail-on=wer.macro:+0.01")
+
+
+def compare(directory: Path, base: str, head: str, *args: str, as_json: bool = True) -> Done:
+    """``pytest-ocr compare BASE HEAD`` in ``directory``, with a rule on items and two on aggregates."""
+    argv = [sys.executable, "-m", "pytest_ocr.cli", "compare", base, head, *RULES, *args]
+    done = subprocess.run(
+        argv + (["--json"] if as_json else []),
+        cwd=directory,
+        env=clean_environment(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return Done(done.returncode, done.stdout, done.stderr)
 
 
 def commit_all(root: Path, message: str) -> str:

@@ -10,7 +10,8 @@ otherwise ``git merge-base HEAD main``; ``history:merge-base:BRANCH`` names the 
 (its CI job did not record, or failed), the nearest ancestor that has one along its first
 parents is used, and a note says which.
 
-The run read back is a ``run.baseline.Baseline`` as a JSON report of the same run makes it:
+The run read back is a ``run.baseline.Baseline`` as a JSON report of the same run makes it
+(and for ``pytest-ocr compare``, a ``RunRecord`` whose summaries are made from those records):
 each item's outcome, metric values, counts, repeats' values and the checks that held are
 what the comparison reads (run/comparison.py, run/noise.py, run/paired.py), and the store
 keeps them (schema.py); the engines' fingerprints tell a changed configuration.
@@ -24,8 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import OcrError
+from ..run.aggregate import summarize
 from ..run.baseline import Baseline
 from ..run.baseline_defaults import HISTORY
+from ..run.record import RunInfo, RunRecord
 from ..run.result import CaseResult
 from ..scoring.facts import FactRecord
 from .provenance import _run_git
@@ -67,6 +70,23 @@ def wanted(given: str) -> Wanted:
 
 def load(given: str, where: HistoryTarget, project: Path, environ: Mapping[str, str]) -> Baseline:
     """The run ``given`` names in the store, as a baseline. Raises HistoryBaselineError."""
+    return _read(given, where, project, environ)[0]
+
+
+def run_record(
+    given: str, where: HistoryTarget, project: Path, environ: Mapping[str, str]
+) -> tuple[RunRecord, Baseline]:
+    """The run ``given`` names in the store, as ``pytest-ocr compare`` reads BASE: its
+    records, engines and each engine's summary (counts, aggregates, repeats' stability),
+    made from them as the run made its own. Raises HistoryBaselineError."""
+    baseline, run = _read(given, where, project, environ)
+    workers = int(run.summary.get("workers") or 0)
+    info = RunInfo(run.started_at, run.finished_at, run.duration_s, workers, "complete")  # only complete runs are read
+    results = sorted(baseline.results.values(), key=lambda r: r.key)
+    return RunRecord(info, results, baseline.engines, summarize(results)), baseline
+
+
+def _read(given: str, where: HistoryTarget, project: Path, environ: Mapping[str, str]) -> tuple[Baseline, RunRow]:
     asked = wanted(given)
     url, suite = where.url, where.suite
     if url.backend == "sqlite" and not Path(url.shown.removeprefix("sqlite:///")).is_file():
@@ -99,7 +119,7 @@ def load(given: str, where: HistoryTarget, project: Path, environ: Mapping[str, 
         raise HistoryBaselineError(f"{given}: history store {url.shown}: {exc}") from None
     commit = f", commit {run.commit[:12]}" if run.commit else ""
     name = f"{given} (run {run.id} of suite {suite}{commit})"
-    return Baseline(None, {i.key: _result(i) for i in items}, engines, True, name, notes)
+    return Baseline(None, {i.key: _result(i) for i in items}, engines, True, name, notes), run
 
 
 def merge_base(target: str | None, project: Path, environ: Mapping[str, str]) -> tuple[str, str]:
@@ -138,7 +158,14 @@ def _result(item: ItemRow) -> CaseResult:
     holds no NaN nor infinity: neither does this)."""
     repeats = None
     if item.repeats is not None:
-        repeats = {"n": len(item.repeats), "metrics": [_finite(r) for r in item.repeats], "unstable": item.unstable}
+        r = item.repeats
+        repeats = {
+            "n": len(r.values),
+            "metrics": [_finite(values) for values in r.values],
+            "identical": r.identical,
+            "pairwise_cer": r.pairwise_cer,
+            "unstable": r.unstable,
+        }
     return CaseResult(
         key=item.key,
         id=item.key,

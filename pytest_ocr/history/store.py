@@ -122,10 +122,19 @@ class ItemRow:
     values: dict[str, float | None]
     spread: dict[str, float | None] | None  # max - min over repeats; None: recognised once
     # What a baseline from history compares beyond the values (history/baseline.py):
-    repeats: tuple[dict[str, float | None], ...] | None  # each repeat's values; None: recognised once
-    unstable: bool | None  # whether the repeats' outputs differed; None: recognised once
+    repeats: Repeats | None  # None: recognised once
     counts: dict[str, dict[str, float]]  # metric -> its counts (what micro averages pool)
     held: tuple[str, ...] | None  # the ids of the checks that held; None: the case has no checks
+
+
+@dataclass(frozen=True)
+class Repeats:
+    """An item's repeats as a comparison and a summary read them (scoring/repeats.py)."""
+
+    values: tuple[dict[str, float | None], ...]  # each repeat's metric values
+    unstable: bool  # whether their outputs differed
+    identical: float | None  # the share of the most common output
+    pairwise_cer: float | None  # the mean CER between repeats
 
 
 @dataclass(frozen=True)
@@ -324,6 +333,7 @@ class _Rows:
         for r in record.results:
             order = metrics[r.engine or NO_ENGINE]
             repeats = r.repeats.get("metrics") if r.repeats else None
+            alike = [r.repeats.get("identical"), r.repeats.get("pairwise_cer")] if r.repeats else []
             counts = [_counts_of(r, m).get(name) for m, name in counted[r.engine or NO_ENGINE]]
             items.append(
                 {
@@ -332,7 +342,9 @@ class _Rows:
                     "output_hash": output_hash(r.prediction),
                     "cached": r.cached,
                     "values": _pack([r.metrics.get(m) for m in order]),
-                    "repeats": _pack([each.get(m) for each in repeats for m in order]) if repeats and order else None,
+                    "repeats": _pack([*alike, *(each.get(m) for each in repeats for m in order)])
+                    if repeats and order
+                    else None,
                     "unstable": bool(r.repeats.get("unstable")) if r.repeats else None,
                     "counts": counts_coded.encode(counts) if any(c is not None for c in counts) else None,
                     "facts": _json([f.id for f in r.facts if f.passed]) if r.facts is not None else None,
@@ -517,7 +529,9 @@ def _item(row: Any, orders: Orders, run_id: int | None = None) -> ItemRow:
     repeats = None
     if m["repeats"] is not None and names:
         data, each = m["repeats"], 8 * len(names)
-        repeats = tuple(_unpack(data[start : start + each], names) for start in range(0, len(data), each))
+        alike = _unpack(data[:16], ("identical", "pairwise_cer"))
+        values = tuple(_unpack(data[start : start + each], names) for start in range(16, len(data), each))
+        repeats = Repeats(values, bool(m["unstable"]), alike["identical"], alike["pairwise_cer"])
     counts: dict[str, dict[str, float]] = {}
     if m["counts"] is not None:
         for (metric, name), value in zip(counted, counts_coded.decode(m["counts"]), strict=True):
@@ -531,9 +545,8 @@ def _item(row: Any, orders: Orders, run_id: int | None = None) -> ItemRow:
         output_hash=m["output_hash"].hex() if m["output_hash"] is not None else None,
         cached=bool(m["cached"]),
         values=_unpack(m["values"], names),
-        spread=_spread(repeats, names) if repeats is not None else None,
+        spread=_spread(repeats.values, names) if repeats is not None else None,
         repeats=repeats,
-        unstable=m["unstable"],
         counts=counts,
         held=tuple(json.loads(m["facts"])) if m["facts"] is not None else None,
     )
