@@ -26,13 +26,14 @@ Usage: python benchmarks/bench_history.py [--reps N] [--n N] [--no-sessions]
 Always exits 0: this is a measurement, not a test.
 
 Results
-    2026-11-27, ``--reps 3``, this 2-core machine shared with three other sessions (A's
-    side-by-side sessions varied by more than recording costs: the figure is B's):
+    2026-11-27, ``--reps 3`` and ``--reps 4``, this 2-core machine shared with three other
+    sessions: A's sessions varied by more than recording costs (the medians moved both ways),
+    so the figure is B's, measured directly:
 
-    A. wall: without history  32.75 s, with  24.10 s: 0.736x
-    A. CPU : without history  17.43 s, with  15.97 s: 0.916x
+    A. wall: without history 32.75 s, with 24.10 s: 0.736x;  40.98 s, 45.96 s: 1.122x
+    A. CPU : without history 17.43 s, with 15.97 s: 0.916x;  18.59 s, 17.39 s: 0.935x
     B. recording 20,000 items: 0.60 s into an empty store, then 0.46 s, 0.42 s; of the run's
-       own time (23.8 s): 1.9 %
+       own time (23.8 s): 1.9 %;  0.43 s, then 0.29 s, 0.30 s: 0.7 % of 39.4 s
     B. store size: 3.44 MB after the first run (keys interned), growth per run after it
        1.35 MB, 1.39 MB
     C. values as rows (4 metrics an item): 2.36 MB per run for the values alone
@@ -82,9 +83,11 @@ def measure_sessions(directory: Path, store: Path, reps: int) -> None:
     for what, index in (("wall", 0), ("CPU", 1)):
         without = statistics.median(t[index] for t in times["without"])
         with_ = statistics.median(t[index] for t in times["with"])
+        ranges = {name: [t[index] for t in runs] for name, runs in times.items()}
+        spread = ", ".join(f"{name} {min(v):.1f}-{max(v):.1f} s" for name, v in ranges.items())
         print(
             f"A. {what:4}: without history {without:6.2f} s, with {with_:6.2f} s: "
-            f"{with_ / without:.3f}x (+{with_ - without:+.2f} s)"
+            f"{with_ / without:.3f}x ({with_ - without:+.2f} s; the sessions' range: {spread})"
         )
 
 

@@ -143,11 +143,14 @@ def test_an_interrupted_run_is_recorded_as_interrupted(tmp_path: Path, history_u
 
 
 def test_a_run_on_xdist_workers_is_recorded_once_by_its_controller(tmp_path: Path, history_url: str) -> None:
+    """The store and the suite's name from the ini file's keys."""
     root = text_suite(tmp_path / "project")
-    done = session(root, "-n", "2", "--ocr-report=report.json", f"--ocr-history={history_url}")
+    with (root / "pytest.ini").open("a", encoding="utf-8") as ini:
+        ini.write(f"ocr_history = {history_url}\nocr_history_suite = nightly receipts\n")
+    done = session(root, "-n", "2", "--ocr-report=report.json")
     assert done.returncode == 0, done.output
     with store_of(history_url, root) as store:
-        [run] = store.runs("project")
+        [run] = store.runs("nightly receipts")
         assert run.summary["workers"] == 2
         assert_recorded_as_reported(store, run.id, report_of(root))
 
@@ -267,7 +270,7 @@ def test_a_locked_store_costs_no_other_output(tmp_path: Path, history_url: str) 
         assert (root / "report.json").is_file()
         [line] = [line for line in done.stdout.splitlines() if "OCR history" in line]
         assert line.startswith("warning: OCR history not recorded in ") and "lock" in line.lower(), line
-        assert "--ocr-history-required fails the run" in line
+        assert line.endswith("(this fails the run only when history is required)")
     finally:
         holder.close()
     with store_of(history_url, root) as store:
@@ -311,6 +314,13 @@ def test_a_bad_history_url_is_a_usage_error_that_hides_its_credentials(tmp_path:
             line for line in done.stderr.splitlines() if "--ocr-history" in line
         ]
         assert PASSWORD not in done.output and USER not in done.output
+    for args, says in (
+        (("--ocr-history", "--ocr-history-suite=x\ty"), "--ocr-history-suite: a suite name is 1 to 200 printable"),
+        (("--ocr-history-required",), "--ocr-history-required needs a history store: --ocr-history [URL]"),
+        (("--ocr-history-suite=nightly",), "--ocr-history-suite needs a history store: --ocr-history [URL]"),
+    ):
+        done = session(root, *args)
+        assert done.returncode == 4 and says in done.stderr, done.output
 
 
 @requires_tesseract

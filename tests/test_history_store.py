@@ -157,6 +157,7 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> tuple[RunRecord, RunRec
     )
 
 
+@pytest.mark.slow  # its records come from pytest sessions
 def test_the_reads_later_commands_make(history_url: str, tmp_path: Path, reports: tuple[RunRecord, RunRecord]) -> None:
     once, twice = reports
     with Store.open(parse(history_url, tmp_path)) as store:

@@ -592,10 +592,17 @@ def _engine(where: HistoryUrl, wait_s: float) -> Engine:
 
         return engine
     timeout = max(1, math.ceil(wait_s))
-    return create_engine(
-        where.url,
-        connect_args={"connect_timeout": timeout, "options": f"-c lock_timeout={timeout * 1000}"},
-    )
+    engine = create_engine(where.url, connect_args={"connect_timeout": timeout})
+
+    @event.listens_for(engine, "connect")
+    def _lock_timeout(dbapi_connection: Any, record: Any) -> None:
+        # Set once connected, not as a startup option, which a pooler (PgBouncer) may refuse.
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"SET SESSION lock_timeout = {timeout * 1000}")
+        cursor.close()
+        dbapi_connection.commit()
+
+    return engine
 
 
 @contextmanager

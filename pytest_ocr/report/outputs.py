@@ -1,8 +1,9 @@
 """The end of a run: its record built, every file it asked for written from it (the JSON
 report, the HTML report, the results directory, the baseline file and GitHub's step
-summary), and whether it failed. The plugin's controller and ``pytest-ocr merge`` both
-end a run here (``end``). A failure to write costs that output alone and is said in the
-notes (``lost`` finds them); the others are still written, and the run fails."""
+summary) and the run recorded in the history store, and whether it failed. The plugin's
+controller and ``pytest-ocr merge`` both end a run here (``end``). A failure to write
+costs that output alone and is said in the notes (``lost`` finds them); the others are
+still written, and the run fails (a history store that fails: only when required)."""
 
 from __future__ import annotations
 
@@ -93,7 +94,7 @@ def _history(record: RunRecord, target: HistoryTarget, project: Path, environ: M
         why = str(exc) if isinstance(exc, StoreError) else target.url.conceal(f"{type(exc).__name__}: {exc}")
         if target.required:
             return f"{LOST}OCR history could not be recorded in {where}: {why}"
-        return f"warning: OCR history not recorded in {where}: {why} (--ocr-history-required fails the run)"
+        return f"warning: OCR history not recorded in {where}: {why} (this fails the run only when history is required)"
     return f"OCR history: {recorded.text()} in {where}"
 
 
