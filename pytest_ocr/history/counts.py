@@ -17,22 +17,30 @@ _ABSENT = 3
 _EXACT = 2**53  # whole numbers up to here are exact as doubles: the same number read back
 
 
-def encode(values: Sequence[float | None]) -> bytes:
+def _varint(code: int) -> bytes:
     out = bytearray()
-    for value in values:
-        if value is None:
-            out.append(_ABSENT)
-            continue
-        if value == value and 0 <= value < _EXACT and value == int(value):  # value == value: not NaN
-            code = int(value) << 1
-            while code > 0x7F:
-                out.append((code & 0x7F) | 0x80)
-                code >>= 7
-            out.append(code)
-        else:
-            out.append(_DOUBLE)
-            out += struct.pack("<d", value)
+    while code > 0x7F:
+        out.append((code & 0x7F) | 0x80)
+        code >>= 7
+    out.append(code)
     return bytes(out)
+
+
+_SMALL = [_varint(n << 1) for n in range(1 << 13)]  # the codes of 0 to 8191, two bytes at most: most counts
+
+
+def encode(values: Sequence[float | None]) -> bytes:
+    parts = []
+    for value in values:
+        if type(value) is int and 0 <= value < len(_SMALL):
+            parts.append(_SMALL[value])
+        elif value is None:
+            parts.append(b"\x03")
+        elif value == value and 0 <= value < _EXACT and value == int(value):  # value == value: not NaN
+            parts.append(_varint(int(value) << 1))
+        else:
+            parts.append(struct.pack("<Bd", _DOUBLE, value))
+    return b"".join(parts)
 
 
 def decode(data: bytes) -> list[float | None]:

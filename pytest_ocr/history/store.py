@@ -320,12 +320,8 @@ class _Rows:
             engine: sorted({m for r in results for m in r.metrics}, key=metric_order)
             for engine, results in by_engine.items()
         }
-        counted = {
-            engine: [
-                (m, name)
-                for m in order
-                for name in dict.fromkeys(n for r in by_engine[engine] for n in _counts_of(r, m))
-            ]
+        counted = {  # per engine, the names of each metric's counts, in the order they are coded
+            engine: [(m, list(dict.fromkeys(n for r in by_engine[engine] for n in _counts_of(r, m)))) for m in order]
             for engine, order in metrics.items()
         }
         codes = {outcome: i for i, outcome in enumerate(OUTCOMES)}
@@ -334,7 +330,9 @@ class _Rows:
             order = metrics[r.engine or NO_ENGINE]
             repeats = r.repeats.get("metrics") if r.repeats else None
             alike = [r.repeats.get("identical"), r.repeats.get("pairwise_cer")] if r.repeats else []
-            counts = [_counts_of(r, m).get(name) for m, name in counted[r.engine or NO_ENGINE]]
+            counts = [
+                value for m, names in counted[r.engine or NO_ENGINE] for value in map(_counts_of(r, m).get, names)
+            ]
             items.append(
                 {
                     "key_id": r.key,
@@ -354,7 +352,7 @@ class _Rows:
             {r.key: r.engine for r in record.results},
             items,
             {engine: names for engine, names in metrics.items() if names},
-            {engine: [f"{m}:{name}" for m, name in pairs] for engine, pairs in counted.items()},
+            {engine: [f"{m}:{name}" for m, names in pairs for name in names] for engine, pairs in counted.items()},
             _aggregates(record.summaries),
             [
                 {"engine": name, "fingerprint_id": str(f.get("fingerprint_id", "")), "fingerprint": _json(f)}
