@@ -8,6 +8,7 @@ statistics (with repeats of a sampling service and checks whose facts are lost).
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +18,8 @@ from engine_helpers import sampling
 from helpers.history import Done, clean_environment, git, merge, repository, session, text_suite
 from helpers.postgres import PASSWORD, USER
 
-pytestmark = pytest.mark.slow  # pytest sessions
+from pytest_ocr.history import counts
+from pytest_ocr.history.baseline import HistoryBaselineError, wanted
 
 TIMES = {"started", "duration_s", "inference_s", "cached_inference_s", "rasterise_s"}
 
@@ -60,6 +62,7 @@ def sampled_suite(root: Path, url: str) -> list[tuple[bytes, str]]:
     return items
 
 
+@pytest.mark.slow  # pytest sessions
 def test_history_main_judges_a_run_as_that_runs_report_does(tmp_path: Path, history_url: str) -> None:
     server = sampling.SamplingServer()
     try:
@@ -144,6 +147,7 @@ def baseline_named(root: Path, name: str = "report.json") -> str:
     return report_of(root, name)["baseline"]["path"]
 
 
+@pytest.mark.slow  # pytest sessions
 def test_merge_base_from_git_and_from_each_ci_in_a_clone(tmp_path: Path, history_url: str) -> None:
     """main upstream: c0 and c1 recorded, c2 not; a clone whose local main is back at c0, on a
     feature branch from origin/main (c2). Each way of naming the merge-base finds its commit's run."""
@@ -197,6 +201,7 @@ def test_merge_base_from_git_and_from_each_ci_in_a_clone(tmp_path: Path, history
     assert "vs baseline history:main (run 2 of suite project" in out
 
 
+@pytest.mark.slow  # pytest sessions
 def test_a_history_baseline_that_cannot_be_found_is_one_line(tmp_path: Path, history_url: str) -> None:
     root = text_suite(tmp_path / "project")
     repository(root)
@@ -225,6 +230,7 @@ def test_a_history_baseline_that_cannot_be_found_is_one_line(tmp_path: Path, his
     assert not (other / ".pytest-ocr").exists()
 
 
+@pytest.mark.slow  # pytest sessions
 def test_merged_shards_against_history_main_are_judged_as_against_the_report(tmp_path: Path, history_url: str) -> None:
     root = text_suite(tmp_path / "project")
     repository(root)
@@ -263,3 +269,46 @@ def test_merged_shards_against_history_main_are_judged_as_against_the_report(tmp
     done = merge(root, "history1.json", "history2.json", "--baseline=history:main", "--baseline-write=update")
     assert done.returncode == 4
     assert "--baseline-write with --baseline history:main: a run from history is not a file to write" in done.stderr
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [0, 1, 63, 64, 8191, 8192, 2**40, 2**53 - 1],  # whole counts: a varint each
+        [0.0, 3.0, 2.5, 1e300, 2.0**53, -1, -0.5],  # whole floats read back as ints; the rest as doubles
+        [None, 7, None],  # an item without one of its engine's counts
+        [],
+    ],
+)
+def test_counts_are_read_back_as_recorded(values: list) -> None:
+    decoded = counts.decode(counts.encode(values))
+    assert decoded == values
+    assert all(type(d) is type(v) for d, v in zip(decoded, values, strict=True) if v is None or v != int(v))
+
+
+def test_small_whole_counts_take_a_byte_or_two() -> None:
+    assert len(counts.encode([0, 63])) == 2 and len(counts.encode([64, 8191])) == 4
+    assert len(counts.encode([2.5])) == 9
+    assert math.isnan(counts.decode(counts.encode([math.nan]))[0])
+
+
+@pytest.mark.parametrize(
+    ("given", "branch", "target"),
+    [
+        ("history:main", "main", None),
+        ("history:feature/x", "feature/x", None),
+        ("history:merge-base", None, None),
+        ("history:merge-base:release/2.0", None, "release/2.0"),
+    ],
+)
+def test_what_a_history_baseline_asks_for(given: str, branch: str | None, target: str | None) -> None:
+    asked = wanted(given)
+    assert (asked.branch, asked.target, asked.merge_base) == (branch, target, branch is None)
+
+
+@pytest.mark.parametrize("given", ["history:", "history: ", "history:merge-base:"])
+def test_a_history_baseline_without_a_branch_says_what_is_expected(given: str) -> None:
+    with pytest.raises(
+        HistoryBaselineError, match="expected history:BRANCH, history:merge-base or history:merge-base:BRANCH"
+    ):
+        wanted(given)
