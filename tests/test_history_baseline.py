@@ -173,8 +173,8 @@ def test_merge_base_from_git_and_from_each_ci_in_a_clone(tmp_path: Path, history
     }
     gitlab = {**env, "GITLAB_CI": "true", "CI_MERGE_REQUEST_DIFF_BASE_SHA": c1, "CI_COMMIT_REF_NAME": "feature"}
 
-    def against(given: str, environment: dict[str, str]) -> tuple[str, str]:
-        done = session(work, f"--ocr-baseline={given}", "--ocr-report=report.json", env=environment)
+    def against(given: str, environment: dict[str, str], *args: str) -> tuple[str, str]:
+        done = session(work, f"--ocr-baseline={given}", "--ocr-report=report.json", *args, env=environment)
         assert done.returncode == 0, done.output
         return baseline_named(work), done.stdout
 
@@ -195,8 +195,8 @@ def test_merge_base_from_git_and_from_each_ci_in_a_clone(tmp_path: Path, history
     # the target branch named: it wins over the CI's
     named, _ = against("history:merge-base:main", github)
     assert named == f"history:merge-base:main (run 1 of suite project, commit {c0[:12]})"
-    # the latest complete run on main: c1's (the clone's runs recorded on feature)
-    named, out = against("history:main", env)
+    # the latest complete run on main: c1's (the clone's runs recorded on feature); on xdist workers too
+    named, out = against("history:main", env, "-n", "2")
     assert named == f"history:main (run 2 of suite project, commit {c1[:12]})"
     assert "vs baseline history:main (run 2 of suite project" in out
 
