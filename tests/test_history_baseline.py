@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -241,6 +242,10 @@ def test_merged_shards_against_history_main_are_judged_as_against_the_report(tmp
     recognitions.write_text(
         "".join(json.dumps({**r, "text": r["text"].replace("e", "x")}) + "\n" for r in lines), encoding="utf-8"
     )
+    # and the project's tesseract reads its outputs from another file: its configuration changed
+    shutil.copy(root / "recognitions" / "tesseract.jsonl", root / "recognitions" / "tesseract-moved.jsonl")
+    config = root / "ocr-config.yaml"
+    config.write_text(config.read_text(encoding="utf-8").replace("tesseract.jsonl", "tesseract-moved.jsonl"))
     git(root, "checkout", "-q", "-b", "feature")
     commit_all(root, "worse")
     for baseline, name in (("base.json", "file"), ("history:main", "history")):
@@ -265,7 +270,10 @@ def test_merged_shards_against_history_main_are_judged_as_against_the_report(tmp
         assert done.returncode == 1, done.output
     file, history = report_of(root, "file.json"), report_of(root, "history.json")
     assert judged(history) == judged(file)
-    assert history["baseline"]["engines"] and any(e["regressed"] for e in history["baseline"]["engines"])
+    engines = {e["engine"]: e for e in history["baseline"]["engines"]}
+    assert engines["tesseract-fraktur"]["regressed"] and engines["tesseract-fraktur"]["config_changes"]  # its file
+    assert engines["tesseract"]["config_changes"] and not engines["tesseract"]["regressed"]
+    assert not engines["rapidocr"]["config_changes"]
     done = merge(root, "history1.json", "history2.json", "--baseline=history:main", "--baseline-write=update")
     assert done.returncode == 4
     assert "--baseline-write with --baseline history:main: a run from history is not a file to write" in done.stderr
