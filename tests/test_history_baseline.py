@@ -21,6 +21,8 @@ from helpers.postgres import PASSWORD, USER
 
 from pytest_ocr.history import counts
 from pytest_ocr.history.baseline import HistoryBaselineError, wanted
+from pytest_ocr.history.store import Store
+from pytest_ocr.history.url import parse
 
 TIMES = {"started", "duration_s", "inference_s", "cached_inference_s", "rasterise_s"}
 
@@ -229,6 +231,14 @@ def test_a_history_baseline_that_cannot_be_found_is_one_line(tmp_path: Path, his
     assert done.returncode == 4
     assert f"history:main: no history store at sqlite:///{other}/.pytest-ocr/history.sqlite" in done.stderr
     assert not (other / ".pytest-ocr").exists()
+    # once a run is recorded there (bare --ocr-history), a run with no history option reads it
+    repository(other)
+    assert session(other, "--ocr-history").returncode == 0
+    done = session(other, "--ocr-baseline=history:main", "--ocr-report=report.json")
+    assert done.returncode == 0, done.output
+    assert baseline_named(other).startswith("history:main (run 1 of suite other, commit ")
+    with Store.open(parse(None, other)) as store:  # read, not recorded: a run records only when asked to
+        assert len(store.runs("other")) == 1 and "OCR history:" not in done.stdout
 
 
 @pytest.mark.slow  # pytest sessions
