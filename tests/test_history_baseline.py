@@ -152,17 +152,25 @@ def baseline_named(root: Path, name: str = "report.json") -> str:
 
 @pytest.mark.slow  # pytest sessions
 def test_merge_base_from_git_and_from_each_ci_in_a_clone(tmp_path: Path, history_url: str) -> None:
-    """main upstream: c0 and c1 recorded, c2 not; a clone whose local main is back at c0, on a
-    feature branch from origin/main (c2). Each way of naming the merge-base finds its commit's run."""
+    """main upstream: c0 and c1 recorded, c2's run interrupted; a clone whose local main is back at
+    c0, on a feature branch from origin/main (c2). Each way of naming the merge-base finds its
+    commit's complete run."""
     upstream = text_suite(tmp_path / "upstream" / "project")
     c0 = repository(upstream)
     assert session(upstream, f"--ocr-history={history_url}").returncode == 0
     c1 = commit_all(upstream, "c1")
     assert session(upstream, f"--ocr-history={history_url}").returncode == 0
-    c2 = commit_all(upstream, "c2")  # its CI job did not record
+    # c2 breaks an item, and its run stopped at it (-x): recorded as interrupted, never a baseline
+    lines = upstream / "example_suite" / "lines.ocr.yaml"
+    text = lines.read_text(encoding="utf-8")
+    lines.write_text(text.replace("text_file: data/lines/rapidocr_en_rec.gt.txt", "text: nothing like it"), "utf-8")
+    c2 = commit_all(upstream, "c2")
+    stopped = session(upstream, "-x", f"--ocr-history={history_url}")
+    assert stopped.returncode == 1 and "interrupted" in stopped.stdout, stopped.output
     work = tmp_path / "work" / "project"
     git(tmp_path, "clone", "-q", str(upstream), str(work))
     git(work, "checkout", "-q", "-b", "feature")
+    (work / "example_suite" / "lines.ocr.yaml").write_text(text, encoding="utf-8")  # the item mended
     commit_all(work, "c3")
     git(work, "branch", "-f", "main", c0)  # a local main behind origin's
     env = {"PYTEST_OCR_HISTORY_URL": history_url}  # read from here, and this run recorded there too
