@@ -220,7 +220,10 @@ def test_a_history_baseline_that_cannot_be_found_is_one_line(tmp_path: Path, his
     assert session(root, f"--ocr-history={history_url}").returncode == 0
     for args, says in [
         (("--ocr-baseline=history:release",), "no complete run of suite 'project' on branch release in "),
-        (("--ocr-baseline=history:merge-base:nowhere",), "git finds no merge-base of HEAD and nowhere in "),
+        (
+            ("--ocr-baseline=history:merge-base:nowhere",),
+            "history:merge-base:nowhere: git finds no merge-base of HEAD and nowhere in ",
+        ),
         (
             ("--ocr-baseline=history:main", "--ocr-baseline-write=update"),
             "a run from history is not a file to write; runs are recorded in the history store with --ocr-history",

@@ -101,7 +101,10 @@ def _read(given: str, where: HistoryTarget, project: Path, environ: Mapping[str,
                         f"{given}: no complete run of suite {suite!r} on branch {asked.branch} in {url.shown}"
                     )
             else:
-                commit, how = merge_base(asked.target, project, environ)
+                try:
+                    commit, how = merge_base(asked.target, project, environ)
+                except HistoryBaselineError as exc:
+                    raise HistoryBaselineError(f"{given}: {exc}") from None
                 run = _nearest(store, suite, commit, project)
                 if run is None:
                     raise HistoryBaselineError(
@@ -137,7 +140,7 @@ def merge_base(target: str | None, project: Path, environ: Mapping[str, str]) ->
         if found:
             return found[0], f"merge-base of HEAD and {ref}"
     raise HistoryBaselineError(
-        f"{HISTORY}{MERGE_BASE}: git finds no merge-base of HEAD and {refs[0]} in {project} (a shallow clone "
+        f"git finds no merge-base of HEAD and {refs[0]} in {project} (a shallow clone "
         f"has none: fetch the history, e.g. actions/checkout's fetch-depth: 0 or GitLab's GIT_DEPTH: 0; "
         f"history:merge-base:BRANCH names the branch)"
     )
