@@ -85,10 +85,16 @@ def test_history_main_judges_a_run_as_that_runs_report_does(tmp_path: Path, hist
         git(root, "commit", "-q", "-m", "worse")
         worse = sampling.readings(items, 0.05)
         server.use(worse, 12)
-        from_file = session(root, *repeats, "--ocr-baseline=base.json", "--ocr-report=file.json")
+        gates = ("--ocr-gate=cer.micro:+0.001@95%", "--ocr-gate=wer.macro:+0.5")  # aggregates against the baseline
+        from_file = session(root, *repeats, *gates, "--ocr-baseline=base.json", "--ocr-report=file.json")
         server.use(worse, 12)  # the same draws again
         from_history = session(
-            root, *repeats, "--ocr-baseline=history:main", "--ocr-report=history.json", f"--ocr-history={history_url}"
+            root,
+            *repeats,
+            *gates,
+            "--ocr-baseline=history:main",
+            "--ocr-report=history.json",
+            f"--ocr-history={history_url}",
         )
     finally:
         server.stop()
@@ -106,6 +112,9 @@ def test_history_main_judges_a_run_as_that_runs_report_does(tmp_path: Path, hist
     assert {p["kind"] for m in engine["metrics"] for p in m["paired"]} == {"macro", "micro"}
     lost = [f for r in file["results"] for f in (r["baseline"] or {}).get("lost_facts", [])]
     assert lost, "no check that held before failed: the facts were not compared"
+    verdicts = {g["name"]: g["passed"] for g in file["gates"]}
+    assert verdicts["vlm: cer.micro:+0.001@95% against the baseline"] is False, verdicts
+    assert verdicts["vlm: wer.macro:+0.5 against the baseline"] is True, verdicts
     assert "FAILED" in from_history.stdout and "vs baseline history:main (run 1" in from_history.stdout
 
     # pytest-ocr compare with BASE from history: the same comparison as with BASE the report
