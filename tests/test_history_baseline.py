@@ -20,7 +20,7 @@ from helpers.history import Done, clean_environment, git, merge, repository, ses
 from helpers.postgres import PASSWORD, USER
 
 from pytest_ocr.history import counts
-from pytest_ocr.history.baseline import HistoryBaselineError, wanted
+from pytest_ocr.history.baseline import HistoryBaselineError, Wanted, wanted
 from pytest_ocr.history.store import Store
 from pytest_ocr.history.url import parse
 
@@ -340,8 +340,7 @@ def test_small_whole_counts_take_a_byte_or_two() -> None:
     ],
 )
 def test_what_a_history_baseline_asks_for(given: str, branch: str | None, target: str | None) -> None:
-    asked = wanted(given)
-    assert (asked.branch, asked.target, asked.merge_base) == (branch, target, branch is None)
+    assert wanted(given) == Wanted(branch, target)
 
 
 @pytest.mark.parametrize("given", ["history:", "history: ", "history:merge-base:"])

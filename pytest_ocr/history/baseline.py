@@ -46,26 +46,21 @@ class HistoryBaselineError(OcrError):
 
 @dataclass(frozen=True)
 class Wanted:
-    """What ``history:...`` asks for: a branch's latest run, or the merge-base's."""
+    """What ``history:...`` asks for: a branch's latest run, or (no branch) the merge-base's."""
 
-    given: str
     branch: str | None = None
     target: str | None = None  # history:merge-base:TARGET; None: from the CI, else main
-
-    @property
-    def merge_base(self) -> bool:
-        return self.branch is None
 
 
 def wanted(given: str) -> Wanted:
     rest = given.removeprefix(HISTORY).strip()
     if rest == MERGE_BASE:
-        return Wanted(given)
+        return Wanted()
     if rest.startswith(MERGE_BASE + ":") and rest[len(MERGE_BASE) + 1 :].strip():
-        return Wanted(given, target=rest[len(MERGE_BASE) + 1 :].strip())
+        return Wanted(target=rest[len(MERGE_BASE) + 1 :].strip())
     if not rest or rest.startswith(MERGE_BASE + ":"):
         raise HistoryBaselineError(f"{given}: expected history:BRANCH, history:merge-base or history:merge-base:BRANCH")
-    return Wanted(given, branch=rest)
+    return Wanted(branch=rest)
 
 
 def load(given: str, where: HistoryTarget, project: Path, environ: Mapping[str, str]) -> Baseline:
