@@ -19,7 +19,10 @@ What is measured
        1,000 runs (``item_values``), the aggregates of 1,000 runs (``aggregates``), the
        latest 1,000 runs (``runs``). Target (issue 29): <= 0.5 s each.
 
-Usage: python benchmarks/bench_history.py [--reps N] [--n N]
+    E. The run B recorded read back as a baseline (``history:main``: history/baseline.py),
+       beside its JSON report read as one (``Baseline.load``): seconds, best of three.
+
+Usage: python benchmarks/bench_history.py [--reps N] [--n N] [--no-sessions]
 Always exits 0: this is a measurement, not a test.
 
 Results
@@ -39,6 +42,18 @@ Results
 
     Before the packed values were bound as bytes (LargeBinary's bind step: 10 us a value)
     and the suite's keys read in one query, B was 1.60 s and 0.84 s.
+
+    With what a baseline from history compares kept too (each metric's counts, coded as
+    varints: history/counts.py; repeats' values and the checks that held, none in this
+    suite), ``--no-sessions``, the same day: recording and growth side by side with the
+    store before them (the same report recorded four times in alternating processes):
+    recording 0.43-0.58 s before, 0.64-1.00 s after; growth 1.35-1.39 MB before,
+    1.67-1.69 MB after. This script's own run after them:
+
+    B. recording 20,000 items: 0.91 s into an empty store, then 0.71 s, 0.62 s
+    B. growth per run 1.67 MB, 1.69 MB
+    E. a baseline of 20,000 items from the JSON report: 12.43 s (its schema validation);
+       from the store (history:main): 0.94 s
 """
 
 from __future__ import annotations
@@ -96,7 +111,7 @@ def measure_recording(directory: Path, store: Path) -> tuple[float, float]:
 
     record = RunRecord.from_document(load_report(directory / "report.json"))
     target = HistoryTarget(parse(f"sqlite:///{store}", directory), "bench")
-    env = {"PYTEST_OCR_COMMIT": "0" * 40}
+    env = {"PYTEST_OCR_COMMIT": "0" * 40, "PYTEST_OCR_BRANCH": "main"}
     sizes, seconds = [0.0], []
     for _ in range(3):
         start = time.perf_counter()
@@ -143,6 +158,29 @@ def measure_rows_layout(directory: Path, scratch: Path) -> None:
     )
 
 
+def measure_baseline(directory: Path, store: Path) -> None:
+    """E: the run B recorded read back as a baseline (history:main), beside its JSON report read as one."""
+    from pytest_ocr.history.baseline import load
+    from pytest_ocr.history.url import HistoryTarget, parse
+    from pytest_ocr.run.baseline import Baseline
+
+    target = HistoryTarget(parse(f"sqlite:///{store}", directory), "bench")
+    env = {"PYTEST_OCR_BRANCH": "main"}
+    timings = {}
+    for name, read in (
+        ("the JSON report (--ocr-baseline report.json)", lambda: Baseline.load(directory / "report.json")),
+        ("the store (--ocr-baseline history:main)", lambda: load("history:main", target, directory, env)),
+    ):
+        best = float("inf")
+        for _ in range(3):
+            start = time.perf_counter()
+            found = read()
+            best = min(best, time.perf_counter() - start)
+        timings[name] = (best, len(found.results))
+    for name, (seconds, items) in timings.items():
+        print(f"E. a baseline of {items:,} items from {name}: {seconds:.2f} s")
+
+
 def measure_reads(root: Path) -> None:
     from pytest_ocr.history.provenance import Provenance
     from pytest_ocr.history.store import Store
@@ -181,13 +219,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--reps", type=int, default=2)
     parser.add_argument("--n", type=int, default=20_000)
+    parser.add_argument("--no-sessions", action="store_true", help="skip A (one session makes the report)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-history-") as tmp:
         root = Path(tmp)
         sides = generate(root, args.n)
         print(f"{args.n:,} cases, REPS={args.reps}")
-        measure_sessions(sides["ocr"], root / "sessions.sqlite", args.reps)
+        if args.no_sessions:
+            run(sides["ocr"], "--ocr-report", "report.json")
+        else:
+            measure_sessions(sides["ocr"], root / "sessions.sqlite", args.reps)
         growth, recording = measure_recording(sides["ocr"], root / "store.sqlite")
+        measure_baseline(sides["ocr"], root / "store.sqlite")
         measure_rows_layout(sides["ocr"], root / "rows.sqlite")
         measure_reads(root)
         print(f"targets: recording <= 5 % of the run or <= 1 s ({recording:.2f} s); growth <= 2 MB ({growth:.2f} MB)")

@@ -15,7 +15,8 @@ serves an engine as an HTTP OCR worker (see pytest_ocr/serve.py).
 
     pytest-ocr compare BASE.json HEAD.json [--fail-on RULE ...] [--markdown | --json]
 
-compares two JSON reports and exits 1 when a rule is violated (see pytest_ocr/run/comparison.py).
+compares two JSON reports and exits 1 when a rule is violated (see pytest_ocr/run/comparison.py);
+BASE may be a run in the history store, history:BRANCH or history:merge-base[:BRANCH] (--history URL).
 
     pytest-ocr merge SHARD.json... [-o RUN.json] [--html PATH] [--results-dir DIR] [--project DIR]
                      [--baseline PATH [--baseline-write VERB] [--baseline-min-match SHARE]]
@@ -49,12 +50,14 @@ from .metrics import (
     score,
 )
 from .report.columns import fit, terminal_columns
-from .run.baseline_defaults import DEFAULT_MIN_MATCH, VERBS
+from .run.baseline_defaults import DEFAULT_MIN_MATCH, VERBS, from_history
 from .storable import json_safe
 from .visible import visible
 
 if TYPE_CHECKING:
     from .history.url import HistoryTarget
+    from .run.baseline import Baseline
+    from .run.record import RunRecord
 
 TEXT_LIST_LIMIT = 20
 
@@ -212,17 +215,39 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if not 0 <= args.min_match <= 1:
         raise CliError(f"--min-match: expected a share from 0 to 1, not {args.min_match}")
     rules = parse_rules(args.fail_on)
-    base = RunRecord.from_document(load_report(args.base))
     head = RunRecord.from_document(load_report(args.head))
-    comparison = compare(base, head, rules, args.min_match, args.base)
+    name, notes = args.base, list[str]()
+    if from_history(args.base):
+        base, notes, name = _compare_history(args)
+    else:
+        base = RunRecord.from_document(load_report(args.base))
+    comparison = compare(base, head, rules, args.min_match, name)
     if args.json:
         print(json.dumps(comparison_document(comparison), indent=2, ensure_ascii=False, allow_nan=False))
     elif args.markdown:
         print(comparison_markdown(comparison), end="")
     else:
-        lines = [visible(f"pytest-ocr compare: {args.base} -> {args.head}"), *comparison_text(comparison)]
+        lines = [visible(f"pytest-ocr compare: {name} -> {args.head}"), *notes, *comparison_text(comparison)]
         print("\n".join(fit(lines, terminal_columns())))  # as wide as the terminal, like the run's summary
     return 1 if comparison.failed else 0
+
+
+def _compare_history(args: argparse.Namespace) -> tuple[RunRecord, list[str], str]:
+    """BASE from the history store (--history, else PYTEST_OCR_HISTORY_URL, else the project's
+    SQLite file): the run, what to say about it, and its name."""
+    from .history.baseline import HistoryBaselineError, run_record
+    from .history.url import HistoryTarget, HistoryUrlError, asked, check_suite, parse
+    from .run.identity import project_dir
+
+    project = project_dir(None, Path.cwd())
+    try:
+        where = HistoryTarget(
+            parse(asked(args.history, os.environ, None), project), check_suite(args.history_suite or project.name)
+        )
+        base, baseline = run_record(args.base, where, project, os.environ)
+    except (HistoryBaselineError, HistoryUrlError) as exc:
+        raise CliError(str(exc)) from None
+    return base, baseline.notes, baseline.name
 
 
 MERGE_USAGE_ERROR = 4  # pytest's exit status for input it cannot use
@@ -242,6 +267,11 @@ def cmd_merge(args: argparse.Namespace) -> int:
     try:
         if args.baseline_write and not args.baseline:
             raise CliError("--baseline-write needs --baseline PATH: the file to write")
+        if args.baseline_write and from_history(args.baseline):
+            raise CliError(
+                f"--baseline-write with --baseline {args.baseline}: a run from history is not a file to write; "
+                f"the merged run is recorded in the history store with --history"
+            )
         if not 0 <= args.baseline_min_match <= 1:
             raise CliError(f"--baseline-min-match: expected a share from 0 to 1, not {args.baseline_min_match}")
         if args.project and not Path(args.project).is_dir():
@@ -251,7 +281,8 @@ def cmd_merge(args: argparse.Namespace) -> int:
                 check_output_file(Path(path), option)
         if args.results_dir:
             check_output_directory(Path(args.results_dir), "--results-dir")
-        written = Path.cwd() / args.baseline if args.baseline and args.baseline_write else None
+        baseline_file = Path.cwd() / args.baseline if args.baseline and not from_history(args.baseline) else None
+        written = baseline_file if args.baseline_write else None
         named = (("--output", args.output), ("--html", args.html), ("--baseline", written))
         check_apart(
             [(option, Path(path)) for option, path in named if path],
@@ -259,9 +290,16 @@ def cmd_merge(args: argparse.Namespace) -> int:
             ("--results-dir", Path(args.results_dir)) if args.results_dir else None,
         )
         merged = merge([(path, load_report(path)) for path in args.shards])
-        baseline = None
-        if args.baseline:  # named as the plugin names --ocr-baseline: from the invocation directory
-            stored = Baseline.load(Path.cwd() / args.baseline, missing_ok=bool(args.baseline_write))
+        project, note = _merge_project(args.project, merged.project)
+        history = _merge_history(args, project)
+        baseline, notes = None, []
+        if args.baseline:  # named as the plugin names --ocr-baseline: a file from the invocation directory
+            stored = (
+                Baseline.load(baseline_file, missing_ok=bool(args.baseline_write))
+                if baseline_file is not None
+                else _merge_history_baseline(args.baseline, project, history, args.history_suite)
+            )
+            notes = stored.notes
             measured = [r for r in merged.results if r.measured]
             if stored.results and measured and all(r.baseline is None for r in measured):
                 # Each item is judged against its record as it ends, on its shard: the merge only joins them.
@@ -271,8 +309,6 @@ def cmd_merge(args: argparse.Namespace) -> int:
                     f"--ocr-baseline={args.baseline}"
                 )
             merged.results, baseline = against(stored, merged.results, args.baseline_write, args.baseline_min_match)
-        project, note = _merge_project(args.project, merged.project)
-        history = _merge_history(args, project)
     except (CliError, OutputPathError, ReportError, MergeError) as exc:
         print(f"pytest-ocr merge: {exc}", file=sys.stderr)
         return MERGE_USAGE_ERROR
@@ -283,7 +319,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
         Path(args.output) if args.output else None,
         Path(args.html) if args.html else None,
         Path(args.results_dir) if args.results_dir else None,
-        Path.cwd() / args.baseline if args.baseline else None,
+        baseline_file,
         args.baseline_write,
         history=history,
     )
@@ -301,7 +337,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     if args.summary != "none":
         lines += terminal.summary(record, 0, args.summary, terminal_columns())
     lines += [note] if note else []
-    lines += ended.notes
+    lines += notes + ended.notes
     print("\n".join(visible(line) for line in lines))
     return ended.exit_status
 
@@ -322,6 +358,19 @@ def _merge_history(args: argparse.Namespace, project: Path) -> HistoryTarget | N
     except HistoryUrlError as exc:
         raise CliError(f"--history: {exc}") from None
     return HistoryTarget(url, suite, args.history_required)
+
+
+def _merge_history_baseline(given: str, project: Path, history: HistoryTarget | None, suite: str | None) -> Baseline:
+    """The run ``given`` (history:...) names in the store the merged run records in, else the
+    project's SQLite file; CliError when there is none."""
+    from .history.baseline import HistoryBaselineError, load
+    from .history.url import HistoryTarget, HistoryUrlError, check_suite, parse
+
+    try:
+        where = history or HistoryTarget(parse(None, project), check_suite(suite or project.name))
+        return load(given, where, project, os.environ)
+    except (HistoryBaselineError, HistoryUrlError) as exc:
+        raise CliError(f"--baseline: {exc}") from None
 
 
 def _merge_project(given: str | None, recorded: str | None) -> tuple[Path, str | None]:
@@ -455,7 +504,12 @@ def parser() -> argparse.ArgumentParser:
         help="compare two JSON reports (--ocr-report) and fail on regressions",
         description="Exit status: 0 no rule violated, 1 a rule violated, 2 bad input.",
     )
-    c.add_argument("base", metavar="BASE", help="the report to compare against, e.g. the main branch's")
+    c.add_argument(
+        "base",
+        metavar="BASE",
+        help="the report to compare against, e.g. the main branch's; or a run in the history store: "
+        "history:BRANCH (its latest complete run), history:merge-base[:BRANCH]",
+    )
     c.add_argument("head", metavar="HEAD", help="the report of the change")
     c.add_argument(
         "--fail-on",
@@ -479,6 +533,13 @@ def parser() -> argparse.ArgumentParser:
     output = c.add_mutually_exclusive_group()
     output.add_argument("--markdown", action="store_true", help="print Markdown for a PR comment or job summary")
     output.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    c.add_argument(
+        "--history",
+        metavar="URL",
+        help="the history store a history: BASE is read from (default: $PYTEST_OCR_HISTORY_URL, else "
+        ".pytest-ocr/history.sqlite in the project)",
+    )
+    c.add_argument("--history-suite", metavar="NAME", help="the suite of a history: BASE (default: the project's name)")
     c.set_defaults(run=cmd_compare)
 
     m = commands.add_parser(
@@ -502,7 +563,8 @@ def parser() -> argparse.ArgumentParser:
     m.add_argument(
         "--baseline",
         metavar="PATH",
-        help="judge the merged run against this stored report (the baseline's match check and comparison; "
+        help="judge the merged run against this stored report, or a run in the history store "
+        "(history:BRANCH, history:merge-base[:BRANCH]) (the baseline's match check and comparison; "
         "give the shards the same --ocr-baseline for their items' regression checks)",
     )
     m.add_argument(

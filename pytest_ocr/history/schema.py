@@ -5,8 +5,12 @@ Compact, because every run adds one row per item: values and hashes, never texts
 item's key is interned once per suite (``item_keys``); its row in a run (``items``) holds
 the key's id, an outcome code, an 8-byte hash of its output, whether it was cached, and its
 metric values packed as little-endian doubles in the order ``run_metrics`` names for its
-run and engine (NaN: no value), with the spread (max - min) over repeats packed the same
-way. Packed per item row rather than one row per value (five times the rows and an index
+run and engine (NaN: no value); and what a baseline from history compares beyond them
+(history/baseline.py): each repeat's values packed the same way (after how alike the
+repeats' outputs were: the share of the most common, the mean CER between them) and
+whether they differed, the metrics' counts (the micro averages' paired statistics; small
+whole numbers, coded in a byte or two: history/counts.py), and the ids of the checks that
+held. Packed per item row rather than one row per value (five times the rows and an index
 on each) or one blob per run, engine and metric (an item's history would read every run's
 whole blob): see benchmarks/bench_history.py for the sizes.
 """
@@ -113,6 +117,7 @@ run_metrics = Table(  # the order of the values packed in an engine's item rows 
     Column("run_id", Id, ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True),
     Column("engine", String(200), primary_key=True),
     Column("metrics", Text, nullable=False),  # space-separated
+    Column("counts", Text, nullable=False),  # the counts coded in its item rows: "metric:name", space-separated
 )
 
 item_keys = Table(
@@ -134,7 +139,12 @@ items = Table(
     Column("output_hash", Packed(8)),  # None: no output
     Column("cached", Boolean, nullable=False),
     Column("values", Packed, nullable=False),
-    Column("spread", Packed),  # None: recognised once
+    # What a baseline from history compares (history/baseline.py), as a JSON report would:
+    # how alike the repeats' outputs were (identical, pairwise_cer), then each repeat's values (None: once)
+    Column("repeats", Packed),
+    Column("unstable", Boolean),  # whether the repeats' outputs differed (None: recognised once)
+    Column("counts", Packed),  # the metrics' counts (micro averages), coded as counts.py says; None: none
+    Column("facts", Text),  # the ids of the checks that held, one a line (None: the case has no checks)
     Index("items_by_key", "key_id", "run_id"),
     sqlite_with_rowid=False,
 )

@@ -34,6 +34,7 @@ from ..errors import OcrError
 from ..run.aggregate import MetricAggregate, Summary, metric_order
 from ..run.result import OUTCOMES
 from ..storable import json_safe
+from . import counts as counts_coded
 from . import migrations, provenance, schema
 from .url import HistoryUrl
 
@@ -120,6 +121,20 @@ class ItemRow:
     cached: bool
     values: dict[str, float | None]
     spread: dict[str, float | None] | None  # max - min over repeats; None: recognised once
+    # What a baseline from history compares beyond the values (history/baseline.py):
+    repeats: Repeats | None  # None: recognised once
+    counts: dict[str, dict[str, float]]  # metric -> its counts (what micro averages pool)
+    held: tuple[str, ...] | None  # the ids of the checks that held; None: the case has no checks
+
+
+@dataclass(frozen=True)
+class Repeats:
+    """An item's repeats as a comparison and a summary read them (scoring/repeats.py)."""
+
+    values: tuple[dict[str, float | None], ...]  # each repeat's metric values
+    unstable: bool  # whether their outputs differed
+    identical: float | None  # the share of the most common output
+    pairwise_cer: float | None  # the mean CER between repeats
 
 
 @dataclass(frozen=True)
@@ -188,7 +203,10 @@ class Store:
             if rows.metrics:
                 connection.execute(
                     schema.run_metrics.insert(),
-                    [{"run_id": run_id, "engine": e, "metrics": " ".join(m)} for e, m in rows.metrics.items()],
+                    [
+                        {"run_id": run_id, "engine": e, "metrics": " ".join(m), "counts": " ".join(rows.counts[e])}
+                        for e, m in rows.metrics.items()
+                    ],
                 )
             ids = _key_ids(connection, suite, rows.keys)
             if rows.items:
@@ -197,6 +215,18 @@ class Store:
         return RecordedRun(run_id, suite, origin.commit, attempt, record.run.status, len(rows.items))
 
     # -- reading: what trend, item, flaky and history: baselines read ------------------
+
+    def complete_at(self, suite: str, commits: Sequence[str]) -> dict[str, RunRow]:
+        """The latest complete attempt of the suite at each of these commits that has one."""
+        r = schema.runs.c
+        found: dict[str, RunRow] = {}
+        with self._reading() as connection:
+            for start in range(0, len(commits), 500):  # bound parameters per query
+                part = list(commits[start : start + 500])
+                query = select(schema.runs).where(r.suite == suite, r.commit.in_(part), r.status == "complete")
+                for row in connection.execute(query.order_by(r.id)):  # a later attempt has a later id
+                    found[row.commit] = _run(row)
+        return found
 
     def runs(self, suite: str, branch: str | None = None, limit: int = 100) -> list[RunRow]:
         """The suite's latest runs (on ``branch``, when given), newest first."""
@@ -263,7 +293,7 @@ class Store:
         """Every item of a run, by key."""
         i, k = schema.items.c, schema.item_keys.c
         query = (
-            select(i.run_id, k.key, k.engine, i.outcome, i.output_hash, i.cached, i["values"], i.spread)
+            select(i.run_id, k.key, k.engine, *_ITEM)
             .join_from(schema.items, schema.item_keys, i.key_id == k.id)
             .where(i.run_id == run_id)
             .order_by(k.key)
@@ -289,7 +319,7 @@ class Store:
         """One item over the suite's latest runs that have it, newest first."""
         i, k, r = schema.items.c, schema.item_keys.c, schema.runs.c
         query = (
-            select(schema.runs, k.key, k.engine, i.outcome, i.output_hash, i.cached, i["values"], i.spread)
+            select(schema.runs, k.key, k.engine, *_ITEM)
             .join_from(schema.items, schema.item_keys, i.key_id == k.id)
             .join(schema.runs, r.id == i.run_id)
             .where(k.suite == suite, k.key == key)
@@ -310,6 +340,7 @@ class _Rows:
     keys: dict[str, str | None]  # key -> engine, in key order
     items: list[dict[str, Any]]  # key_id holds the key until the ids are known
     metrics: dict[str, list[str]]  # engine -> the order its items' values are packed in
+    counts: dict[str, list[str]]  # engine -> the order its items' counts are coded in ("metric:name")
     aggregates: list[dict[str, Any]]
     engines: list[dict[str, Any]]
 
@@ -322,11 +353,19 @@ class _Rows:
             engine: sorted({m for r in results for m in r.metrics}, key=metric_order)
             for engine, results in by_engine.items()
         }
+        counted = {  # per engine, the names of each metric's counts, in the order they are coded
+            engine: [(m, list(dict.fromkeys(n for r in by_engine[engine] for n in _counts_of(r, m)))) for m in order]
+            for engine, order in metrics.items()
+        }
         codes = {outcome: i for i, outcome in enumerate(OUTCOMES)}
         items = []
         for r in record.results:
             order = metrics[r.engine or NO_ENGINE]
-            spread = r.repeats.get("spread") if r.repeats else None
+            repeats = r.repeats.get("metrics") if r.repeats else None
+            alike = [r.repeats.get("identical"), r.repeats.get("pairwise_cer")] if r.repeats else []
+            counts = [
+                value for m, names in counted[r.engine or NO_ENGINE] for value in map(_counts_of(r, m).get, names)
+            ]
             items.append(
                 {
                     "key_id": r.key,
@@ -334,13 +373,19 @@ class _Rows:
                     "output_hash": output_hash(r.prediction),
                     "cached": r.cached,
                     "values": _pack([r.metrics.get(m) for m in order]),
-                    "spread": _pack([_width(spread.get(m)) for m in order]) if spread is not None else None,
+                    "repeats": _pack([*alike, *(each.get(m) for each in repeats for m in order)])
+                    if repeats and order
+                    else None,
+                    "unstable": bool(r.repeats.get("unstable")) if r.repeats else None,
+                    "counts": counts_coded.encode(counts) if any(c is not None for c in counts) else None,
+                    "facts": _json([f.id for f in r.facts if f.passed]) if r.facts is not None else None,
                 }
             )
         return cls(
             {r.key: r.engine for r in record.results},
             items,
             {engine: names for engine, names in metrics.items() if names},
+            {engine: [f"{m}:{name}" for m, names in pairs for name in names] for engine, pairs in counted.items()},
             _aggregates(record.summaries),
             [
                 {"engine": name, "fingerprint_id": str(f.get("fingerprint_id", "")), "fingerprint": _json(f)}
@@ -356,10 +401,8 @@ def output_hash(text: str | None) -> bytes | None:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=HASH_BYTES).digest()
 
 
-def _width(spread: Mapping[str, Any] | None) -> float | None:
-    if not spread or spread.get("max") is None or spread.get("min") is None:
-        return None
-    return float(spread["max"]) - float(spread["min"])
+def _counts_of(result: CaseResult, metric: str) -> dict[str, float]:
+    return (result.details.get(metric) or {}).get("counts") or {}
 
 
 def _pack(values: Sequence[float | None]) -> bytes:
@@ -486,16 +529,45 @@ def _run(row: Any) -> RunRow:
     )
 
 
-def _metric_orders(connection: Connection, run_ids: Iterable[int]) -> dict[tuple[int, str], list[str]]:
+_ITEM = (
+    schema.items.c.outcome,
+    schema.items.c.output_hash,
+    schema.items.c.cached,
+    schema.items.c["values"],
+    schema.items.c.repeats,
+    schema.items.c.unstable,
+    schema.items.c.counts,
+    schema.items.c.facts,
+)
+
+Orders = Mapping[tuple[int, str], tuple[list[str], list[tuple[str, str]]]]
+
+
+def _metric_orders(connection: Connection, run_ids: Iterable[int]) -> Orders:
+    """Per run and engine, the order of its items' packed values and of their coded counts."""
     m = schema.run_metrics.c
     rows = connection.execute(select(schema.run_metrics).where(m.run_id.in_(sorted(set(run_ids)))))
-    return {(row.run_id, row.engine): row.metrics.split() for row in rows}
+    return {
+        (row.run_id, row.engine): (row.metrics.split(), [tuple(c.split(":", 1)) for c in row.counts.split()])
+        for row in rows
+    }
 
 
-def _item(row: Any, orders: Mapping[tuple[int, str], list[str]], run_id: int | None = None) -> ItemRow:
+def _item(row: Any, orders: Orders, run_id: int | None = None) -> ItemRow:
     m = row._mapping
     run = m["run_id"] if run_id is None else run_id
-    names = orders.get((run, m["engine"] or NO_ENGINE), [])
+    names, counted = orders.get((run, m["engine"] or NO_ENGINE), ([], []))
+    repeats = None
+    if m["repeats"] is not None and names:
+        data, each = m["repeats"], 8 * len(names)
+        alike = _unpack(data[:16], ("identical", "pairwise_cer"))
+        values = tuple(_unpack(data[start : start + each], names) for start in range(16, len(data), each))
+        repeats = Repeats(values, bool(m["unstable"]), alike["identical"], alike["pairwise_cer"])
+    counts: dict[str, dict[str, float]] = {}
+    if m["counts"] is not None:
+        for (metric, name), value in zip(counted, counts_coded.decode(m["counts"]), strict=True):
+            if value is not None:
+                counts.setdefault(metric, {})[name] = value
     return ItemRow(
         run_id=run,
         key=m["key"],
@@ -504,8 +576,20 @@ def _item(row: Any, orders: Mapping[tuple[int, str], list[str]], run_id: int | N
         output_hash=m["output_hash"].hex() if m["output_hash"] is not None else None,
         cached=bool(m["cached"]),
         values=_unpack(m["values"], names),
-        spread=_unpack(m["spread"], names) if m["spread"] is not None else None,
+        spread=_spread(repeats.values, names) if repeats is not None else None,
+        repeats=repeats,
+        counts=counts,
+        held=tuple(json.loads(m["facts"])) if m["facts"] is not None else None,
     )
+
+
+def _spread(repeats: Sequence[Mapping[str, float | None]], names: Sequence[str]) -> dict[str, float | None]:
+    """Each metric's max - min over the repeats (None: a repeat without its value)."""
+    spread: dict[str, float | None] = {}
+    for name in names:
+        found = [v for v in (each[name] for each in repeats) if v is not None]
+        spread[name] = max(found) - min(found) if len(found) == len(repeats) else None
+    return spread
 
 
 # -- the engine, and errors as one line ------------------------------------------------------

@@ -257,6 +257,7 @@ class Collector:
             settings.project_dir,
         )
         self.record = ended.record
+        self.notes += settings.baseline.notes if settings.baseline is not None else []
         self.notes += ended.notes
         if ended.lost and session.exitstatus == pytest.ExitCode.OK:
             # pytest's exit status counts every item and gate, as tests (an xfail marker included);

@@ -16,7 +16,7 @@ from ..errors import shortened
 from ..limits import DEFAULT as DEFAULT_LIMITS
 from ..limits import NAMES, OPTIONS, Limits
 from ..report.columns import terminal_columns
-from ..run.baseline_defaults import DEFAULT_MIN_MATCH, VERBS
+from ..run.baseline_defaults import DEFAULT_MIN_MATCH, VERBS, from_history
 from ..run.identity import project_dir
 
 if TYPE_CHECKING:
@@ -57,7 +57,9 @@ def add_options(parser: pytest.Parser) -> None:
         "--ocr-baseline",
         metavar="PATH",
         help="compare every item's metrics with this stored report and fail those that got worse "
-        "by more than their tolerance (regression: in case files)",
+        "by more than their tolerance (regression: in case files); history:BRANCH (its latest complete run "
+        "in the history store) or history:merge-base[:BRANCH] (the run of the merge-base of HEAD and the "
+        "pull request's target branch, default main) compare with a recorded run",
     )
     group.addoption(
         "--ocr-baseline-write",
@@ -251,11 +253,19 @@ class Settings:
             raise pytest.UsageError(f"--ocr-gate {against[0]!r} compares with a baseline: give --ocr-baseline PATH")
         if settings.baseline_verb and not baseline:
             raise pytest.UsageError("--ocr-baseline-write needs --ocr-baseline PATH: the file to write")
+        if settings.baseline_verb and from_history(baseline):
+            raise pytest.UsageError(
+                f"--ocr-baseline-write with --ocr-baseline {baseline}: a run from history is not a file to write; "
+                f"runs are recorded in the history store with --ocr-history"
+            )
         if settings.baseline_verb and settings.shard:
             raise pytest.UsageError(
                 "--ocr-baseline-write with --ocr-shard: a shard holds part of the run; write the baseline "
                 "from the merged run (pytest-ocr merge ... --baseline PATH --baseline-write VERB)"
             )
+        if from_history(baseline):
+            settings.baseline = _history_baseline(config, settings, baseline)
+            baseline = None  # not a file
         if not (baseline or option("ocr_report") or option("ocr_html") or option("ocr_results_dir")):
             return settings  # no file to read or write: nothing to check
         from ..files import OutputPathError, check_output_directory, check_output_file
@@ -287,7 +297,7 @@ class Settings:
 def _history(config: pytest.Config, project: Path) -> HistoryTarget | None:
     """Where the run is recorded, if anywhere: a URL that cannot be a store is a usage error,
     named without its credentials."""
-    from ..history.url import ENV, HistoryTarget, HistoryUrlError, asked, check_suite, parse  # no SQLAlchemy yet
+    from ..history.url import ENV, asked  # no SQLAlchemy yet
 
     option = config.getoption
     wanted = option("ocr_history") is not None or option("ocr_history_required") or option("ocr_history_suite")
@@ -299,6 +309,14 @@ def _history(config: pytest.Config, project: Path) -> HistoryTarget | None:
     if given is None:
         named = "--ocr-history-required" if option("ocr_history_required") else "--ocr-history-suite"
         raise pytest.UsageError(f"{named} needs a history store: --ocr-history [URL] (or PYTEST_OCR_HISTORY_URL)")
+    return _history_target(config, project, given)
+
+
+def _history_target(config: pytest.Config, project: Path, given: str | None) -> HistoryTarget:
+    """The store at ``given`` (None: the project's SQLite file) and the suite the run is named by there."""
+    from ..history.url import HistoryTarget, HistoryUrlError, check_suite, parse
+
+    option = config.getoption
     named = option("ocr_history_suite") or str(config.getini("ocr_history_suite") or "")
     try:
         url = parse(given, project)
@@ -309,6 +327,21 @@ def _history(config: pytest.Config, project: Path) -> HistoryTarget | None:
     except HistoryUrlError as exc:
         raise pytest.UsageError(f"--ocr-history-suite: {exc}") from None
     return HistoryTarget(url, suite, bool(option("ocr_history_required")))
+
+
+def _history_baseline(config: pytest.Config, settings: Settings, given: str) -> Baseline:
+    """The run ``given`` (history:...) names in the store the run records in, else the one
+    PYTEST_OCR_HISTORY_URL or the ocr_history ini key names, else the project's SQLite file."""
+    from ..history.baseline import HistoryBaselineError, load
+    from ..history.url import asked
+
+    where = settings.history
+    if where is None:
+        where = _history_target(config, settings.project_dir, asked(None, os.environ, config.getini("ocr_history")))
+    try:
+        return load(given, where, settings.project_dir, os.environ)
+    except HistoryBaselineError as exc:
+        raise pytest.UsageError(f"--ocr-baseline: {exc}") from None
 
 
 def _baseline(path: Path, missing_ok: bool) -> Baseline:

@@ -340,8 +340,7 @@ def _baseline_sections(view: Comparison, limit: int) -> list[str]:
     lines = [
         "#### Compared with the baseline",
         "",
-        f"{view.matched} of {view.current} items found their record in {escape(Path(view.path).name)} "
-        f"({view.records} records).",
+        f"{view.matched} of {view.current} items found their record in {escape(view.name)} ({view.records} records).",
         "",
     ]
     lines += [f"**Warning:** {escape(w, 2 * CELL_CHARS)}" for w in view.warnings()]

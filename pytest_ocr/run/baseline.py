@@ -2,11 +2,12 @@
 compare``): its records by key and its engines' fingerprints.
 
 A baseline is a JSON report of an earlier run (``--ocr-report``), e.g. the main
-branch's CI artifact. Each item is compared with the record of the same key there as
-it ends (scoring/tolerance.py decides "regressed"); items recognised several times are
-compared as samples, their tests decided over the complete run (run/noise.py). What
-the comparison found over the whole run: run/comparison.py. Writing the file is an
-output: report/baseline_file.py.
+branch's CI artifact, or a run recorded in the history store (``history:main``,
+``history:merge-base``: history/baseline.py reads it into the same records). Each item
+is compared with the record of the same key there as it ends (scoring/tolerance.py
+decides "regressed"); items recognised several times are compared as samples, their
+tests decided over the complete run (run/noise.py). What the comparison found over the
+whole run: run/comparison.py. Writing the file is an output: report/baseline_file.py.
 """
 
 from __future__ import annotations
@@ -28,10 +29,15 @@ from .stored import load_report, results_of
 
 @dataclass
 class Baseline:
-    path: Path
+    path: Path | None  # the file (None: a run from the history store, never written)
     results: dict[str, CaseResult] = field(default_factory=dict)  # by key
     engines: dict[str, dict[str, Any]] = field(default_factory=dict)  # engine -> fingerprint (with id)
     exists: bool = False
+    name: str = ""  # how outputs name it: the file's path, or the run from history
+    notes: list[str] = field(default_factory=list)  # said once, with the run's notes
+
+    def __post_init__(self) -> None:
+        self.name = self.name or str(self.path)
 
     @classmethod
     def load(cls, path: Path, missing_ok: bool = False) -> Baseline:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..cases.rules import Tolerance
@@ -38,6 +39,7 @@ from ..scoring.tolerance import Delta, Direction, LostFact, direction
 from . import noise
 from .aggregate import HEADLINE_METRICS, Stability, metric_order
 from .baseline import Baseline
+from .baseline_defaults import from_history
 from .paired import Paired, paired_results
 from .result import CaseResult, Outcome
 
@@ -219,6 +221,11 @@ class Comparison:
         return regressed_first([r for e in self.engines for r in e.regressed])
 
     @property
+    def name(self) -> str:
+        """The baseline as short views name it: a file by its name, a run from history whole."""
+        return self.path if from_history(self.path) else Path(self.path).name
+
+    @property
     def share(self) -> float | None:
         return self.matched / self.current if self.current else None
 
@@ -323,7 +330,7 @@ def view(
             )
         )
     found = Comparison(
-        str(baseline.path),
+        baseline.name,
         verb,
         len(baseline.results),
         len(measured),

@@ -12,7 +12,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from importlib.metadata import version
-from pathlib import Path
 from typing import Any, Literal
 
 from ..cases.gates import Gate
@@ -166,7 +165,7 @@ class Gating:
         regressed = [r for r in failed if r.regressed]
         counted = {r.key for r in over + regressed}
         if record.comparison is not None:
-            baseline: str | None = Path(record.comparison.path).name
+            baseline: str | None = record.comparison.name
         else:
             baseline = "" if with_baseline else None
         return cls(

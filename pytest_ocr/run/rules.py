@@ -111,7 +111,7 @@ def compare(
 ) -> Comparison:
     """What changed from ``base`` (read from ``path``) to ``head``, and which rules broke:
     HEAD's items compared with BASE's records as the run compares them with its baseline."""
-    stored = Baseline(Path(path), {r.key: r for r in base.results}, dict(base.engines), True)
+    stored = Baseline(Path(path), {r.key: r for r in base.results}, dict(base.engines), True, path)
     items = [
         replace(r, baseline=stored.compare(r.key, r.metrics, noise.tolerances_of(r), r.facts, r.repeats))
         if r.measured

@@ -74,7 +74,10 @@ CREATE TABLE items (
     output_hash BYTEA,
     cached BOOLEAN NOT NULL,
     values BYTEA NOT NULL,
-    spread BYTEA,
+    repeats BYTEA,
+    unstable BOOLEAN,
+    counts BYTEA,
+    facts TEXT,
     PRIMARY KEY (run_id, key_id),
     FOREIGN KEY(run_id) REFERENCES runs (id) ON DELETE CASCADE,
     FOREIGN KEY(key_id) REFERENCES item_keys (id)
@@ -86,6 +89,7 @@ CREATE TABLE run_metrics (
     run_id BIGINT NOT NULL,
     engine VARCHAR(200) NOT NULL,
     metrics TEXT NOT NULL,
+    counts TEXT NOT NULL,
     PRIMARY KEY (run_id, engine),
     FOREIGN KEY(run_id) REFERENCES runs (id) ON DELETE CASCADE
 );

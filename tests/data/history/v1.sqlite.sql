@@ -75,7 +75,10 @@ CREATE TABLE items (
     output_hash BLOB,
     cached BOOLEAN NOT NULL,
     "values" BLOB NOT NULL,
-    spread BLOB,
+    repeats BLOB,
+    unstable BOOLEAN,
+    counts BLOB,
+    facts TEXT,
     PRIMARY KEY (run_id, key_id),
     FOREIGN KEY(run_id) REFERENCES runs (id) ON DELETE CASCADE,
     FOREIGN KEY(key_id) REFERENCES item_keys (id)
@@ -88,6 +91,7 @@ CREATE TABLE run_metrics (
     run_id INTEGER NOT NULL,
     engine VARCHAR(200) NOT NULL,
     metrics TEXT NOT NULL,
+    counts TEXT NOT NULL,
     PRIMARY KEY (run_id, engine),
     FOREIGN KEY(run_id) REFERENCES runs (id) ON DELETE CASCADE
 );
