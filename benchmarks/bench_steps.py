@@ -24,10 +24,10 @@ Always exits 0: this is a measurement, not a test.
 
 Results (this 2-core machine, shared, ``--reps 5``):
 
-    2026-11-27, three runs while other sessions shared the cores: 0.07-0.28 s per series
-    (slowest: the staircase, 0.15-0.28 s), 1.6-4.4x asv's 0.02-0.10 s with its C helper. Where it
-    goes: the exact solver's recursion in Python (about half), run for 26 penalties where asv runs about 10 (the grid: the staircase, which asv fits as
-    one level and reports no regression in, is found step by step). Same regressions as asv
+    2026-11-27, three runs while other sessions shared the cores: 0.07-0.28 s per series (slowest: the
+    staircase, 0.15-0.28 s), 1.6-4.4x asv's 0.02-0.10 s with its C helper. Where it goes: the exact solver's
+    recursion in Python (about half), run for 26 penalties where asv runs about 10 (the grid: the staircase,
+    which asv fits as one level and reports no regression in, is found step by step). Same regressions as asv
     on every series but the staircase.
 """
 
