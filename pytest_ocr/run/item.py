@@ -119,6 +119,29 @@ def _again(engine: Engine, name: str, image: Path, times: int, concurrency: obje
         return list(pool.map(lambda _: again(), range(times)))
 
 
+def input_hash(state: ItemState, case: Case) -> str | None:
+    """The item's input hash (cases/inputs.py), from the image hash the output cache took for
+    its key, else (no cache, or the engine failed) hashing the image once; None when its
+    inputs or its image could not be read."""
+    from ..cases.inputs import input_hash as hashed
+    from ..engines.cache import file_sha256
+
+    timed = state.timed
+    if state.inputs is None:
+        return None
+    if timed is not None and timed.stored:  # the engine read no image: its outputs are its fingerprint
+        return hashed(case, state.inputs, None)
+    if state.image is None:
+        return None
+    digest = timed.image_sha256 if timed is not None else None
+    if digest is None:
+        try:
+            digest = file_sha256(state.image)
+        except OSError:
+            return None
+    return hashed(case, state.inputs, digest)
+
+
 def given(state: ItemState, case: Case, recognition: Recognition) -> None:
     """The inputs read and an output made elsewhere taken as the item's, into ``state``."""
     from ..cases.inputs import read_inputs
