@@ -117,7 +117,7 @@ def item_lines(h: ItemHistory, only: Sequence[str] = ()) -> list[str]:
     lines = [f"{h.key} in suite {h.suite}: {len(h.points)} runs"]
 
     def changed(names: tuple[str, ...]) -> str:
-        return ", ".join(n for n in names if n in ("output", "outcome") or n in metrics)
+        return ", ".join(n for n in names if n in ("input", "output", "outcome") or n in metrics)
 
     header = ["commit", "run", "outcome", "output", *metrics, "changed"]
     rows = []
