@@ -181,6 +181,39 @@ def measure_baseline(directory: Path, store: Path) -> None:
         print(f"E. a baseline of {items:,} items from {name}: {seconds:.2f} s")
 
 
+def measure_input_hash(directory: Path) -> None:
+    """F: what an item's input hash (cases/inputs.py) costs a session: the case's part, for every
+    item, and the image's bytes where no output cache hashed them for its key (--ocr-no-cache,
+    an engine the cache does not keep; with a cache the key's hash is reused): best of three."""
+    from pytest_ocr.cases.inputs import input_hash, read_inputs
+    from pytest_ocr.cases.loader import load_cases
+    from pytest_ocr.cases.model import Defaults, Scope
+    from pytest_ocr.engines.cache import file_sha256
+
+    cases, _ = load_cases(directory / "suite.ocr.yaml", Scope(Defaults(), {}))
+    inputs = [read_inputs(case) for case in cases]
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        for case, given in zip(cases, inputs, strict=True):
+            input_hash(case, given, None)
+        best = min(best, time.perf_counter() - start)
+    print(f"F. the case's part of the input hash: {best / len(cases) * 1e6:.1f} us an item ({len(cases):,} items)")
+    images = sorted((Path(__file__).resolve().parent.parent / "example_suite" / "data" / "receipts").glob("*.jpg"))
+    size = sum(path.stat().st_size for path in images) / MB
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        for path in images:
+            file_sha256(path)
+        best = min(best, time.perf_counter() - start)
+    print(
+        f"F. an image hashed without a cache: {best / len(images) * 1e3:.2f} ms an image "
+        f"(the example suite's {len(images)} receipts, {size / len(images):.2f} MB each: "
+        f"{best / size * 1e3:.1f} ms a MB)"
+    )
+
+
 def measure_reads(root: Path) -> None:
     from pytest_ocr.history.provenance import Provenance
     from pytest_ocr.history.store import Store
@@ -230,6 +263,7 @@ def main() -> None:
         else:
             measure_sessions(sides["ocr"], root / "sessions.sqlite", args.reps)
         growth, recording = measure_recording(sides["ocr"], root / "store.sqlite")
+        measure_input_hash(sides["ocr"])
         measure_baseline(sides["ocr"], root / "store.sqlite")
         measure_rows_layout(sides["ocr"], root / "rows.sqlite")
         measure_reads(root)
