@@ -21,6 +21,8 @@ What is measured
 
     E. The run B recorded read back as a baseline (``history:main``: history/baseline.py),
        beside its JSON report read as one (``Baseline.load``): seconds, best of three.
+    F. What an item's input hash costs a session: the case's part over the suite's items, and
+       an image hashed where no output cache did (--ocr-no-cache): best of three.
 
 Usage: python benchmarks/bench_history.py [--reps N] [--n N] [--no-sessions]
 Always exits 0: this is a measurement, not a test.
@@ -54,6 +56,18 @@ Results
     B. growth per run 1.67 MB, 1.69 MB
     E. a baseline of 20,000 items from the JSON report: 12.43 s (its schema validation);
        from the store (history:main): 0.94 s
+
+    With each item's input hash kept too (8 bytes: cases/inputs.py), 2026-11-27, side by side
+    with the store before it: the same suite's report (made by each version) recorded five times
+    into each version's store in alternating processes: recording 0.47-0.48 s before, 0.50-0.57 s
+    after (into an empty store 0.58 s and 0.57 s); growth per run 1.66-1.69 MB before, 1.86-1.89
+    MB after. This script's own run after them (``--no-sessions``):
+
+    B. recording 20,000 items: 0.62 s into an empty store, then 0.53 s, 0.52 s
+    B. growth per run 1.87 MB, 1.89 MB
+    F. the case's part of the input hash: 4.1 us an item; an image hashed without a cache
+       (--ocr-no-cache): 0.15 ms an image (the example suite's receipts, 0.24 MB each: 0.6 ms
+       a MB); with a cache, none (the cache key's hash is carried)
 """
 
 from __future__ import annotations
