@@ -183,28 +183,30 @@ def bootstrap_ci(values: Sequence[float]) -> list[float] | None:
 def aggregate_metrics(results: Iterable[CaseResult], names: Sequence[str]) -> dict[str, MetricAggregate]:
     """Each metric's macro and micro averages and the macro's interval, the same whatever
     order the results came in (a pytest-xdist run's arrival order): taken in key order,
-    counts summed exactly (repeats' mean counts are fractions)."""
-    values: dict[str, list[float]] = {name: [] for name in names}
-    counts: dict[str, dict[str, list[float]]] = {name: defaultdict(list) for name in names}
-    for r in sorted(results, key=lambda r: r.key):
-        for name in names:
+    counts summed exactly (repeats' mean counts are fractions). One metric's counts at a
+    time (at the end of a large run, memory is at its peak); the intervals together."""
+    ordered = sorted(results, key=lambda r: r.key)
+    found: dict[str, MetricAggregate] = {}
+    samples: list[list[float]] = []
+    for name in dict.fromkeys(names):  # each once
+        values: list[float] = []
+        counts: dict[str, list[float]] = defaultdict(list)
+        for r in ordered:
             value = r.metrics.get(name)
             if value is None:
                 continue
-            values[name].append(value)
+            values.append(value)
             for key, count in r.details.get(name, {}).get("counts", {}).items():
-                counts[name][key].append(count)
-    intervals = bootstrap_cis([values[name] for name in names])
-    found = {}
-    for name, interval in zip(names, intervals, strict=True):
-        mine = values[name]
-        totals = {key: math.fsum(c) for key, c in counts[name].items()}
+                counts[key].append(count)
+        totals = {key: math.fsum(c) for key, c in counts.items()}
         found[name] = MetricAggregate(
-            macro=math.fsum(mine) / len(mine) if mine else None,
-            micro=pooled(name, totals) if mine and name in METRICS and totals else None,
-            n=len(mine),
-            ci95=interval,
+            macro=math.fsum(values) / len(values) if values else None,
+            micro=pooled(name, totals) if values and name in METRICS and totals else None,
+            n=len(values),
         )
+        samples.append(values)
+    for aggregate, interval in zip(found.values(), bootstrap_cis(samples), strict=True):
+        aggregate.ci95 = interval
     return found
 
 
