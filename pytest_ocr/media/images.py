@@ -137,14 +137,13 @@ def _pixels(count: int) -> str:
     return f"{count:,} pixels"
 
 
-def open_image(path: Path, regular: bool = False) -> BinaryIO:
+def open_image(path: Path) -> BinaryIO:
     """``path`` opened for reading (binary, at offset 0) once it is known to be a regular
     file within ``max_image_mb`` whose header, if Pillow can read it, is within
     ``max_image_pixels``. Raises ImageError (the message names the path) otherwise.
-    Opened without blocking, so a FIFO swapped in after the first check cannot hang.
-    ``regular``: the caller's own stat of ``path`` just found a regular file (not asked again)."""
+    Opened without blocking, so a FIFO swapped in after the first check cannot hang."""
     use_pixel_limit()  # whatever decodes this image next in this process (an engine's conversion too)
-    fd, info = _opened(path, regular)
+    fd, info = _opened(path, False)
     file = os.fdopen(fd, "rb")
     try:
         if info.st_size:
@@ -158,7 +157,8 @@ def open_image(path: Path, regular: bool = False) -> BinaryIO:
 
 def _opened(path: Path, regular: bool) -> tuple[int, os.stat_result]:
     """A descriptor of ``path`` (the caller closes it) and its status, once it is known to
-    be a regular file within ``max_image_mb``; raises ImageError."""
+    be a regular file within ``max_image_mb``; raises ImageError. ``regular``: the caller's
+    own stat of ``path`` just found a regular file (not asked again before opening it)."""
     try:
         if not regular:
             check_regular(path, "image")
