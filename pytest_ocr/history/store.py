@@ -306,7 +306,7 @@ class Store:
         """Every item of these runs in one read, by run and key (regressions --items, flaky)."""
         i, k = schema.items.c, schema.item_keys.c
         query = (
-            select(i.run_id, k.key, k.engine, i.outcome, i.output_hash, i.cached, i["values"], i.spread)
+            select(i.run_id, k.key, k.engine, *_ITEM)
             .join_from(schema.items, schema.item_keys, i.key_id == k.id)
             .where(i.run_id.in_(list(run_ids)))
             .order_by(i.run_id, k.key)
