@@ -180,6 +180,38 @@ machine's speed varied by 1.5x between these two runs, see plain's times)
     0.09 ms, the result kept 0.06 ms, the JSON report 0.05 ms) plus numpy, about 100 ms,
     which the intervals need in every run.
 
+    2026-11-27 (issue 28, h-perf, session 3), per-item and fixed work removed, no number or
+    output changed: the item pipeline's modules imported once instead of 19 relative imports an
+    item (5089143); data files and an image's header read through the descriptor, no file
+    object around it (36b4797, 26fd4aa: the image check 5 system calls instead of 10, about
+    60 -> 35 us an item on the loaded machine); the intervals' resampling drawn once per sample
+    length instead of once per metric (ea7fc35, 4f2c2e8: the same intervals to the last bit).
+    Each commit's tree side by side in one run (``--only A``'s sessions, N = 20,000, the other
+    plugins off, 3 runs each, other sessions keeping the load at 4 to 6; CPU medians):
+        plain 11.60 s; before (6976957) 16.19 s 1.40x; imports 16.40 s; data files 16.40 s;
+        shared draws 15.64 s 1.35x; image header 15.16 s 1.31x; peak 241 -> 246 MB (244 MB
+        after 4f2c2e8)
+    and at N = 2,000 (5 runs): plain 1.35 s; before 2.17 s 1.61x; after the image header 2.04 s
+    1.51x. The whole command after them, twice (loads 4-5 and 3-4), ocr+json against plain:
+        off      2,000   1.56x / 1.77x wall  1.57x / 1.62x CPU
+        off      20,000  1.71x / 0.98x wall  1.43x / 1.34x CPU  248 / 247 MB 1.49x / 1.48x
+        on       2,000   1.58x / 1.45x wall  1.37x / 1.41x CPU
+        on       20,000  1.23x / 1.44x wall  1.36x / 1.34x CPU  251 MB 1.46x / 1.45x
+    On this shared machine the wall ratios say nothing (the plain side's 20,000 took 15.7 to
+    27.6 s); CPU time is the figure that holds, and it does not meet 1.3x. What is left, per
+    item (microbenchmarks on the generated data, a quiet moment): the four default metrics and
+    their details 45-60 us against the plain test's one rapidfuzz distance (1 us): both
+    alignments with their S/D/I split (rapidfuzz editops 1-8 us, the rest Python: opcodes,
+    the edited units for the confusions, frozen dataclasses, details dicts); the result made
+    and checked against the report schema 15-25 us; SharedParts 12-20 us (the memory target
+    needs it); reading and checking the inputs 20-25 us (image: stat, open, fstat, read,
+    close; ground truth: stat, open, fstat, two reads, close; the engine's own check of the
+    image, a stat); the JSON report 35-45 us a result (the record, its 2.3 kB of JSON,
+    fsync). Per run: numpy (about 100 ms, the intervals; np.percentile also loads numpy.ma),
+    the modules of an OCR run, and pytest's two full garbage collections at unconfigure,
+    which walk about 7% more objects than the plain test's but take up to twice as long
+    (0.3-0.5 s at 20,000).
+
     Where the rest goes. Time: per item, the metrics and their details (alignments with
     the confusions kept, about 40 us), reading the ground truth and checking the image
     (open, fstat, header), the result's construction and schema check (13 us), pytest's

@@ -44,3 +44,15 @@ def test_memory_stays_bounded_at_200000_items() -> None:
         tracemalloc.stop()
     assert low < float(np.mean(values)) < high
     assert peak < 64 * 2**20, f"{peak / 2**20:.0f} MiB"  # all at once: 3.2 GB of indices alone
+
+
+@pytest.mark.parametrize("n", [2, 999, 20_000])
+def test_samples_of_one_length_share_their_draws_and_keep_their_intervals(n: int) -> None:
+    # A run's metrics have as many values each: their resampling is drawn once, and each
+    # interval is the one the sample's own resampling gives, to the last bit.
+    rng = np.random.default_rng(n)
+    samples = [list(rng.gamma(0.5, 0.05, size=n)), list(rng.random(n)), [float(x) for x in rng.integers(0, 2, n)]]
+    samples.append(samples[0][: n - 1])  # another length: drawn for itself
+    samples.append([0.5])  # too few values: no interval
+    alone = [_all_at_once(s) if len(s) > 1 else None for s in samples]
+    assert aggregate.bootstrap_cis(samples) == alone

@@ -142,36 +142,54 @@ def open_image(path: Path) -> BinaryIO:
     file within ``max_image_mb`` whose header, if Pillow can read it, is within
     ``max_image_pixels``. Raises ImageError (the message names the path) otherwise.
     Opened without blocking, so a FIFO swapped in after the first check cannot hang."""
-    active = limits.active()
     use_pixel_limit()  # whatever decodes this image next in this process (an engine's conversion too)
-    try:
-        check_regular(path, "image")
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except (OSError, UnreadableFile) as exc:
-        raise ImageError(unreadable(exc, path, "image")) from None
+    fd, info = _opened(path, False)
     file = os.fdopen(fd, "rb")
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):  # swapped in after the check
-            raise ImageError(f"image is not a regular file: {path}")
-        if info.st_size > active.max_image_bytes:
-            size = round(info.st_size / MB, 1)
-            raise ImageError(limits.exceeded(f"image {path}", size, "max_image_mb", " MB"))
         if info.st_size:
-            found = header_size(file)
-            if found is not None:
-                name, width, height = found
-                pixels = max(width, 1) * max(height, 1)
-                if pixels > active.max_image_pixels:
-                    raise ImageError(
-                        f"image {path} is {width} × {height} = {_pixels(pixels)} when decoded ({name}); the limit is "
-                        f"{_pixels(active.max_image_pixels)} ({limits.OPTIONS['max_image_pixels']})"
-                    )
+            _within_pixels(path, header_size(file))
         file.seek(0)
         return file
     except BaseException:
         file.close()
         raise
+
+
+def _opened(path: Path, regular: bool) -> tuple[int, os.stat_result]:
+    """A descriptor of ``path`` (the caller closes it) and its status, once it is known to
+    be a regular file within ``max_image_mb``; raises ImageError. ``regular``: the caller's
+    own stat of ``path`` just found a regular file (not asked again before opening it)."""
+    try:
+        if not regular:
+            check_regular(path, "image")
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, UnreadableFile) as exc:
+        raise ImageError(unreadable(exc, path, "image")) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):  # swapped in after the check
+            raise ImageError(f"image is not a regular file: {path}")
+        if info.st_size > limits.active().max_image_bytes:
+            size = round(info.st_size / MB, 1)
+            raise ImageError(limits.exceeded(f"image {path}", size, "max_image_mb", " MB"))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, info
+
+
+def _within_pixels(path: Path, found: tuple[str, int, int] | None) -> None:
+    """Raise ImageError when the header found (format, width, height) is beyond ``max_image_pixels``."""
+    if found is None:
+        return
+    name, width, height = found
+    pixels = max(width, 1) * max(height, 1)
+    limit = limits.active().max_image_pixels
+    if pixels > limit:
+        raise ImageError(
+            f"image {path} is {width} × {height} = {_pixels(pixels)} when decoded ({name}); the limit is "
+            f"{_pixels(limit)} ({limits.OPTIONS['max_image_pixels']})"
+        )
 
 
 # Images found good, by what would change if the file did: an item's inputs and its
@@ -198,21 +216,36 @@ def check_image(path: Path) -> None:
         if key in _GOOD:
             use_pixel_limit()  # as open_image does, for whatever decodes it next
             return
-    _check(path)
+    _check(path, key is not None)
     if key is not None:
         if len(_GOOD) >= _GOOD_KEPT:
             _GOOD.clear()
         _GOOD[key] = None
 
 
-def _check(path: Path) -> None:
-    with open_image(path) as file:
+def _check(path: Path, regular: bool) -> None:
+    """``open_image``'s checks, and the file's start against its extension's signatures,
+    through the descriptor: a PNG's header is in its first bytes, read once (a file object
+    around the descriptor, its own status, terminal check and seeks, cost each item about
+    as much again as the check). Other formats' headers are read through a file."""
+    use_pixel_limit()  # as open_image does, for whatever decodes it next
+    fd, info = _opened(path, regular)
+    try:
         try:
-            head = file.read(16)
+            head = os.read(fd, 32)
         except OSError as exc:
             raise ImageError(f"cannot read image {path}: {exc.strerror or exc}") from None
+        if info.st_size:
+            found = _png_size(head)
+            if found is None:
+                with os.fdopen(fd, "rb", closefd=False) as file:
+                    found = header_size(file)
+            _within_pixels(path, found)
+    finally:
+        os.close(fd)
     if not head:
         raise ImageError(f"image is an empty file: {path}")
+    head = head[:16]
     signatures = _SIGNATURES.get(path.suffix.lower())
     if signatures and not head.startswith(signatures):
         raise ImageError(

@@ -138,25 +138,31 @@ class Collector:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if all(getattr(report, key, None) is None for key in CARRIED):
             return  # not an OCR item's
-        from ..cases.gates import Gate
-        from ..cases.model import DatasetInfo
-        from ..run.result import CaseResult, SharedParts
-        from ..run.shard import ShardInfo
-
+        # What each carried part needs is imported only when a report carries it: this runs three times an item.
         data = getattr(report, "ocr", None)
         if data is not None:  # a CaseResult from this process, a JSON string from a pytest-xdist worker
+            from ..run.result import CaseResult, SharedParts
+
             result = data if isinstance(data, CaseResult) else CaseResult.from_dict(json.loads(data))
             if self.shared is None:
                 self.shared = SharedParts()
             self.results[result.key] = self.shared(result)
             heap.keep_results(len(self.results))
-        for gate in getattr(report, "ocr_gates", None) or ():
-            self._add_gate(Gate.from_dict(gate))
+        gates = getattr(report, "ocr_gates", None)
+        if gates:
+            from ..cases.gates import Gate
+
+            for gate in gates:
+                self._add_gate(Gate.from_dict(gate))
         shard = getattr(report, "ocr_shard", None)
         if shard is not None and self.shard is None:
+            from ..run.shard import ShardInfo
+
             self.shard = ShardInfo.from_dict(shard)
         dataset = getattr(report, "ocr_dataset", None)
         if dataset is not None and dataset["file"] not in self.datasets:
+            from ..cases.model import DatasetInfo
+
             info = DatasetInfo.from_dict(dataset)
             skipped = tuple(
                 replace(s, reason=relative_paths(s.reason, self.settings.project_dir)) for s in info.skipped

@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..run.identity import error_message, relative, relative_paths
-from ..run.item import ItemState
 from . import heap
 from .items import InvalidCaseFile, OcrItem, ThresholdFailure
 from .options import Settings
@@ -137,7 +136,7 @@ class Executor:
 
     def prepare(self, item: OcrItem) -> None:
         """Setup: inputs read, the engine's output got (an error here is the item's error)."""
-        from ..run.item import recognise
+        from ..run.item import ItemState, recognise
 
         state = item.state = ItemState.start()
         spec = item.spec
@@ -219,9 +218,7 @@ class Executor:
 
     def score(self, item: OcrItem) -> None:
         """Call: the output scored and judged; raises ThresholdFailure when it did not pass."""
-        from ..report.junit import item_properties
         from ..run.item import judge
-        from ..scoring.scored import scored_texts
 
         state = item.state
         assert state is not None and state.extracted is not None
@@ -249,9 +246,13 @@ class Executor:
             facts=judged.facts,
         )
         if self.settings.html is not None:  # only the HTML report shows them; from the texts as recorded (redacted)
+            from ..scoring.scored import scored_texts
+
             r = state.result
             r.scored = scored_texts(r.reference, r.prediction, r.details, case.normalization)
         if self.junit:  # the properties cost every item time and memory; only JUnit XML reads them
+            from ..report.junit import item_properties
+
             item.user_properties += item_properties(state.result)
         if not verdict.passed:
             location = relative_paths(case.location, self.settings.project_dir)
@@ -266,14 +267,16 @@ class Executor:
     def result(self, item: OcrItem, outcome: Outcome, **values: Any) -> CaseResult:
         """The item's result with everything known of it so far."""
         from ..run.item import input_hash
-        from ..run.result import first_line, make_result
-        from ..scoring import facts
+        from ..run.result import make_result
 
         case, state = item.case, item.state
         timed = state.timed if state else None
         recognition = timed.recognition if timed else None
         values.setdefault("warnings", list(recognition.warnings) if recognition else [])
         if outcome == "error" and case.checks:  # no output holds no fact (olmOCR-Bench counts them failed)
+            from ..run.result import first_line
+            from ..scoring import facts
+
             values.setdefault("facts", facts.unchecked(case, first_line(values.get("error")), self._named))
         origin = case.origin
         pdf = case.pdf_page  # a PDF case records which page engines read, and at what dpi

@@ -134,16 +134,21 @@ def _resampled_means(data: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     rows (all at once, 200,000 values would take 1.6 GB of indices). The generator's
     stream continues across blocks, so the means are those of one draw. The values are
     gathered a few rows at a time (each row's mean is its own): gathered for a whole block
-    they took as much memory again as its indices (8 MB at the end of a large run)."""
-    rows = max(1, BOOTSTRAP_BLOCK // len(data))
+    they took as much memory again as its indices (8 MB at the end of a large run).
+    ``data`` is one sample, or several of one length as the rows of a matrix: each resampled
+    with the same indices, its means a row of the result."""
+    samples = data.reshape(-1, data.shape[-1])
+    size = samples.shape[1]
+    rows = max(1, BOOTSTRAP_BLOCK // size)
     # 32-bit indices, half the memory: numpy draws integers below 2**32 from one bounded
     # 32-bit generator whatever the type it returns, so the stream is the same.
-    kind = np.int32 if len(data) < 2**31 else np.int64
-    means: list[np.ndarray] = []
+    kind = np.int32 if size < 2**31 else np.int64
+    means: list[list[np.ndarray]] = [[] for _ in samples]
     for start in range(0, BOOTSTRAP_RESAMPLES, rows):  # a block's indices are gone before the next is drawn
-        size = (min(rows, BOOTSTRAP_RESAMPLES - start), len(data))
-        means += _row_means(data, rng.integers(0, len(data), size=size, dtype=kind))
-    return np.concatenate(means)
+        indices = rng.integers(0, size, size=(min(rows, BOOTSTRAP_RESAMPLES - start), size), dtype=kind)
+        for sample, found in zip(samples, means, strict=True):
+            found += _row_means(sample, indices)
+    return np.concatenate(means[0]) if data.ndim == 1 else np.array([np.concatenate(m) for m in means])
 
 
 def _row_means(data: np.ndarray, indices: np.ndarray) -> list[np.ndarray]:
@@ -151,35 +156,63 @@ def _row_means(data: np.ndarray, indices: np.ndarray) -> list[np.ndarray]:
     return [data[indices[row : row + gathered]].mean(axis=1) for row in range(0, len(indices), gathered)]
 
 
+def bootstrap_cis(samples: Sequence[Sequence[float]]) -> list[list[float] | None]:
+    """The 95% percentile bootstrap interval of each sample's mean (None for fewer than two
+    values). Every sample's resampling starts from the same seed, so samples of one length
+    draw the same indices: they are drawn once for all of them (the draws took most of the
+    time of a run's intervals, one set for each metric)."""
+    found: list[list[float] | None] = [None] * len(samples)
+    by_length: dict[int, list[int]] = defaultdict(list)
+    for i, sample in enumerate(samples):
+        if len(sample) >= 2:
+            by_length[len(sample)].append(i)
+    for members in by_length.values():
+        data = np.asarray([samples[i] for i in members], dtype=float)
+        means = _resampled_means(data, np.random.default_rng(BOOTSTRAP_SEED))
+        for i, row in zip(members, means, strict=True):
+            low, high = np.percentile(row, [2.5, 97.5])
+            found[i] = [float(low), float(high)]
+    return found
+
+
 def bootstrap_ci(values: Sequence[float]) -> list[float] | None:
     """95% percentile bootstrap interval of the mean; None for fewer than two values."""
-    if len(values) < 2:
-        return None
-    means = _resampled_means(np.asarray(values, dtype=float), np.random.default_rng(BOOTSTRAP_SEED))
-    low, high = np.percentile(means, [2.5, 97.5])
-    return [float(low), float(high)]
+    return bootstrap_cis([values])[0]
+
+
+def aggregate_metrics(results: Iterable[CaseResult], names: Sequence[str]) -> dict[str, MetricAggregate]:
+    """Each metric's macro and micro averages and the macro's interval, the same whatever
+    order the results came in (a pytest-xdist run's arrival order): taken in key order,
+    counts summed exactly (repeats' mean counts are fractions). One metric's counts at a
+    time (at the end of a large run, memory is at its peak); the intervals together."""
+    ordered = sorted(results, key=lambda r: r.key)
+    found: dict[str, MetricAggregate] = {}
+    samples: list[list[float]] = []
+    for name in dict.fromkeys(names):  # each once
+        values: list[float] = []
+        counts: dict[str, list[float]] = defaultdict(list)
+        for r in ordered:
+            value = r.metrics.get(name)
+            if value is None:
+                continue
+            values.append(value)
+            for key, count in r.details.get(name, {}).get("counts", {}).items():
+                counts[key].append(count)
+        totals = {key: math.fsum(c) for key, c in counts.items()}
+        found[name] = MetricAggregate(
+            macro=math.fsum(values) / len(values) if values else None,
+            micro=pooled(name, totals) if values and name in METRICS and totals else None,
+            n=len(values),
+        )
+        samples.append(values)
+    for aggregate, interval in zip(found.values(), bootstrap_cis(samples), strict=True):
+        aggregate.ci95 = interval
+    return found
 
 
 def aggregate_metric(results: Iterable[CaseResult], name: str) -> MetricAggregate:
-    """The metric's macro and micro averages and the macro's interval, the same whatever
-    order the results came in (a pytest-xdist run's arrival order): taken in key order,
-    counts summed exactly (repeats' mean counts are fractions)."""
-    values: list[float] = []
-    counts: dict[str, list[float]] = defaultdict(list)
-    for r in sorted(results, key=lambda r: r.key):
-        value = r.metrics.get(name)
-        if value is None:
-            continue
-        values.append(value)
-        for key, count in r.details.get(name, {}).get("counts", {}).items():
-            counts[key].append(count)
-    totals = {key: math.fsum(c) for key, c in counts.items()}
-    return MetricAggregate(
-        macro=math.fsum(values) / len(values) if values else None,
-        micro=pooled(name, totals) if values and name in METRICS and totals else None,
-        n=len(values),
-        ci95=bootstrap_ci(values),
-    )
+    """One metric's ``aggregate_metrics``."""
+    return aggregate_metrics(results, [name])[name]
 
 
 def top_confusions(results: Iterable[CaseResult], count: int = TOP_CONFUSIONS) -> list[list[Any]]:
@@ -236,7 +269,7 @@ def summarize_group(name: str, results: Sequence[CaseResult]) -> Summary:
         filtered=counts["filtered"],
         skipped=counts["skipped"],
         cached=sum(r.cached for r in results),
-        metrics={n: aggregate_metric(results, n) for n in names},
+        metrics=aggregate_metrics(results, names),
         top_confusions=top_confusions(results),
         performance=performance(results),
         stability=stability(results),

@@ -17,21 +17,29 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+# Imported when an item first runs (plugin/executor.py) or ``score --case`` scores one, never
+# with the plugin: what the pipeline runs is imported here once, not again for every item.
+from ..cases.inputs import input_hash as hashed_inputs
+from ..cases.inputs import read_inputs
+from ..engines.cache import file_sha256
+from ..engines.recognize import Timed, recognize, stored
+from ..scoring import facts
+from ..scoring.repeats import combine
+from ..scoring.score import Evaluation, evaluate, extract
+from ..scoring.tolerance import tolerances_for
+from ..scoring.verdict import decide, filtered_reason
+
 if TYPE_CHECKING:
     from ..cases.inputs import Inputs
     from ..cases.model import Case
     from ..cases.rules import Tolerance
     from ..engines import Engine, Recognition
     from ..engines.cache import OutputCache
-    from ..engines.recognize import Timed
     from ..scoring.extract import Extracted
     from ..scoring.facts import FactRecord
-    from ..scoring.score import Evaluation
     from ..scoring.tolerance import ItemComparison
     from ..scoring.verdict import Verdict
     from .result import CaseResult
-
-# Imported by the plugin in every session: what an item runs is imported when one runs.
 
 
 @dataclass
@@ -76,11 +84,6 @@ def recognise(
     ``state.filtered`` set when the output's confidence is below the case's minimum.
     ``engine`` makes the engine (after the inputs are read: their error comes first),
     ``image_of`` gives the image it reads for a case and the seconds rendering it took."""
-    from ..cases.inputs import read_inputs
-    from ..engines.recognize import recognize, stored
-    from ..scoring.score import extract
-    from ..scoring.verdict import filtered_reason
-
     state.inputs = read_inputs(case)
     made = engine()
     state.fingerprint = made.fingerprint()
@@ -110,8 +113,6 @@ def _again(engine: Engine, name: str, image: Path, times: int, concurrency: obje
     draw), at once as far as the engine takes requests in parallel."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from ..engines.recognize import recognize
-
     again = functools.partial(recognize, engine, name, image)
     if not isinstance(concurrency, int) or concurrency < 2:
         return [again() for _ in range(times)]
@@ -123,14 +124,11 @@ def input_hash(state: ItemState, case: Case) -> str | None:
     """The item's input hash (cases/inputs.py), from the image hash the output cache took for
     its key, else (no cache, or the engine failed) hashing the image once; None when its
     inputs or its image could not be read."""
-    from ..cases.inputs import input_hash as hashed
-    from ..engines.cache import file_sha256
-
     timed = state.timed
     if state.inputs is None:
         return None
     if timed is not None and timed.stored:  # the engine read no image: its outputs are its fingerprint
-        return hashed(case, state.inputs, None)
+        return hashed_inputs(case, state.inputs, None)
     if state.image is None:
         return None
     digest = timed.image_sha256 if timed is not None else None
@@ -139,15 +137,11 @@ def input_hash(state: ItemState, case: Case) -> str | None:
             digest = file_sha256(state.image)
         except OSError:
             return None
-    return hashed(case, state.inputs, digest)
+    return hashed_inputs(case, state.inputs, digest)
 
 
 def given(state: ItemState, case: Case, recognition: Recognition) -> None:
     """The inputs read and an output made elsewhere taken as the item's, into ``state``."""
-    from ..cases.inputs import read_inputs
-    from ..engines.recognize import Timed
-    from ..scoring.score import extract
-
     state.inputs = read_inputs(case)
     state.timed = Timed(recognition, 0.0, stored=True)
     state.extracted = extract(case, recognition)
@@ -181,12 +175,6 @@ def judge(
 ) -> Judged:
     """The item's output(s) in ``state`` scored, compared with the baseline and judged;
     ``named`` names a path as results name it."""
-    from ..scoring import facts
-    from ..scoring.repeats import combine
-    from ..scoring.score import Evaluation, evaluate, extract
-    from ..scoring.tolerance import tolerances_for
-    from ..scoring.verdict import decide
-
     assert state.timed is not None and state.inputs is not None and state.extracted is not None
     inputs = state.inputs
     evaluation = evaluate(case, inputs, state.timed.recognition, state.extracted)
