@@ -20,14 +20,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
-from helpers.history import clean_environment, git, repository, session, text_suite
+from helpers.history import command_engine, git, history, repository, session, text_suite
 
 from pytest_ocr.report.history_text import short
 
@@ -46,13 +43,6 @@ for line in (here / "recognitions" / "rapidocr.jsonl").read_text(encoding="utf-8
 """
 
 
-def history(root: Path, url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pytest_ocr.cli", "history", *args, f"--history={url}"],
-        cwd=root, env=clean_environment({"COLUMNS": "200"}), capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-
-
 def _commit(root: Path, message: str) -> str:
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", message)
@@ -66,15 +56,8 @@ def _result(report: dict[str, Any], key: str) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = text_suite(tmp_path_factory.mktemp("inputs") / "repo", ("receipts.ocr.yaml",))
-    (root / "reader.py").write_text(READER, encoding="utf-8")
+    command_engine(root, "rapidocr", READER)
     shutil.copytree(root / "example_suite" / "data" / "receipts", root / "originals")
-    config = yaml.safe_load((root / "ocr-config.yaml").read_text(encoding="utf-8"))
-    config["engines"]["rapidocr"] = {
-        "type": "command",
-        "argv": [sys.executable, "reader.py", "{image}"],
-        "version": "1",
-    }
-    (root / "ocr-config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
     (root / ".gitignore").write_text(".ocr-cache/\n*.json\nhistory.sqlite*\n", encoding="utf-8")
     repository(root)
     return root
