@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import OcrError
+from ..run.baseline_defaults import DEFAULT_MIN_MATCH
 
 if TYPE_CHECKING:
     from .store import Store
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 
 STORE_ERROR = 4
 DEFAULT_LAST = 50
+COMMENT_LAST = 30  # commits of the target branch a pull-request comment draws
 
 
 class HistoryCommandError(OcrError):
@@ -105,6 +107,36 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "directory", type=Path, metavar="DIR", help="written atomically; a site written there before is replaced"
     )
     w.set_defaults(history_run=_html)
+    c = sub(
+        "comment",
+        "Markdown for a pull request: HEAD against the merge-base's recorded run, the gate's verdict, the target "
+        "branch's recent history and the worst regressed items (exit 1 when a --fail-on rule is broken)",
+        branch=False,
+    )
+    c.set_defaults(last=COMMENT_LAST)
+    c.add_argument(
+        "--report", metavar="HEAD.json", help="HEAD's JSON report (default: the latest recorded run of this commit)"
+    )
+    c.add_argument(
+        "--against",
+        default="history:merge-base",
+        metavar="BASE",
+        help="the recorded run to compare with: history:merge-base[:BRANCH] (default) or history:BRANCH",
+    )
+    c.add_argument("--fail-on", action="append", default=[], metavar="RULE", help="as pytest-ocr compare's")
+    c.add_argument(
+        "--min-match",
+        type=float,
+        default=DEFAULT_MIN_MATCH,
+        metavar="SHARE",
+        help=f"warn when fewer than this share of HEAD's items are in BASE (default {DEFAULT_MIN_MATCH})",
+    )
+    c.add_argument(
+        "--html-url",
+        metavar="URL",
+        help="where HEAD's HTML report (--ocr-html) is published: regressed items link to their cases in it",
+    )
+    c.set_defaults(history_run=_comment)
     h.set_defaults(run=run)
 
 
@@ -314,3 +346,62 @@ def _html(store: Store, args: argparse.Namespace) -> int:
     charts = f"{plural(len(dash.panels), 'chart page')}, {plural(len(dash.runs), 'run')}"
     print(f"pytest-ocr history html: {plural(pages, 'page')} ({charts}) written to {args.directory}")
     return 0
+
+
+def _comment(store: Store, args: argparse.Namespace) -> int:
+    from ..report.comment import Comment, comment_markdown
+    from ..run.baseline_defaults import from_history
+    from ..run.identity import project_dir
+    from ..run.record import RunRecord
+    from ..run.rules import compare, parse_rules
+    from ..run.stored import load_report
+    from . import provenance
+    from .baseline import HistoryBaselineError, record_at, run_record, target_branch
+    from .trend import trend
+    from .url import HistoryTarget
+
+    if not from_history(args.against):
+        raise HistoryCommandError(
+            f"--against: expected history:merge-base[:BRANCH] or history:BRANCH, not {args.against!r}"
+        )
+    if not 0 <= args.min_match <= 1:
+        raise HistoryCommandError(f"--min-match: expected a share from 0 to 1, not {args.min_match}")
+    if args.html_url is not None:
+        _check_url(args.html_url)
+    rules = parse_rules(args.fail_on)
+    suite = _one_suite(store, args)
+    project = project_dir(None, Path.cwd())
+    where = HistoryTarget(store.where, suite)
+    try:
+        if args.report:
+            head, what = RunRecord.from_document(load_report(args.report)), str(args.report)
+        else:
+            commit = provenance.of(project, os.environ).commit
+            if not commit:
+                raise HistoryCommandError(
+                    "HEAD: not in a git repository and no CI commit variable: give --report HEAD.json"
+                )
+            head, what = record_at(commit, where), f"the recorded run of commit {commit[:12]}"
+        base, baseline = run_record(args.against, where, project, os.environ)
+    except HistoryBaselineError as exc:
+        print(f"pytest-ocr history comment: {exc}", file=sys.stderr)
+        return STORE_ERROR
+    comparison = compare(base, head, rules, args.min_match, baseline.name)
+    branch = target_branch(args.against, os.environ)
+    series = trend(store, [suite], branch, args.last).series
+    ids = {r.key: r.id for r in head.results}
+    comment = Comment(suite, comparison, what, baseline.notes, branch, series, args.html_url, ids)
+    sys.stdout.write(comment_markdown(comment))
+    return 1 if comparison.failed else 0
+
+
+def _check_url(url: str) -> None:
+    """An address a link can hold as it is: http(s), no space, no character Markdown or HTML reads."""
+    if (
+        not url.startswith(("https://", "http://"))
+        or any(c.isspace() or c in '<>"\\`' for c in url)
+        or not url.isprintable()
+    ):
+        raise HistoryCommandError(
+            f'--html-url: expected an http(s) address without spaces or <>"\\`, not {url[:200]!r}'
+        )
