@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import OcrError
-from ..run.baseline_defaults import DEFAULT_MIN_MATCH
 
 if TYPE_CHECKING:
     from .store import Store
@@ -38,6 +37,8 @@ class HistoryCommandError(OcrError):
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from ..cli import rule_options  # the command line's, which is what calls this
+
     h = commands.add_parser(
         "history",
         help="read the history store: trend, regressions, item, flaky, runs, show, export, prune, html",
@@ -123,14 +124,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="BASE",
         help="the recorded run to compare with: history:merge-base[:BRANCH] (default) or history:BRANCH",
     )
-    c.add_argument("--fail-on", action="append", default=[], metavar="RULE", help="as pytest-ocr compare's")
-    c.add_argument(
-        "--min-match",
-        type=float,
-        default=DEFAULT_MIN_MATCH,
-        metavar="SHARE",
-        help=f"warn when fewer than this share of HEAD's items are in BASE (default {DEFAULT_MIN_MATCH})",
-    )
+    rule_options(c)
     c.add_argument(
         "--html-url",
         metavar="URL",
@@ -388,7 +382,7 @@ def _comment(store: Store, args: argparse.Namespace) -> int:
         return STORE_ERROR
     comparison = compare(base, head, rules, args.min_match, baseline.name)
     branch = target_branch(args.against, os.environ)
-    series = trend(store, [suite], branch, args.last).series
+    series = trend(store, [suite], branch, args.last, head.shown_metrics()).series  # as its summary shows them
     ids = {r.key: r.id for r in head.results}
     comment = Comment(suite, comparison, what, baseline.notes, branch, series, args.html_url, ids)
     sys.stdout.write(comment_markdown(comment))

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from urllib.parse import quote, urlencode
 
 from ..history.trend import Series
+from ..run.aggregate import metric_order
 from ..run.comparison import CaseComparison, Comparison
 from .history_text import short, sparkline
 from .markdown import LIST_LIMIT, bounded, comparison_lines, escape
@@ -88,7 +89,7 @@ def _history(c: Comment, limit: int) -> list[str]:
         "| engine | metric | oldest → newest | latest |",
         "|---|---|---|---|",
     ]
-    shown = c.series[: 2 * limit]
+    shown = sorted(c.series, key=lambda s: (s.engine, metric_order(s.metric), s.kind))[: 2 * limit]
     for s in shown:
         last = s.cells[-1]
         latest = number(last.value) + (" (carried)" if last.carried else "")
