@@ -112,6 +112,8 @@ def test_the_comment_is_the_comparison_with_mains_history_and_links(history: dic
     start = lines.index(body[0])
     assert lines[start : start + len(body)] == body
     assert "**FAILED**: 1 rule violation" in comment
+    # how HEAD's run was gated, as its job summary says it (its report's thresholds)
+    assert "- **Thresholds** on 10 of 10 items.\n\n**Failed**: 1 item over its thresholds." in comment
     delta = next(line for line in body if line.startswith("| cer macro"))
     old, new = base_json["summary"]["tesseract"]["metrics"]["cer"]["macro"], head_json["summary"]["tesseract"]
     assert delta.split(" | ")[1:3] == [number(old), number(new["metrics"]["cer"]["macro"])]
@@ -137,6 +139,7 @@ def test_the_comment_is_the_comparison_with_mains_history_and_links(history: dic
     recorded = cli(root, "history", "comment", *RULES, f"--history={url}")
     assert recorded.returncode == 1, recorded.output
     assert f"HEAD (the recorded run of commit {history['head'][:12]})" in recorded.stdout
+    assert "gated" not in recorded.stdout  # the store keeps no thresholds: not said from it
     tables = [line for line in body if line.startswith("| cer") or line.startswith("| wer")]
     assert tables and all(line in recorded.stdout.splitlines() for line in tables)
     # without rules: the changes are shown, exit 0; against main's latest run (c2's)

@@ -1,6 +1,7 @@
 """``pytest-ocr history``: the history store read back (trend, regressions, item, flaky, runs,
-show, export) and pruned. Thin: what is computed is in history/trend.py, items.py,
-prune.py and export.py, its wording in report/history_text.py.
+show, export, html, and comment: a pull request's change against its merge-base's run) and
+pruned. Thin: what is computed is in history/trend.py, items.py, prune.py, export.py and
+run/rules.py, its wording in report/history_text.py, history_html.py and comment.py.
 
 Every subcommand takes the store as the plugin does: ``--history URL``, else
 ``PYTEST_OCR_HISTORY_URL``, else the project's ``.pytest-ocr/history.sqlite``; it is named
@@ -41,7 +42,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     h = commands.add_parser(
         "history",
-        help="read the history store: trend, regressions, item, flaky, runs, show, export, prune, html",
+        help="read the history store: trend, regressions, item, flaky, runs, show, export, prune, html, comment",
         description="Exit status: 0 done, 2 bad input, 4 the history store cannot be opened or read.",
     )
     subs = h.add_subparsers(dest="history_command", required=True)
@@ -384,7 +385,8 @@ def _comment(store: Store, args: argparse.Namespace) -> int:
     branch = target_branch(args.against, os.environ)
     series = trend(store, [suite], branch, args.last, head.shown_metrics()).series  # as its summary shows them
     ids = {r.key: r.id for r in head.results}
-    comment = Comment(suite, comparison, what, baseline.notes, branch, series, args.html_url, ids)
+    gating = head.gating() if args.report else None
+    comment = Comment(suite, comparison, what, baseline.notes, branch, series, args.html_url, ids, gating)
     sys.stdout.write(comment_markdown(comment))
     return 1 if comparison.failed else 0
 

@@ -4,7 +4,8 @@ recorded run, for a comment that CI posts once and updates on each push.
 The change is the one comparison (run/comparison.py) in the words ``compare --markdown`` gives it
 (markdown.comparison_lines: verdict, per-engine deltas with their intervals, regressed items
 worst first, outcome changes), its regressed items linked to their cases in the HTML report when
-its address is known; then the target branch's recent history per engine and metric as
+its address is known, after how HEAD's own run was gated (markdown.gating_lines, when its report is
+given); then the target branch's recent history per engine and metric as
 sparklines (history_text.sparkline over history/trend.py's series). A hidden first line names
 the suite, so a CI step finds its own comment among the others. Untrusted text is escaped as
 markdown.escape does; the whole stays under GitHub's 65,536-character limit on a comment.
@@ -19,8 +20,9 @@ from urllib.parse import quote, urlencode
 from ..history.trend import Series
 from ..run.aggregate import metric_order
 from ..run.comparison import CaseComparison, Comparison
+from ..run.record import Gating
 from .history_text import short, sparkline
-from .markdown import LIST_LIMIT, bounded, comparison_lines, escape
+from .markdown import LIST_LIMIT, bounded, comparison_lines, escape, gating_lines
 from .numbers import number
 
 MAX_CHARS = 65_536  # GitHub refuses a comment body longer than this (characters)
@@ -43,6 +45,7 @@ class Comment:
     series: Sequence[Series]  # the branch's recent history, oldest first
     html_url: str | None  # where the HTML report of HEAD is published
     case_ids: Mapping[str, str]  # item key -> the id the HTML report names the case by
+    gating: Gating | None = None  # how HEAD's run was gated, from its report (the store keeps no thresholds)
 
 
 def comment_markdown(c: Comment, limit: int = LIST_LIMIT) -> str:
@@ -64,6 +67,7 @@ def _lines(c: Comment, limit: int) -> list[str]:
         "",
         *[f"*Note: {escape(note, 400)}*" for note in c.notes],
         *([""] if c.notes else []),
+        *(gating_lines(c.gating) if c.gating else []),
         *comparison_lines(c.comparison, limit, _link(c) if c.html_url else None),
         *_history(c, limit),
     ]
