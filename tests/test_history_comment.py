@@ -21,6 +21,7 @@ from cmarkgfm.cmark import Options
 from helpers.history import Done, clean_environment, git, repository, session, text_suite
 from helpers.markdown import ALLOWED_TAGS, Rendered
 
+from pytest_ocr.history.baseline import target_branch
 from pytest_ocr.report.comment import MAX_CHARS, Comment, comment_markdown, marker
 from pytest_ocr.report.numbers import number
 from pytest_ocr.run.record import RunRecord
@@ -146,6 +147,16 @@ def test_the_comment_is_the_comparison_with_mains_history_and_links(history: dic
     latest = cli(root, "history", "comment", "--against", "history:main", f"--history={url}")
     assert latest.returncode == 0, latest.output
     assert f"against history:main (run 4 of suite project, commit {history['main'][2][:12]})." in latest.stdout
+    # in CI: GitHub's pull request into main; GitLab's merge request names its diff base (here c0)
+    github = {"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request", "GITHUB_BASE_REF": "main"}
+    gitlab = {"GITLAB_CI": "true", "CI_MERGE_REQUEST_DIFF_BASE_SHA": history["main"][0]}
+    for env, run in ((github, 2), (gitlab, 1)):
+        env |= {"CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main"} if "GITLAB_CI" in env else {}
+        done = cli(root, "history", "comment", "--report", "head.json", f"--history={url}", env=env)
+        assert done.returncode == 0, done.output
+        commit = history["main"][run - 1][:12]
+        assert f"against history:merge-base (run {run} of suite project, commit {commit})." in done.stdout
+        assert "#### main: the last 3 commits" in done.stdout
 
 
 @pytest.mark.slow  # pytest sessions
@@ -154,6 +165,7 @@ def test_bad_input_and_a_missing_run_exit_2_and_4(history: dict[str, Any]) -> No
     for args, status, says in [
         (("--html-url", "javascript:alert(1)"), 2, "--html-url: expected an http(s) address"),
         (("--html-url", URL + "<b>"), 2, "--html-url: expected an http(s) address"),
+        (("--html-url", URL + "#view=cases"), 2, "--html-url: expected an http(s) address without spaces, a #"),
         (("--against", "base.json"), 2, "--against: expected history:merge-base"),
         (("--suite", "nowhere"), 2, "--suite: no runs of nowhere"),
         (("--against", "history:release"), 4, "no complete run of suite 'project' on branch release"),
@@ -252,3 +264,18 @@ def test_hostile_keys_stay_text_and_many_regressed_items_stay_under_githubs_limi
             assert len(shown) < n and len(shown) + more[-1] == n
         else:
             assert "more" not in text and len(shown) == n
+
+
+@pytest.mark.parametrize(
+    ("against", "environ", "branch"),
+    [
+        ("history:merge-base", {}, "main"),
+        ("history:merge-base", {"GITHUB_ACTIONS": "true", "GITHUB_BASE_REF": "release"}, "release"),
+        ("history:merge-base", {"GITHUB_BASE_REF": "release"}, "main"),  # not in GitHub Actions
+        ("history:merge-base", {"CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "develop"}, "develop"),
+        ("history:merge-base:stable", {"CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "develop"}, "stable"),
+        ("history:nightly", {"GITHUB_ACTIONS": "true", "GITHUB_BASE_REF": "release"}, "nightly"),
+    ],
+)
+def test_the_sparklines_draw_the_branch_the_change_goes_into(against: str, environ: dict, branch: str) -> None:
+    assert target_branch(against, environ) == branch

@@ -392,12 +392,13 @@ def _comment(store: Store, args: argparse.Namespace) -> int:
 
 
 def _check_url(url: str) -> None:
-    """An address a link can hold as it is: http(s), no space, no character Markdown or HTML reads."""
+    """An address a link can hold as it is: http(s), no space, no character Markdown or HTML reads,
+    and no fragment (the link adds the case's)."""
     if (
         not url.startswith(("https://", "http://"))
-        or any(c.isspace() or c in '<>"\\`' for c in url)
+        or any(c.isspace() or c in '<>"\\`#' for c in url)
         or not url.isprintable()
     ):
         raise HistoryCommandError(
-            f'--html-url: expected an http(s) address without spaces or <>"\\`, not {url[:200]!r}'
+            f'--html-url: expected an http(s) address without spaces, a #fragment or <>"\\`, not {url[:200]!r}'
         )
