@@ -65,13 +65,14 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             )
             p.add_argument("--branch", metavar="NAME", help=f"only the runs of this branch (default: {default})")
         if last:
-            what = "commits" if name in ("trend", "regressions", "html") else "runs"
+            what = "commits" if name in ("trend", "regressions", "html", "comment") else "runs"
+            newest = COMMENT_LAST if name == "comment" else DEFAULT_LAST
             p.add_argument(
                 "--last",
                 type=_positive,
-                default=DEFAULT_LAST,
+                default=newest,
                 metavar="N",
-                help=f"the latest N {what} (default {DEFAULT_LAST})",
+                help=f"the latest N {what} (default {newest})",
             )
         return p
 
@@ -115,7 +116,6 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "branch's recent history and the worst regressed items (exit 1 when a --fail-on rule is broken)",
         branch=False,
     )
-    c.set_defaults(last=COMMENT_LAST)
     c.add_argument(
         "--report", metavar="HEAD.json", help="HEAD's JSON report (default: the latest recorded run of this commit)"
     )
