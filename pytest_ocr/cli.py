@@ -394,6 +394,29 @@ def _merge_project(given: str | None, recorded: str | None) -> tuple[Path, str |
     )
 
 
+def rule_options(p: argparse.ArgumentParser) -> None:
+    """``--fail-on`` and ``--min-match``: how ``compare`` and ``history comment`` judge HEAD against BASE."""
+    p.add_argument(
+        "--fail-on",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="exit 1 when HEAD breaks this rule (repeatable): METRIC:TOLERANCE per item (cer:+0.005, "
+        "cer:+10%%; items with repeats are judged as samples, as a run judges them against its baseline, at "
+        "95%% or the confidence given: cer:+0.01@99%%); METRIC.macro:TOLERANCE or METRIC.micro:TOLERANCE per "
+        "engine, over the items both runs measured, optionally with a confidence (cer.macro:+0.002@95%%: "
+        "only when the whole 95%% interval of the worsening lies above the tolerance); or errors (an item "
+        "measured in BASE is an error in HEAD)",
+    )
+    p.add_argument(
+        "--min-match",
+        type=float,
+        default=DEFAULT_MIN_MATCH,
+        metavar="SHARE",
+        help=f"warn when fewer than this share of HEAD's items are in BASE (default {DEFAULT_MIN_MATCH})",
+    )
+
+
 def parser() -> argparse.ArgumentParser:
     main = argparse.ArgumentParser(prog="pytest-ocr", description="OCR evaluation tools of pytest-ocr")
     main.add_argument("--version", action="version", version=f"pytest-ocr {__version__}")
@@ -511,25 +534,7 @@ def parser() -> argparse.ArgumentParser:
         "history:BRANCH (its latest complete run), history:merge-base[:BRANCH]",
     )
     c.add_argument("head", metavar="HEAD", help="the report of the change")
-    c.add_argument(
-        "--fail-on",
-        action="append",
-        default=[],
-        metavar="RULE",
-        help="exit 1 when HEAD breaks this rule (repeatable): METRIC:TOLERANCE per item (cer:+0.005, "
-        "cer:+10%%; items with repeats are judged as samples, as a run judges them against its baseline, at "
-        "95%% or the confidence given: cer:+0.01@99%%); METRIC.macro:TOLERANCE or METRIC.micro:TOLERANCE per "
-        "engine, over the items both runs measured, optionally with a confidence (cer.macro:+0.002@95%%: "
-        "only when the whole 95%% interval of the worsening lies above the tolerance); or errors (an item "
-        "measured in BASE is an error in HEAD)",
-    )
-    c.add_argument(
-        "--min-match",
-        type=float,
-        default=DEFAULT_MIN_MATCH,
-        metavar="SHARE",
-        help=f"warn when fewer than this share of HEAD's items are in BASE (default {DEFAULT_MIN_MATCH})",
-    )
+    rule_options(c)
     output = c.add_mutually_exclusive_group()
     output.add_argument("--markdown", action="store_true", help="print Markdown for a PR comment or job summary")
     output.add_argument("--json", action="store_true", help="print the comparison as JSON")

@@ -75,10 +75,43 @@ def run_record(
     records, engines and each engine's summary (counts, aggregates, repeats' stability),
     made from them as the run made its own. Raises HistoryBaselineError."""
     baseline, run = _read(given, where, project, environ)
+    return _record(baseline, run), baseline
+
+
+def record_at(commit: str, where: HistoryTarget) -> RunRecord:
+    """The latest complete run of the suite at ``commit``, read as ``run_record`` reads BASE
+    (the pull-request comment's HEAD when no report is given). Raises HistoryBaselineError."""
+    url, suite = where.url, where.suite
+    try:
+        with Store.open(url) as store:
+            run = store.run_of(suite, commit)
+            if run is None:
+                raise HistoryBaselineError(
+                    f"HEAD: no complete run of suite {suite!r} at commit {commit[:12]} in {url.shown} "
+                    f"(record it with --ocr-history, or give its report with --report)"
+                )
+            baseline = _baseline(store, run, f"run {run.id} of suite {suite}, commit {commit[:12]}", [])
+    except StoreError as exc:
+        raise HistoryBaselineError(f"HEAD: history store {url.shown}: {exc}") from None
+    return _record(baseline, run)
+
+
+def target_branch(given: str, environ: Mapping[str, str]) -> str:
+    """The branch a ``history:...`` baseline compares with: the one it names, else the one the
+    pull request or merge request goes into, else main."""
+    asked = wanted(given)
+    named = asked.branch or asked.target
+    if named:
+        return named
+    github = environ.get("GITHUB_BASE_REF", "").strip() if environ.get("GITHUB_ACTIONS") == "true" else ""
+    return environ.get("CI_MERGE_REQUEST_TARGET_BRANCH_NAME", "").strip() or github or DEFAULT_TARGET
+
+
+def _record(baseline: Baseline, run: RunRow) -> RunRecord:
     workers = int(run.summary.get("workers") or 0)
     info = RunInfo(run.started_at, run.finished_at, run.duration_s, workers, "complete")  # only complete runs are read
     results = sorted(baseline.results.values(), key=lambda r: r.key)
-    return RunRecord(info, results, baseline.engines, summarize(results)), baseline
+    return RunRecord(info, results, baseline.engines, summarize(results))
 
 
 def _read(given: str, where: HistoryTarget, project: Path, environ: Mapping[str, str]) -> tuple[Baseline, RunRow]:
@@ -111,13 +144,17 @@ def _read(given: str, where: HistoryTarget, project: Path, environ: Mapping[str,
                         f"{given}: the merge-base {commit[:12]} ({how}) has no complete run of suite {suite!r}; "
                         f"compared with its nearest ancestor that has one, {(run.commit or '')[:12]}"
                     )
-            items = store.items(run.id)
-            engines = {e.engine: e.fingerprint for e in store.engines([run.id])}
+            commit = f", commit {run.commit[:12]}" if run.commit else ""
+            baseline = _baseline(store, run, f"{given} (run {run.id} of suite {suite}{commit})", notes)
     except StoreError as exc:
         raise HistoryBaselineError(f"{given}: history store {url.shown}: {exc}") from None
-    commit = f", commit {run.commit[:12]}" if run.commit else ""
-    name = f"{given} (run {run.id} of suite {suite}{commit})"
-    return Baseline(None, {i.key: _result(i) for i in items}, engines, True, name, notes), run
+    return baseline, run
+
+
+def _baseline(store: Store, run: RunRow, name: str, notes: list[str]) -> Baseline:
+    items = store.items(run.id)
+    engines = {e.engine: e.fingerprint for e in store.engines([run.id])}
+    return Baseline(None, {i.key: _result(i) for i in items}, engines, True, name, notes)
 
 
 def merge_base(target: str | None, project: Path, environ: Mapping[str, str]) -> tuple[str, str]:

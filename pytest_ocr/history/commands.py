@@ -1,6 +1,7 @@
 """``pytest-ocr history``: the history store read back (trend, regressions, item, flaky, runs,
-show, export) and pruned. Thin: what is computed is in history/trend.py, items.py,
-prune.py and export.py, its wording in report/history_text.py.
+show, export, html, and comment: a pull request's change against its merge-base's run) and
+pruned. Thin: what is computed is in history/trend.py, items.py, prune.py, export.py and
+run/rules.py, its wording in report/history_text.py, history_html.py and comment.py.
 
 Every subcommand takes the store as the plugin does: ``--history URL``, else
 ``PYTEST_OCR_HISTORY_URL``, else the project's ``.pytest-ocr/history.sqlite``; it is named
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 
 STORE_ERROR = 4
 DEFAULT_LAST = 50
+COMMENT_LAST = 30  # commits of the target branch a pull-request comment draws
 
 
 class HistoryCommandError(OcrError):
@@ -36,9 +38,11 @@ class HistoryCommandError(OcrError):
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from ..cli import rule_options  # the command line's, which is what calls this
+
     h = commands.add_parser(
         "history",
-        help="read the history store: trend, regressions, item, flaky, runs, show, export, prune, html",
+        help="read the history store: trend, regressions, item, flaky, runs, show, export, prune, html, comment",
         description="Exit status: 0 done, 2 bad input, 4 the history store cannot be opened or read.",
     )
     subs = h.add_subparsers(dest="history_command", required=True)
@@ -61,13 +65,14 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             )
             p.add_argument("--branch", metavar="NAME", help=f"only the runs of this branch (default: {default})")
         if last:
-            what = "commits" if name in ("trend", "regressions", "html") else "runs"
+            what = "commits" if name in ("trend", "regressions", "html", "comment") else "runs"
+            newest = COMMENT_LAST if name == "comment" else DEFAULT_LAST
             p.add_argument(
                 "--last",
                 type=_positive,
-                default=DEFAULT_LAST,
+                default=newest,
                 metavar="N",
-                help=f"the latest N {what} (default {DEFAULT_LAST})",
+                help=f"the latest N {what} (default {newest})",
             )
         return p
 
@@ -105,6 +110,28 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "directory", type=Path, metavar="DIR", help="written atomically; a site written there before is replaced"
     )
     w.set_defaults(history_run=_html)
+    c = sub(
+        "comment",
+        "Markdown for a pull request: HEAD against the merge-base's recorded run, the gate's verdict, the target "
+        "branch's recent history and the worst regressed items (exit 1 when a --fail-on rule is broken)",
+        branch=False,
+    )
+    c.add_argument(
+        "--report", metavar="HEAD.json", help="HEAD's JSON report (default: the latest recorded run of this commit)"
+    )
+    c.add_argument(
+        "--against",
+        default="history:merge-base",
+        metavar="BASE",
+        help="the recorded run to compare with: history:merge-base[:BRANCH] (default) or history:BRANCH",
+    )
+    rule_options(c)
+    c.add_argument(
+        "--html-url",
+        metavar="URL",
+        help="where HEAD's HTML report (--ocr-html) is published: regressed items link to their cases in it",
+    )
+    c.set_defaults(history_run=_comment)
     h.set_defaults(run=run)
 
 
@@ -314,3 +341,64 @@ def _html(store: Store, args: argparse.Namespace) -> int:
     charts = f"{plural(len(dash.panels), 'chart page')}, {plural(len(dash.runs), 'run')}"
     print(f"pytest-ocr history html: {plural(pages, 'page')} ({charts}) written to {args.directory}")
     return 0
+
+
+def _comment(store: Store, args: argparse.Namespace) -> int:
+    from ..report.comment import Comment, comment_markdown
+    from ..run.baseline_defaults import from_history
+    from ..run.identity import project_dir
+    from ..run.record import RunRecord
+    from ..run.rules import compare, parse_rules
+    from ..run.stored import load_report
+    from . import provenance
+    from .baseline import HistoryBaselineError, record_at, run_record, target_branch
+    from .trend import trend
+    from .url import HistoryTarget
+
+    if not from_history(args.against):
+        raise HistoryCommandError(
+            f"--against: expected history:merge-base[:BRANCH] or history:BRANCH, not {args.against!r}"
+        )
+    if not 0 <= args.min_match <= 1:
+        raise HistoryCommandError(f"--min-match: expected a share from 0 to 1, not {args.min_match}")
+    if args.html_url is not None:
+        _check_url(args.html_url)
+    rules = parse_rules(args.fail_on)
+    suite = _one_suite(store, args)
+    project = project_dir(None, Path.cwd())
+    where = HistoryTarget(store.where, suite)
+    try:
+        if args.report:
+            head, what = RunRecord.from_document(load_report(args.report)), str(args.report)
+        else:
+            commit = provenance.of(project, os.environ).commit
+            if not commit:
+                raise HistoryCommandError(
+                    "HEAD: not in a git repository and no CI commit variable: give --report HEAD.json"
+                )
+            head, what = record_at(commit, where), f"the recorded run of commit {commit[:12]}"
+        base, baseline = run_record(args.against, where, project, os.environ)
+    except HistoryBaselineError as exc:
+        print(f"pytest-ocr history comment: {exc}", file=sys.stderr)
+        return STORE_ERROR
+    comparison = compare(base, head, rules, args.min_match, baseline.name)
+    branch = target_branch(args.against, os.environ)
+    series = trend(store, [suite], branch, args.last, head.shown_metrics()).series  # as its summary shows them
+    ids = {r.key: r.id for r in head.results}
+    gating = head.gating() if args.report else None
+    comment = Comment(suite, comparison, what, baseline.notes, branch, series, args.html_url, ids, gating)
+    sys.stdout.write(comment_markdown(comment))
+    return 1 if comparison.failed else 0
+
+
+def _check_url(url: str) -> None:
+    """An address a link can hold as it is: http(s), no space, no character Markdown or HTML reads,
+    and no fragment (the link adds the case's)."""
+    if (
+        not url.startswith(("https://", "http://"))
+        or any(c.isspace() or c in '<>"\\`#' for c in url)
+        or not url.isprintable()
+    ):
+        raise HistoryCommandError(
+            f'--html-url: expected an http(s) address without spaces, a #fragment or <>"\\`, not {url[:200]!r}'
+        )

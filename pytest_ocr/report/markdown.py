@@ -28,6 +28,7 @@ from .reasons import delta_text, gate_text, item_reasons, noise_lines
 LIST_LIMIT = 20  # items shown per list
 CELL_CHARS = 200  # characters of untrusted text per cell or list item
 GATE_CHARS = 4000  # a gate's explanation, whose untrusted parts (engine names, item keys) are bounded each
+Link = Callable[[CaseComparison], str | None]
 MAX_BYTES = 512 * 1024  # GitHub refuses step summaries over 1 MiB; leave room for other steps
 
 # Backslash escapes stop Markdown syntax (emphasis, links, code, tables, strikethrough,
@@ -92,20 +93,24 @@ def _capped(items: list, limit: int) -> tuple[list, str | None]:
 
 def _bounded(lines: list[str]) -> str:
     """The lines joined, cut at a line boundary below MAX_BYTES with a note saying so."""
+    return bounded(
+        lines, MAX_BYTES, lambda line: len(line.encode("utf-8")), f"{MAX_BYTES // 1024} KiB", "a step summary to 1 MiB"
+    )
+
+
+def bounded(lines: list[str], most: int, size: Callable[[str], int], at: str, limit: str) -> str:
+    """The lines joined, cut at a line boundary so that their ``size`` stays below ``most``,
+    with a note saying how many lines were left out and why (GitHub limits ``limit``)."""
     text = "\n".join(lines) + "\n"
-    if len(text.encode("utf-8")) <= MAX_BYTES:
+    if size(text) <= most:
         return text
-    kept, size = [], 0
+    kept, total = [], 0
     for line in lines:
-        size += len(line.encode("utf-8")) + 1
-        if size > MAX_BYTES - 200:
+        total += size(line) + 1
+        if total > most - 200:
             break
         kept.append(line)
-    kept += [
-        "",
-        f"*Cut at {MAX_BYTES // 1024} KiB: {len(lines) - len(kept)} more lines left out "
-        f"(GitHub limits a step summary to 1 MiB).*",
-    ]
+    kept += ["", f"*Cut at {at}: {len(lines) - len(kept)} more lines left out (GitHub limits {limit}).*"]
     return "\n".join(kept) + "\n"
 
 
@@ -172,14 +177,14 @@ def _case_changes(case: CaseComparison) -> str:
     return "; ".join(parts) or "-"
 
 
-def _regressed_table(comparison: Comparison, limit: int) -> list[str]:
+def _regressed_table(comparison: Comparison, limit: int, link: Link | None = None) -> list[str]:
     regressed = comparison.regressed_cases()
     if not regressed:
         return []
     shown, more = _capped(regressed, limit)
     rows = [
         [
-            escape(c.key),
+            _linked(escape(c.key), link(c) if link else None),
             escape(f"{c.file}:{c.line}"),
             _case_changes(c),
             escape(c.new_outcome if c.old_outcome == c.new_outcome else f"{c.old_outcome} → {c.new_outcome}"),
@@ -195,7 +200,11 @@ def _regressed_table(comparison: Comparison, limit: int) -> list[str]:
     return lines + ([more] if more else []) + [""]
 
 
-def _comparison_sections(comparison: Comparison, limit: int, heading: str) -> list[str]:
+def _linked(text: str, url: str | None) -> str:
+    return f"[{text}](<{url}>)" if url else text
+
+
+def _comparison_sections(comparison: Comparison, limit: int, heading: str, link: Link | None = None) -> list[str]:
     lines: list[str] = [f"**Warning:** {escape(w, 2 * CELL_CHARS)}" for w in comparison.warnings()]
     lines += [""] if lines else []
     if comparison.violations:
@@ -231,7 +240,7 @@ def _comparison_sections(comparison: Comparison, limit: int, heading: str) -> li
                 + (f" … and {len(names) - limit} more" if len(names) > limit else ""),
                 "",
             ]
-    lines += _regressed_table(comparison, limit)
+    lines += _regressed_table(comparison, limit, link)
     if comparison.outcome_changes:
         lines += [f"**Outcome changed ({len(comparison.outcome_changes)})**", ""]
         shown, more = _capped(comparison.outcome_changes, limit)
@@ -290,8 +299,14 @@ def _verdict(comparison: Comparison) -> str:
 def comparison_markdown(comparison: Comparison, limit: int = LIST_LIMIT) -> str:
     """A PR-comment-ready section: verdict, rule violations, per-engine deltas, regressed
     items, outcome changes, new and removed items, changed engine configurations."""
-    lines = ["### OCR comparison: base → head", "", _verdict(comparison), ""]
-    return _bounded(lines + _comparison_sections(comparison, limit, "####"))
+    return _bounded(["### OCR comparison: base → head", "", *comparison_lines(comparison, limit)])
+
+
+def comparison_lines(comparison: Comparison, limit: int = LIST_LIMIT, link: Link | None = None) -> list[str]:
+    """The comparison's verdict and sections, as ``comparison_markdown`` shows them under its
+    heading (a pull-request comment shows them under its own); ``link`` gives a regressed
+    item's address (its case in the HTML report), or None."""
+    return [_verdict(comparison), "", *_comparison_sections(comparison, limit, "####", link)]
 
 
 # -- one run ------------------------------------------------------------------------------
