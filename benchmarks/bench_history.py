@@ -21,6 +21,8 @@ What is measured
 
     E. The run B recorded read back as a baseline (``history:main``: history/baseline.py),
        beside its JSON report read as one (``Baseline.load``): seconds, best of three.
+    F. What an item's input hash costs a session: the case's part over the suite's items, and
+       an image hashed where no output cache did (--ocr-no-cache): best of three.
 
 Usage: python benchmarks/bench_history.py [--reps N] [--n N] [--no-sessions]
 Always exits 0: this is a measurement, not a test.
@@ -54,6 +56,18 @@ Results
     B. growth per run 1.67 MB, 1.69 MB
     E. a baseline of 20,000 items from the JSON report: 12.43 s (its schema validation);
        from the store (history:main): 0.94 s
+
+    With each item's input hash kept too (8 bytes: cases/inputs.py), 2026-11-27, side by side
+    with the store before it: the same suite's report (made by each version) recorded five times
+    into each version's store in alternating processes: recording 0.47-0.48 s before, 0.50-0.57 s
+    after (into an empty store 0.58 s and 0.57 s); growth per run 1.66-1.69 MB before, 1.86-1.89
+    MB after. This script's own run after them (``--no-sessions``):
+
+    B. recording 20,000 items: 0.62 s into an empty store, then 0.53 s, 0.52 s
+    B. growth per run 1.87 MB, 1.89 MB
+    F. the case's part of the input hash: 4.1 us an item; an image hashed without a cache
+       (--ocr-no-cache): 0.15 ms an image (the example suite's receipts, 0.24 MB each: 0.6 ms
+       a MB); with a cache, none (the cache key's hash is carried)
 """
 
 from __future__ import annotations
@@ -181,6 +195,39 @@ def measure_baseline(directory: Path, store: Path) -> None:
         print(f"E. a baseline of {items:,} items from {name}: {seconds:.2f} s")
 
 
+def measure_input_hash(directory: Path) -> None:
+    """F: what an item's input hash (cases/inputs.py) costs a session: the case's part, for every
+    item, and the image's bytes where no output cache hashed them for its key (--ocr-no-cache,
+    an engine the cache does not keep; with a cache the key's hash is reused): best of three."""
+    from pytest_ocr.cases.inputs import input_hash, read_inputs
+    from pytest_ocr.cases.loader import load_cases
+    from pytest_ocr.cases.model import Defaults, Scope
+    from pytest_ocr.engines.cache import file_sha256
+
+    cases, _ = load_cases(directory / "suite.ocr.yaml", Scope(Defaults(), {}))
+    inputs = [read_inputs(case) for case in cases]
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        for case, given in zip(cases, inputs, strict=True):
+            input_hash(case, given, None)
+        best = min(best, time.perf_counter() - start)
+    print(f"F. the case's part of the input hash: {best / len(cases) * 1e6:.1f} us an item ({len(cases):,} items)")
+    images = sorted((Path(__file__).resolve().parent.parent / "example_suite" / "data" / "receipts").glob("*.jpg"))
+    size = sum(path.stat().st_size for path in images) / MB
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        for path in images:
+            file_sha256(path)
+        best = min(best, time.perf_counter() - start)
+    print(
+        f"F. an image hashed without a cache: {best / len(images) * 1e3:.2f} ms an image "
+        f"(the example suite's {len(images)} receipts, {size / len(images):.2f} MB each: "
+        f"{best / size * 1e3:.1f} ms a MB)"
+    )
+
+
 def measure_reads(root: Path) -> None:
     from pytest_ocr.history.provenance import Provenance
     from pytest_ocr.history.store import Store
@@ -230,6 +277,7 @@ def main() -> None:
         else:
             measure_sessions(sides["ocr"], root / "sessions.sqlite", args.reps)
         growth, recording = measure_recording(sides["ocr"], root / "store.sqlite")
+        measure_input_hash(sides["ocr"])
         measure_baseline(sides["ocr"], root / "store.sqlite")
         measure_rows_layout(sides["ocr"], root / "rows.sqlite")
         measure_reads(root)

@@ -7,14 +7,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
-from helpers.history import clean_environment, git, repository, session, text_suite
+from helpers.history import command_engine, git, history, repository, session, text_suite
 from helpers.postgres import PASSWORD, USER
 
 from pytest_ocr.history.store import output_hash
@@ -31,14 +28,6 @@ for line in (Path(__file__).parent / "recognitions" / "rapidocr.jsonl").read_tex
     if image.endswith(row["image"]):
         sys.stdout.write(row["text"])
 """
-
-
-def history(root: Path, url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = clean_environment({"COLUMNS": "200"})
-    return subprocess.run(
-        [sys.executable, "-m", "pytest_ocr.cli", "history", *args, f"--history={url}"],
-        cwd=root, env=env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
 
 
 def _edit_jsonl(path: Path, image: str, change: Any) -> None:
@@ -63,14 +52,7 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     (RapidOCR carried); the last commit ran twice, RapidOCR's output of one receipt differing
     by a trailing newline between the attempts (a command engine: the same fingerprint)."""
     root = text_suite(tmp_path_factory.mktemp("history") / "repo", ("receipts.ocr.yaml",))
-    (root / "reader.py").write_text(READER, encoding="utf-8")
-    config = yaml.safe_load((root / "ocr-config.yaml").read_text(encoding="utf-8"))
-    config["engines"]["rapidocr"] = {
-        "type": "command",
-        "argv": [sys.executable, "reader.py", "{image}"],
-        "version": "1",
-    }
-    (root / "ocr-config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    command_engine(root, "rapidocr", READER)
     return {"root": root, "first": repository(root)}
 
 

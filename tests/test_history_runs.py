@@ -65,6 +65,7 @@ def assert_recorded_as_reported(store: Store, run_id: int, report: dict) -> None
         assert item.values == {m: (None if v is None or math.isnan(v) else v) for m, v in r["metrics"].items()}
         digest = hashlib.blake2b(r["prediction"].encode(), digest_size=8).hexdigest() if r["prediction"] else None
         assert item.output_hash == digest
+        assert item.input_hash == r["input_hash"] and (r["input_hash"] is not None or r["outcome"] == "invalid")
     engines = {e.engine: e for e in store.engines([run_id])}
     assert {name: e.fingerprint for name, e in engines.items()} == report["engines"]
     assert all(e.fingerprint_id == report["engines"][name]["fingerprint_id"] for name, e in engines.items())

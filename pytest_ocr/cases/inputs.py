@@ -4,6 +4,7 @@ schema files read, each within the limits on data files (document.py)."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,3 +81,35 @@ def read_inputs(case: Case) -> Inputs:
                 f"(case {case.id} at {case.location})"
             )
     return Inputs(reference, fields, schema)
+
+
+def input_hash(case: Case, inputs: Inputs, image_sha256: str | None) -> str:
+    """What an item's verdict depends on besides its engine, as 8 bytes of BLAKE2b (hex): the
+    image's bytes (``image_sha256``, the hash the output cache keys it by; None for an engine
+    of stored outputs, which does not read it), the PDF page and dpi, and the case as it is
+    scored: reference text, fields, schema, thresholds, normalisation, metrics, matching,
+    tolerances and checks. Not its paths, tags or group: a case moved or retagged is the same
+    case. ``history flaky`` compares only runs in which it and the engine's fingerprint held."""
+    scored = (
+        image_sha256,
+        case.page,
+        case.dpi,
+        inputs.reference,
+        inputs.fields,
+        inputs.schema,
+        case.thresholds,
+        case.normalization,
+        case.cer_denominator,
+        case.empty_reference_value,
+        case.metrics,
+        case.match,
+        case.extract,
+        case.task,
+        case.tokens,
+        case.regression,
+        case.min_confidence,
+        case.repeat,
+        case.repeat_judge,
+        case.checks,
+    )
+    return hashlib.blake2b(repr(scored).encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()

@@ -38,6 +38,9 @@ class Timed:
     seconds: float  # the engine's time in this run; for a cached output, the time recorded when it was made
     cached: bool = False
     stored: bool = False  # made elsewhere and read back (engine.stored): no engine time
+    # The sha256 of the image's bytes when the output cache hashed it for its key (None: no
+    # cache): carried so that the item's input hash (cases/inputs.py) does not hash it again.
+    image_sha256: str | None = None
 
 
 def recognize(
@@ -53,18 +56,19 @@ def recognize(
     that is not a regular file or beyond a limit, before anything reads it."""
     image = image if isinstance(image, Path) else Path(image)
     check_image(image)
-    key = None
+    key = digest = None
     if cache is not None and fingerprint is not None and engine.cacheable:
         try:
             key = cache.key(image, fingerprint)
         except OSError:
             key = None  # the engine will say what is wrong with the image
+        digest = key.partition("-")[0] if key is not None else None
         hit = cache.get(key) if key is not None and not refresh else None
         if hit is not None:
-            return Timed(hit.recognition, hit.seconds, cached=True)
+            return Timed(hit.recognition, hit.seconds, cached=True, image_sha256=digest)
     start = time.perf_counter()
     recognition = storable(engine.recognize(image), name, image)
-    timed = Timed(recognition, time.perf_counter() - start)
+    timed = Timed(recognition, time.perf_counter() - start, image_sha256=digest)
     if key is not None and cache is not None:
         cache.put(key, recognition, timed.seconds)
     return timed

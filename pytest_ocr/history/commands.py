@@ -89,7 +89,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     i.add_argument("key", metavar="KEY", help="the item's key, as reports name it: FILE::CASE[ENGINE]")
     i.add_argument("--metric", action="append", default=[], metavar="NAME", help="only this metric (repeatable)")
     i.set_defaults(history_run=_item)
-    f = sub("flaky", "items whose output or outcome changed between runs with the same engine fingerprint")
+    f = sub("flaky", "items whose output or outcome changed between runs with the same engine fingerprint and inputs")
     f.set_defaults(history_run=_flaky)
     sub("runs", "the latest runs").set_defaults(history_run=_runs)
     s = sub("show", "one run: where it came from, its engines and aggregates", last=False, branch=False)

@@ -1,9 +1,10 @@
 """One item over the commits of a branch, and the items that are flaky: whose output or
 outcome changed between runs where nothing that decides them did.
 
-An item's inputs are its key (the case file, the case and the engine): the store keeps no
-hash of an image or a ground truth, so an item whose case file was edited between two runs
-of the same engine counts as unchanged input. An engine's inputs are its fingerprint.
+What decides an item is its engine, whose inputs are its fingerprint, and its own inputs,
+whose hash the store keeps (cases/inputs.py: the image's bytes, a PDF's page and dpi, the
+case as scored): an edited ground truth or a replaced image under the same key is a change
+of input, shown by ``item``, never a flaky item.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ class ItemAt:
     """The item in one run, and what differs from its previous run in the history."""
 
     point: ItemPoint
-    changed: tuple[str, ...]  # "output", "outcome", and each metric whose value differs
+    changed: tuple[str, ...]  # "input", "output", "outcome", and each metric whose value differs
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,8 @@ def _enough(last: int, branch: str | None) -> int:
 def _changed(before: ItemPoint, after: ItemPoint) -> tuple[str, ...]:
     a, b = before.item, after.item
     changed = []
+    if a.input_hash != b.input_hash:
+        changed.append("input")
     if a.output_hash != b.output_hash:
         changed.append("output")
     if a.outcome != b.outcome:
@@ -60,7 +63,8 @@ def _changed(before: ItemPoint, after: ItemPoint) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Flip:
-    """An item's output or outcome changed between two runs with the same engine fingerprint."""
+    """An item's output or outcome changed between two runs with the same engine fingerprint
+    and the same inputs."""
 
     before_run: int
     after_run: int
@@ -74,7 +78,7 @@ class Flip:
 class FlakyItem:
     key: str
     engine: str
-    compared: int  # pairs of consecutive runs of the item with the same fingerprint
+    compared: int  # pairs of consecutive runs of the item with the same fingerprint and inputs
     flips: tuple[Flip, ...]
 
 
@@ -83,7 +87,8 @@ def flaky(store: Store, suite: str, branch: str | None, last: int) -> list[Flaky
     a commit is where a flaky item shows), most flips first."""
     runs = sorted(store.runs(suite, branch, last), key=lambda r: r.id)
     fingerprints = {(e.run_id, e.engine): e.fingerprint_id for e in store.engines([r.id for r in runs])}
-    previous: dict[str, tuple[int, str | None, str, str | None, str]] = {}  # key -> run, commit, fp, hash, outcome
+    # key -> run, commit, (fingerprint, input hash), output hash, outcome
+    previous: dict[str, tuple[int, str | None, tuple[str, str | None], str | None, str]] = {}
     compared: dict[str, int] = {}
     flips: dict[str, list[Flip]] = {}
     engines: dict[str, str] = {}
@@ -94,9 +99,10 @@ def flaky(store: Store, suite: str, branch: str | None, last: int) -> list[Flaky
             continue
         fingerprint = fingerprints.get((run.id, item.engine), "")
         held = previous.get(item.key)
-        previous[item.key] = (run.id, run.commit, fingerprint, item.output_hash, item.outcome)
+        given = (fingerprint, item.input_hash)
+        previous[item.key] = (run.id, run.commit, given, item.output_hash, item.outcome)
         engines[item.key] = item.engine
-        if held is None or held[2] != fingerprint or not fingerprint:
+        if held is None or held[2] != given or not fingerprint:
             continue
         compared[item.key] = compared.get(item.key, 0) + 1
         changed = tuple(

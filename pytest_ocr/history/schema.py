@@ -3,7 +3,8 @@ SQLite and PostgreSQL.
 
 Compact, because every run adds one row per item: values and hashes, never texts. An
 item's key is interned once per suite (``item_keys``); its row in a run (``items``) holds
-the key's id, an outcome code, an 8-byte hash of its output, whether it was cached, and its
+the key's id, an outcome code, an 8-byte hash of its output and one of its inputs (the image,
+the case as scored: what ``history flaky`` holds equal), whether it was cached, and its
 metric values packed as little-endian doubles in the order ``run_metrics`` names for its
 run and engine (NaN: no value); and what a baseline from history compares beyond them
 (history/baseline.py): each repeat's values packed the same way (after how alike the
@@ -137,6 +138,8 @@ items = Table(
     Column("key_id", Id, ForeignKey("item_keys.id"), primary_key=True),
     Column("outcome", SmallInteger, nullable=False),  # index in run.result.OUTCOMES
     Column("output_hash", Packed(8)),  # None: no output
+    # What its verdict depends on besides the engine (cases/inputs.py); None: its inputs were not read
+    Column("input_hash", Packed(8)),
     Column("cached", Boolean, nullable=False),
     Column("values", Packed, nullable=False),
     # What a baseline from history compares (history/baseline.py), as a JSON report would:

@@ -118,6 +118,7 @@ class ItemRow:
     engine: str | None
     outcome: str
     output_hash: str | None  # hex
+    input_hash: str | None  # hex; None: its inputs were not read
     cached: bool
     values: dict[str, float | None]
     spread: dict[str, float | None] | None  # max - min over repeats; None: recognised once
@@ -371,6 +372,7 @@ class _Rows:
                     "key_id": r.key,
                     "outcome": codes[r.outcome],
                     "output_hash": output_hash(r.prediction),
+                    "input_hash": bytes.fromhex(r.input_hash) if r.input_hash is not None else None,
                     "cached": r.cached,
                     "values": _pack([r.metrics.get(m) for m in order]),
                     "repeats": _pack([*alike, *(each.get(m) for each in repeats for m in order)])
@@ -532,6 +534,7 @@ def _run(row: Any) -> RunRow:
 _ITEM = (
     schema.items.c.outcome,
     schema.items.c.output_hash,
+    schema.items.c.input_hash,
     schema.items.c.cached,
     schema.items.c["values"],
     schema.items.c.repeats,
@@ -574,6 +577,7 @@ def _item(row: Any, orders: Orders, run_id: int | None = None) -> ItemRow:
         engine=m["engine"],
         outcome=OUTCOMES[m["outcome"]],
         output_hash=m["output_hash"].hex() if m["output_hash"] is not None else None,
+        input_hash=m["input_hash"].hex() if m["input_hash"] is not None else None,
         cached=bool(m["cached"]),
         values=_unpack(m["values"], names),
         spread=_spread(repeats.values, names) if repeats is not None else None,

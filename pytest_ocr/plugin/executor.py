@@ -266,6 +266,7 @@ class Executor:
 
     def result(self, item: OcrItem, outcome: Outcome, **values: Any) -> CaseResult:
         """The item's result with everything known of it so far."""
+        from ..run.item import input_hash
         from ..run.result import make_result
 
         case, state = item.case, item.state
@@ -303,6 +304,7 @@ class Executor:
             cached=bool(timed and timed.cached),
             cached_inference_s=timed.seconds if timed and timed.cached else None,
             fingerprint=state.fingerprint if state else None,
+            input_hash=input_hash(state, case) if state else None,
             source_file=relative(origin[0], self.settings.project_dir) if origin else None,
             source_line=origin[1] if origin else None,
             **values,

@@ -117,7 +117,7 @@ def item_lines(h: ItemHistory, only: Sequence[str] = ()) -> list[str]:
     lines = [f"{h.key} in suite {h.suite}: {len(h.points)} runs"]
 
     def changed(names: tuple[str, ...]) -> str:
-        return ", ".join(n for n in names if n in ("output", "outcome") or n in metrics)
+        return ", ".join(n for n in names if n in ("input", "output", "outcome") or n in metrics)
 
     header = ["commit", "run", "outcome", "output", *metrics, "changed"]
     rows = []
@@ -144,7 +144,8 @@ def item_lines(h: ItemHistory, only: Sequence[str] = ()) -> list[str]:
 def flaky_lines(found: Sequence[FlakyItem], runs: int) -> list[str]:
     if not found:
         return [f"no flaky item over {runs} runs"]
-    lines = [f"{len(found)} flaky item(s) over {runs} runs (output or outcome changed, engine fingerprint the same)"]
+    same = "engine fingerprint and inputs the same"
+    lines = [f"{len(found)} flaky item(s) over {runs} runs (output or outcome changed, {same})"]
     for f in found:
         lines.append(f"{f.key}: {len(f.flips)} change(s) in {f.compared} comparable pairs of runs")
         for flip in f.flips:

@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 # Imported when an item first runs (plugin/executor.py) or ``score --case`` scores one, never
 # with the plugin: what the pipeline runs is imported here once, not again for every item.
+from ..cases.inputs import input_hash as hashed_inputs
 from ..cases.inputs import read_inputs
+from ..engines.cache import file_sha256
 from ..engines.recognize import Timed, recognize, stored
 from ..scoring import facts
 from ..scoring.repeats import combine
@@ -116,6 +118,26 @@ def _again(engine: Engine, name: str, image: Path, times: int, concurrency: obje
         return [again() for _ in range(times)]
     with ThreadPoolExecutor(min(concurrency, times)) as pool:
         return list(pool.map(lambda _: again(), range(times)))
+
+
+def input_hash(state: ItemState, case: Case) -> str | None:
+    """The item's input hash (cases/inputs.py), from the image hash the output cache took for
+    its key, else (no cache, or the engine failed) hashing the image once; None when its
+    inputs or its image could not be read."""
+    timed = state.timed
+    if state.inputs is None:
+        return None
+    if timed is not None and timed.stored:  # the engine read no image: its outputs are its fingerprint
+        return hashed_inputs(case, state.inputs, None)
+    if state.image is None:
+        return None
+    digest = timed.image_sha256 if timed is not None else None
+    if digest is None:
+        try:
+            digest = file_sha256(state.image)
+        except OSError:
+            return None
+    return hashed_inputs(case, state.inputs, digest)
 
 
 def given(state: ItemState, case: Case, recognition: Recognition) -> None:

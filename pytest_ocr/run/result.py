@@ -81,6 +81,9 @@ class CaseResult:
     cached: bool = False
     cached_inference_s: float | None = None  # the engine's time when the cached output was made
     fingerprint: dict[str, Any] | None = None  # the engine's; reports keep it once per engine
+    # What its verdict depends on besides the engine (image bytes, PDF page, the case as
+    # scored): 8 bytes of BLAKE2b in hex (cases/inputs.py); None when its inputs could not be read.
+    input_hash: str | None = None
     # A dataset item's own entry (label-file line, ground-truth file, layout file), so that
     # annotations point at the data that failed rather than at the suite's `dataset:` line.
     source_file: str | None = None

@@ -43,6 +43,14 @@ def text_suite(root: Path, files: tuple[str, ...] = TEXT_FILES, real: bool = Fal
     return root
 
 
+def command_engine(root: Path, engine: str, script: str) -> None:
+    """The project's ``engine`` made a command engine: ``script`` (root/reader.py) run on each image."""
+    (root / "reader.py").write_text(script, encoding="utf-8")
+    config = yaml.safe_load((root / "ocr-config.yaml").read_text(encoding="utf-8"))
+    config["engines"][engine] = {"type": "command", "argv": [sys.executable, "reader.py", "{image}"], "version": "1"}
+    (root / "ocr-config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+
+
 def clean_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """This environment without any CI's or pytest's variables, plus ``extra``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(CI_PREFIXES) and k != "CI"}
@@ -68,6 +76,11 @@ def session(root: Path, *args: str, env: Mapping[str, str] | None = None, timeou
 
 def merge(root: Path, *args: str, env: Mapping[str, str] | None = None, timeout: float = 300) -> Done:
     return _run(root, ["-m", "pytest_ocr.cli", "merge", *args], env, timeout)
+
+
+def history(root: Path, url: str, *args: str) -> Done:
+    """``pytest-ocr history ARGS --history=URL`` in ``root``, 200 columns wide."""
+    return _run(root, ["-m", "pytest_ocr.cli", "history", *args, f"--history={url}"], {"COLUMNS": "200"}, 120)
 
 
 def _run(root: Path, argv: list[str], env: Mapping[str, str] | None, timeout: float) -> Done:

@@ -72,6 +72,7 @@ CREATE TABLE items (
     key_id BIGINT NOT NULL,
     outcome SMALLINT NOT NULL,
     output_hash BYTEA,
+    input_hash BYTEA,
     cached BOOLEAN NOT NULL,
     values BYTEA NOT NULL,
     repeats BYTEA,

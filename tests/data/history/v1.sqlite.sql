@@ -73,6 +73,7 @@ CREATE TABLE items (
     key_id INTEGER NOT NULL,
     outcome SMALLINT NOT NULL,
     output_hash BLOB,
+    input_hash BLOB,
     cached BOOLEAN NOT NULL,
     "values" BLOB NOT NULL,
     repeats BLOB,
