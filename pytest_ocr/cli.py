@@ -605,7 +605,7 @@ def parser() -> argparse.ArgumentParser:
     )
     m.set_defaults(run=cmd_merge)
 
-    from .history.commands import add_parser as add_history  # argparse only: the store when it runs
+    from .cli_history import add_parser as add_history  # argparse only: the store when it runs
 
     add_history(commands)
     return main

@@ -22,11 +22,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import OcrError
+from .errors import OcrError
 
 if TYPE_CHECKING:
-    from .store import Store
-    from .trend import Trend
+    from .history.store import Store
+    from .history.trend import Trend
 
 STORE_ERROR = 4
 DEFAULT_LAST = 50
@@ -38,7 +38,7 @@ class HistoryCommandError(OcrError):
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from ..cli import rule_options  # the command line's, which is what calls this
+    from .cli import rule_options  # the command line's, which is what calls this
 
     h = commands.add_parser(
         "history",
@@ -146,8 +146,8 @@ def _positive(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .store import StoreError
-    from .url import HistoryUrlError
+    from .history.store import StoreError
+    from .history.url import HistoryUrlError
 
     try:
         with _store(args) as store:
@@ -161,9 +161,9 @@ def run(args: argparse.Namespace) -> int:
 
 @contextmanager
 def _store(args: argparse.Namespace) -> Iterator[Store]:
-    from ..run.identity import project_dir
-    from .store import Store, StoreError
-    from .url import asked, parse
+    from .history.store import Store, StoreError
+    from .history.url import asked, parse
+    from .run.identity import project_dir
 
     where = parse(asked(args.history, os.environ, None), project_dir(None, Path.cwd()))
     if where.backend == "sqlite" and not Path(where.shown.removeprefix("sqlite:///")).is_file():
@@ -179,8 +179,8 @@ def _store(args: argparse.Namespace) -> Iterator[Store]:
 
 
 def _print(lines: list[str]) -> None:
-    from ..report.columns import fit, terminal_columns
-    from ..visible import visible
+    from .report.columns import fit, terminal_columns
+    from .visible import visible
 
     print("\n".join(fit([visible(line) for line in lines], terminal_columns())))
 
@@ -207,22 +207,22 @@ def _one_suite(store: Store, args: argparse.Namespace) -> str:
 def _branch(args: argparse.Namespace) -> str:
     if args.branch:
         return str(args.branch)
-    from ..run.identity import project_dir
-    from . import provenance
+    from .history import provenance
+    from .run.identity import project_dir
 
     return provenance.of(project_dir(None, Path.cwd()), os.environ).branch or "main"
 
 
 def _trend_of(store: Store, args: argparse.Namespace) -> Trend:
-    from .trend import KINDS, trend
+    from .history.trend import KINDS, trend
 
     return trend(store, _suites(store, args), _branch(args), args.last, args.metric, args.kind or KINDS)
 
 
 def _trend(store: Store, args: argparse.Namespace) -> int:
-    from ..report.columns import terminal_columns
-    from ..report.history_text import trend_lines
-    from ..visible import visible
+    from .report.columns import terminal_columns
+    from .report.history_text import trend_lines
+    from .visible import visible
 
     # not fitted line by line: a sparkline is drawn to the width instead of wrapped
     print("\n".join(visible(line) for line in trend_lines(_trend_of(store, args), terminal_columns())))
@@ -230,8 +230,8 @@ def _trend(store: Store, args: argparse.Namespace) -> int:
 
 
 def _regressions(store: Store, args: argparse.Namespace) -> int:
-    from ..report.history_text import regression_lines
-    from .trend import aggregate_regressions, item_regressions
+    from .history.trend import aggregate_regressions, item_regressions
+    from .report.history_text import regression_lines
 
     t = _trend_of(store, args)
     found = aggregate_regressions(t) + (item_regressions(store, t, args.metric) if args.items else [])
@@ -240,8 +240,8 @@ def _regressions(store: Store, args: argparse.Namespace) -> int:
 
 
 def _item(store: Store, args: argparse.Namespace) -> int:
-    from ..report.history_text import item_lines
-    from .items import item_history
+    from .history.items import item_history
+    from .report.history_text import item_lines
 
     suite = _one_suite(store, args)
     history = item_history(store, suite, args.key, args.branch, args.last)
@@ -252,8 +252,8 @@ def _item(store: Store, args: argparse.Namespace) -> int:
 
 
 def _flaky(store: Store, args: argparse.Namespace) -> int:
-    from ..report.history_text import flaky_lines
-    from .items import flaky
+    from .history.items import flaky
+    from .report.history_text import flaky_lines
 
     suite = _one_suite(store, args)
     runs = len(store.runs(suite, args.branch, args.last))
@@ -262,7 +262,7 @@ def _flaky(store: Store, args: argparse.Namespace) -> int:
 
 
 def _runs(store: Store, args: argparse.Namespace) -> int:
-    from ..report.history_text import runs_lines
+    from .report.history_text import runs_lines
 
     runs = sorted((r for s in _suites(store, args) for r in store.runs(s, args.branch, args.last)), key=lambda r: -r.id)
     _print(runs_lines(runs[: args.last]))
@@ -270,7 +270,7 @@ def _runs(store: Store, args: argparse.Namespace) -> int:
 
 
 def _show(store: Store, args: argparse.Namespace) -> int:
-    from ..report.history_text import show_lines
+    from .report.history_text import show_lines
 
     found = store.run(args.run_id)
     if found is None:
@@ -285,8 +285,8 @@ ALL = 10**9  # export and prune read every run
 
 
 def _export(store: Store, args: argparse.Namespace) -> int:
-    from ..files import OutputPathError, check_output_file, write_atomic
-    from .export import csv_text, document
+    from .files import OutputPathError, check_output_file, write_atomic
+    from .history.export import csv_text, document
 
     if args.output:
         try:
@@ -314,7 +314,7 @@ def _export(store: Store, args: argparse.Namespace) -> int:
 
 
 def _prune(store: Store, args: argparse.Namespace) -> int:
-    from .prune import prunable
+    from .history.prune import prunable
 
     runs = [r for s in _suites(store, args) for r in store.runs(s, None, ALL)]
     removed = store.delete([r.id for r in prunable(runs, args.keep)])
@@ -324,10 +324,10 @@ def _prune(store: Store, args: argparse.Namespace) -> int:
 
 
 def _html(store: Store, args: argparse.Namespace) -> int:
-    from ..files import OutputPathError, check_output_directory
-    from ..report.history_html import SiteError, write
-    from ..report.html.markup import plural
-    from .dashboard import dashboard
+    from .files import OutputPathError, check_output_directory
+    from .history.dashboard import dashboard
+    from .report.history_html import SiteError, write
+    from .report.html.markup import plural
 
     try:
         check_output_directory(args.directory, "DIR")
@@ -344,16 +344,16 @@ def _html(store: Store, args: argparse.Namespace) -> int:
 
 
 def _comment(store: Store, args: argparse.Namespace) -> int:
-    from ..report.comment import Comment, comment_markdown
-    from ..run.baseline_defaults import from_history
-    from ..run.identity import project_dir
-    from ..run.record import RunRecord
-    from ..run.rules import compare, parse_rules
-    from ..run.stored import load_report
-    from . import provenance
-    from .baseline import HistoryBaselineError, record_at, run_record, target_branch
-    from .trend import trend
-    from .url import HistoryTarget
+    from .history import provenance
+    from .history.baseline import HistoryBaselineError, record_at, run_record, target_branch
+    from .history.trend import trend
+    from .history.url import HistoryTarget
+    from .report.comment import Comment, comment_markdown
+    from .run.baseline_defaults import from_history
+    from .run.identity import project_dir
+    from .run.record import RunRecord
+    from .run.rules import compare, parse_rules
+    from .run.stored import load_report
 
     if not from_history(args.against):
         raise HistoryCommandError(
