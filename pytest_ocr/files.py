@@ -243,7 +243,8 @@ def check_output_file(path: Path, option: str) -> None:
     path = Path(path)
     if path.is_dir():
         raise OutputPathError(f"{path} is a directory; give a file name", option)
-    with contextlib.suppress(FileNotFoundError):  # a new file, or a link to none
+    # a new file, a link to none, or a parent that is not a directory (said by _check_directory)
+    with contextlib.suppress(FileNotFoundError, NotADirectoryError):
         mode = os.stat(path).st_mode
         if not stat.S_ISREG(mode):
             # The output is renamed over it (write_atomic): /dev/null or /dev/stdout would be
