@@ -43,12 +43,13 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from bench_plugin_overhead import generate, run  # noqa: E402  (the same suite, the same session runner)
+from helpers.history import record_runs, with_values  # noqa: E402  (the history tests' generated histories)
 
 CASES = 200
 STEP_AT = 600
@@ -56,28 +57,20 @@ STEP_AT = 600
 
 def record_history(directory: Path, store_url: str, runs: int) -> tuple[str, float]:
     """``runs`` runs recorded through Store.record; an item's key and the seconds it took."""
-    from pytest_ocr.history.provenance import Provenance
-    from pytest_ocr.history.store import Store
-    from pytest_ocr.history.url import parse
     from pytest_ocr.run.record import RunRecord
     from pytest_ocr.run.stored import load_report
 
     record = RunRecord.from_document(load_report(directory / "report.json"))
     noise = random.Random(29)
+    history = (
+        with_values(
+            record,
+            {(engine, "cer"): (0.10 if i < STEP_AT else 0.12) + noise.gauss(0, 0.002) for engine in record.summaries},
+        )
+        for i in range(runs)
+    )
     start = time.perf_counter()
-    with Store.open(parse(store_url, directory)) as store:
-        for i in range(runs):
-            level = 0.10 if i < STEP_AT else 0.12
-            summaries = {
-                engine: replace(
-                    s, metrics={**s.metrics, "cer": replace(s.metrics["cer"], macro=level + noise.gauss(0, 0.002))}
-                )
-                for engine, s in record.summaries.items()
-            }
-            origin = Provenance(commit=f"{i:040x}", branch="main")
-            store.record(
-                replace(record, summaries=summaries, run=replace(record.run, duration_s=float(i))), origin, "bench"
-            )
+    record_runs(store_url, directory, history, "bench")
     return record.results[CASES // 2].key, time.perf_counter() - start
 
 
@@ -115,7 +108,7 @@ def main() -> None:
             seconds, t = best(one_trend)
             print(f"trend       (in process): {seconds:.3f} s, {len(t.commits)} commits, {len(t.series)} series")
             seconds, found = best(lambda: aggregate_regressions(one_trend()))
-            at = ", ".join(f"commit {int(f.step.commit, 16)}" for f in found)
+            at = ", ".join(f"commit {f.step.position}" for f in found)
             print(f"regressions (in process): {seconds:.3f} s, steps found at: {at or 'none'} (injected at {STEP_AT})")
             seconds, h = best(lambda: item_history(store, "bench", key, "main", last))
             print(f"item        (in process): {seconds:.3f} s, {len(h.points)} runs")

@@ -3,19 +3,27 @@ as the history tests run them: every engine reads back what the real engine read
 (tests/data/golden/recognitions, as tests/test_golden_outputs.py replays the suite), so a
 session takes a second or two; ``real=True`` keeps lines.ocr.yaml's real Tesseract engines.
 And the sessions themselves: ``python -m pytest`` / ``pytest-ocr merge`` in a subprocess with
-an environment of the test's choosing (no CI variable of the machine's leaks in)."""
+an environment of the test's choosing (no CI variable of the machine's leaks in). And long
+histories made fast: one real run's record recorded again per generated commit through the
+real ``Store.record``, with the values a test or a benchmark chooses."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import yaml
+
+from pytest_ocr.history.provenance import Provenance
+from pytest_ocr.history.store import Store
+from pytest_ocr.history.url import parse
+from pytest_ocr.run.record import RunRecord
 
 REPO = Path(__file__).resolve().parent.parent.parent
 RECOGNITIONS = REPO / "tests" / "data" / "golden" / "recognitions"
@@ -125,3 +133,40 @@ def files_holding(root: Path, *secrets: str) -> list[str]:
             data = path.read_bytes()
             found += [f"{path}: {s}" for s in secrets if s.encode() in data]
     return found
+
+
+def with_values(
+    record: RunRecord,
+    macro: Mapping[tuple[str, str], float],
+    items: Mapping[tuple[str, str], float] | None = None,
+) -> RunRecord:
+    """``record`` with the macro means of ``macro`` ((engine, metric) -> value) and the item
+    values of ``items`` ((key, metric) -> value) set; everything else as it was."""
+    summaries = {
+        engine: replace(
+            s,
+            metrics={
+                m: replace(a, macro=macro[engine, m]) if (engine, m) in macro else a for m, a in s.metrics.items()
+            },
+        )
+        for engine, s in record.summaries.items()
+    }
+    items = items or {}
+    changed = {key for key, _ in items}
+    results = [
+        replace(r, metrics={m: items.get((r.key, m), v) for m, v in r.metrics.items()}) if r.key in changed else r
+        for r in record.results
+    ]
+    return replace(record, summaries=summaries, results=results)
+
+
+def record_runs(url: str, project: Path, records: Iterable[RunRecord], suite: str, branch: str = "main") -> list[str]:
+    """Each of ``records`` recorded through ``Store.record`` as a run of ``suite`` at the next
+    generated commit of ``branch``; the commits, oldest first."""
+    commits = []
+    with Store.open(parse(url, project)) as store:
+        for i, record in enumerate(records):
+            # 40 hex digits like git's, the first 12 (what the history commands show) distinct
+            commits.append(hashlib.sha1(f"commit {i}".encode()).hexdigest())
+            store.record(record, Provenance(commit=commits[-1], branch=branch), suite)
+    return commits
