@@ -530,7 +530,9 @@ def test_the_http_engine_waits_for_a_full_worker_within_its_deadline(tmp_path):
             begun = time.perf_counter()
             with pytest.raises(EngineError) as info:
                 engine(0.6).recognize(LINE)
-            assert time.perf_counter() - begun < 0.5
+            # It did not wait the 1 s Retry-After: what it measures is that decision, not how fast a busy
+            # machine makes one request (0.71 s once under a full -n auto run on two cores).
+            assert time.perf_counter() - begun < 1.0
             message = str(info.value)
             assert "failed after 1 attempt: HTTP 503 Service Unavailable; " in message
             assert "the worker is full" in message
