@@ -89,6 +89,12 @@ def test_the_sparkline_fits_the_terminal_and_says_how_many_commits_it_draws(
     drawn = len(row.split()[-1])
     assert 8 <= drawn < 60 and f"(the last {drawn} drawn)" in " ".join(line.strip() for line in lines[:2])
     assert all(width(line) <= 60 for line in lines), lines
+    header = next(line for line in lines if line.startswith("suite "))
+    # the columns line up under their headings, also when every suite name is shorter than "suite"
+    assert (header.index("engine"), header.index("metric")) == (
+        len("s") + len(row[1:]) - len(row[1:].lstrip()),
+        row.index("cer "),
+    )
     assert len(trend_lines(t, None)[2].split()[-1]) == 60  # no terminal: every commit
     assert [(f.key.engine, f.step.commit) for f in found] == [("tesseract", f"{40:040x}")]
     assert found[0].step.size == pytest.approx(0.05)

@@ -44,10 +44,11 @@ def sparkline(cells: Sequence[Cell]) -> str:
 def trend_lines(t: Trend, columns: int | None) -> list[str]:
     if not t.series:
         return [f"no measured runs on branch {t.branch}"]
+    headers = ("suite", "engine", "metric")
     labels = [(s.suite, s.engine, f"{s.metric} {s.kind}") for s in t.series]
-    widths = [max(width(label[i]) for label in labels) for i in range(3)]
+    widths = [max(width(label[i]) for label in [*labels, headers]) for i in range(3)]
     lasts = [_last(s.cells) for s in t.series]
-    last_width = max(width(x) for x in lasts)
+    last_width = max(width(x) for x in [*lasts, "latest"])
     prefix = sum(widths) + last_width + 2 * 4
     room = len(t.commits) if columns is None else max(8, columns - prefix)
     shown = min(room, len(t.commits))
@@ -55,7 +56,7 @@ def trend_lines(t: Trend, columns: int | None) -> list[str]:
     head = f"branch {t.branch}: {len(t.commits)} commits, {short(t.commits[0])} .. {short(t.commits[-1])}"
     lines = [
         *wrap(head + (f" (the last {shown} drawn)" if shown < len(t.commits) else ""), columns),
-        "  ".join(ljust(h, w) for h, w in zip(("suite", "engine", "metric"), widths, strict=True))
+        "  ".join(ljust(h, w) for h, w in zip(headers, widths, strict=True))
         + "  "
         + ljust("latest", last_width)
         + "  oldest -> newest",
