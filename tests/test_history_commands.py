@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.history import command_engine, git, history, repository, session, text_suite
+from helpers.history import command_engine, git, history, project_store, repository, session, text_suite
 from helpers.postgres import PASSWORD, USER
 
 from pytest_ocr.history.store import output_hash
@@ -86,10 +86,7 @@ def store(request: pytest.FixtureRequest, recorded: dict[str, Any], tmp_path_fac
 
     root = tmp_path_factory.mktemp(request.param) / "repo"
     shutil.copytree(recorded["root"], root)
-    if request.param == "sqlite":
-        url = "sqlite:///history.sqlite"
-    else:
-        url = request.getfixturevalue("postgres_server").new_database()
+    url = project_store(request)
     return {"root": root, "url": url, "runs": _runs(root, url)}
 
 

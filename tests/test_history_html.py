@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from helpers.chromium import Browser
-from helpers.history import clean_environment, git, repository, session, text_suite
+from helpers.history import clean_environment, git, project_store, repository, session, text_suite
 from helpers.postgres import PASSWORD, USER
 from PIL import Image, ImageStat
 
@@ -86,11 +86,7 @@ def site(request: pytest.FixtureRequest, repo: Path, tmp_path_factory: pytest.Te
     the site ``pytest-ocr history html`` wrote of them."""
     root = tmp_path_factory.mktemp(request.param) / "repo"
     shutil.copytree(repo, root)
-    url = (
-        "sqlite:///history.sqlite"
-        if request.param == "sqlite"
-        else request.getfixturevalue("postgres_server").new_database()
-    )
+    url = project_store(request)
     runs = _record(root, url)
     done = _html(root, url, "site")
     assert done.returncode == 0 and done.stderr == "", done.stderr

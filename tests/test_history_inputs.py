@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.history import command_engine, git, history, repository, session, text_suite
+from helpers.history import command_engine, git, history, project_store, repository, session, text_suite
 
 from pytest_ocr.report.history_text import short
 
@@ -68,11 +68,7 @@ def store(request: pytest.FixtureRequest, suite: Path, tmp_path_factory: pytest.
     """The four sessions recorded in a store of the backend (a fresh copy of the repository each)."""
     root = tmp_path_factory.mktemp(request.param) / "repo"
     shutil.copytree(suite, root)
-    url = (
-        "sqlite:///history.sqlite"
-        if request.param == "sqlite"
-        else request.getfixturevalue("postgres_server").new_database()
-    )
+    url = project_store(request)
     runs: list[dict[str, Any]] = []
 
     def run(name: str, *args: str) -> None:

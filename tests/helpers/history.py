@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import pytest
 import yaml
 
 from pytest_ocr.history.provenance import Provenance
@@ -170,3 +171,11 @@ def record_runs(url: str, project: Path, records: Iterable[RunRecord], suite: st
             commits.append(hashlib.sha1(f"commit {i}".encode()).hexdigest())
             store.record(record, Provenance(commit=commits[-1], branch=branch), suite)
     return commits
+
+
+def project_store(request: pytest.FixtureRequest) -> str:
+    """A new history store for a module's project, by the fixture's backend parameter: the
+    SQLite file beside the project (a URL relative to it), or a database on the PostgreSQL server."""
+    if request.param == "sqlite":
+        return "sqlite:///history.sqlite"
+    return str(request.getfixturevalue("postgres_server").new_database())
