@@ -166,3 +166,84 @@ def test_a_baseline_file_is_not_written_with_two_scorers_of_one_metric(scan: Pat
     assert ran.returncode == 1
     assert "could not be written" in ran.stdout and "cer: its records in" in ran.stdout
     assert base.read_text() == before
+
+
+# -- pytest-ocr rescore ---------------------------------------------------------------------
+
+
+def without_rescored(document: dict) -> dict:
+    return {k: v for k, v in document.items() if k != "rescored"}
+
+
+def test_rescoring_a_report_gives_its_numbers_to_the_bit_and_says_from_what(scan: Path) -> None:
+    done = cli(scan, "rescore", "report.json", "-o", "again.json")
+    assert done.returncode == 0, done.stderr
+    assert "1 measured item(s) of report.json scored again; no engine ran" in done.stdout
+    report, again = (json.loads((scan / name).read_text()) for name in ("report.json", "again.json"))
+    assert without_rescored(again) == report  # every value, summary and gate, to the bit
+    assert again["rescored"]["source"] == "report.json" and again["rescored"]["profile"] is None
+    assert again["rescored"]["before"] == again["rescored"]["after"] == report["scorers"]
+    load_report(scan / "again.json")  # a valid report
+
+
+def test_rescoring_the_repeats_of_an_item_scores_every_stored_output(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    ran = pytest_run(root, "--ocr-repeat=2", "--ocr-report=r.json")
+    assert ran.returncode == 0, ran.stdout
+    assert cli(root, "rescore", "r.json", "-o", "again.json").returncode == 0
+    report, again = (json.loads((root / name).read_text()) for name in ("r.json", "again.json"))
+    assert report["results"][0]["repeats"]["n"] == 2
+    assert without_rescored(again) == report
+
+
+def test_rescoring_with_a_profile_gives_the_numbers_of_a_fresh_run_with_it(tmp_path: Path) -> None:
+    """The ground truth with every space doubled: the default profile collapses whitespace
+    (no error), the ``none`` profile keeps it (errors)."""
+    spaced = "expected: {text_file: spaced.txt}\nthresholds: {cer: '< 0.5'}\nmetrics: [fca]\n"
+    for name, normalize in (("default", ""), ("none", "normalize: none\n")):
+        root = project(tmp_path / name, f"image: tess_phototest.tif\n{spaced}{normalize}")
+        (root / "spaced.txt").write_text((DATA / "pages" / "tess_phototest.gt.txt").read_text().replace(" ", "  "))
+        ran = pytest_run(root, "--ocr-report=r.json")
+        assert ran.returncode == 0, ran.stdout
+    fresh = json.loads((tmp_path / "none" / "r.json").read_text())
+    done = cli(tmp_path / "default", "rescore", "r.json", "-o", "none.json", "--profile", "none")
+    assert done.returncode == 0, done.stderr
+    rescored = json.loads((tmp_path / "default" / "none.json").read_text())
+    [old] = json.loads((tmp_path / "default" / "r.json").read_text())["results"]
+    [new], [want] = rescored["results"], fresh["results"]
+    assert old["metrics"]["cer"] == 0 < new["metrics"]["cer"]  # the profile changed the numbers
+    for key in ("metrics", "details", "checks", "outcome"):
+        assert new[key] == want[key], key
+    assert rescored["summary"]["tesseract"]["metrics"] == fresh["summary"]["tesseract"]["metrics"]
+    assert rescored["rescored"]["profile"] == "none"
+
+
+def test_a_case_changed_or_gone_since_the_report_is_named_and_nothing_is_written(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    assert pytest_run(root, "--ocr-report=r.json").returncode == 0
+    (root / "phototest.ocr.yaml").write_text(CASE.replace("< 0.01", "< 0.02"))
+    changed = cli(root, "rescore", "r.json", "-o", "new.json")
+    assert changed.returncode == 4
+    assert changed.stderr.splitlines() == [
+        "pytest-ocr rescore: phototest.ocr.yaml:1: phototest.ocr.yaml::phototest[tesseract]: its case or image "
+        f"changed since it was scored (input hash {json.loads((root / 'r.json').read_text())['results'][0]['input_hash']}"
+        ", now another); it cannot be re-scored (run it again)"
+    ]
+    (root / "phototest.ocr.yaml").unlink()
+    gone = cli(root, "rescore", "r.json", "-o", "new.json")
+    assert gone.returncode == 4
+    assert gone.stderr.splitlines() == [
+        f"pytest-ocr rescore: phototest.ocr.yaml:1: phototest.ocr.yaml::phototest[tesseract]: case file "
+        f"{root / 'phototest.ocr.yaml'} is gone; it cannot be re-scored"
+    ]
+    assert not (root / "new.json").exists()
+
+
+def test_a_baseline_rescored_as_the_refusal_says_is_compared_again(scan: Path, tmp_path: Path) -> None:
+    base = bumped(scan / "report.json", tmp_path / "baseline.json")
+    assert pytest_run(scan, f"--ocr-baseline={base}").returncode == 1
+    fixed = cli(scan, "rescore", str(base), "-o", str(tmp_path / "baseline-rescored.json"))
+    assert fixed.returncode == 0, fixed.stderr
+    assert f"scorers changed: cer pytest-ocr conventions 0 -> pytest-ocr conventions {CONVENTIONS}" in fixed.stdout
+    ran = pytest_run(scan, f"--ocr-baseline={tmp_path / 'baseline-rescored.json'}")
+    assert ran.returncode == 0 and "not compared" not in ran.stdout, ran.stdout
