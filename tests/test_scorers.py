@@ -11,7 +11,9 @@ report written by a pytest-ocr whose conventions were bumped would hold them.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 from importlib.metadata import version
@@ -223,11 +225,11 @@ def test_a_case_changed_or_gone_since_the_report_is_named_and_nothing_is_written
     assert pytest_run(root, "--ocr-report=r.json").returncode == 0
     (root / "phototest.ocr.yaml").write_text(CASE.replace("< 0.01", "< 0.02"))
     changed = cli(root, "rescore", "r.json", "-o", "new.json")
+    hashed = json.loads((root / "r.json").read_text())["results"][0]["input_hash"]
     assert changed.returncode == 4
     assert changed.stderr.splitlines() == [
         "pytest-ocr rescore: phototest.ocr.yaml:1: phototest.ocr.yaml::phototest[tesseract]: its case or image "
-        f"changed since it was scored (input hash {json.loads((root / 'r.json').read_text())['results'][0]['input_hash']}"
-        ", now another); it cannot be re-scored (run it again)"
+        f"changed since it was scored (input hash {hashed}, now another); it cannot be re-scored (run it again)"
     ]
     (root / "phototest.ocr.yaml").unlink()
     gone = cli(root, "rescore", "r.json", "-o", "new.json")
@@ -247,3 +249,34 @@ def test_a_baseline_rescored_as_the_refusal_says_is_compared_again(scan: Path, t
     assert f"scorers changed: cer pytest-ocr conventions 0 -> pytest-ocr conventions {CONVENTIONS}" in fixed.stdout
     ran = pytest_run(scan, f"--ocr-baseline={tmp_path / 'baseline-rescored.json'}")
     assert ran.returncode == 0 and "not compared" not in ran.stdout, ran.stdout
+
+
+def test_a_history_baseline_scored_otherwise_is_refused_and_its_run_keeps_its_scorers(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    env = {**os.environ, "PYTEST_OCR_COMMIT": "a" * 40, "PYTEST_OCR_BRANCH": "main"}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+
+    assert run("--ocr-history").returncode == 0
+    store = root / ".pytest-ocr" / "history.sqlite"
+    with sqlite3.connect(store) as connection:
+        [(recorded,)] = connection.execute("SELECT metric_scorers FROM runs").fetchall()
+        assert json.loads(recorded)["cer"] == OURS
+        bumped_scorers = json.loads(recorded) | {"cer": {"scorer": "pytest-ocr conventions", "version": "0"}}
+        connection.execute("UPDATE runs SET metric_scorers = ?", (json.dumps(bumped_scorers),))
+    env["PYTEST_OCR_COMMIT"] = "b" * 40
+    ran = run("--ocr-baseline=history:main")
+    assert ran.returncode == 1, ran.stdout
+    assert (
+        f"cer: not compared: scored by pytest-ocr conventions {CONVENTIONS} here and pytest-ocr conventions 0 in the "
+        "baseline (history:main (run 1 of suite"
+    ) in ran.stdout
+    assert "run the baseline's commit again with this pytest-ocr to record it with these scorers" in ran.stdout
