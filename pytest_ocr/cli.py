@@ -300,6 +300,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
                 else _merge_history_baseline(args.baseline, project, history, args.history_suite)
             )
             notes = stored.notes
+            stored.here = merged.scorers  # the shards scored the run, not this installation
             measured = [r for r in merged.results if r.measured]
             if stored.results and measured and all(r.baseline is None for r in measured):
                 # Each item is judged against its record as it ends, on its shard: the merge only joins them.

@@ -280,3 +280,20 @@ def test_a_history_baseline_scored_otherwise_is_refused_and_its_run_keeps_its_sc
         "baseline (history:main (run 1 of suite"
     ) in ran.stdout
     assert "run the baseline's commit again with this pytest-ocr to record it with these scorers" in ran.stdout
+
+
+def test_a_gate_against_the_baseline_on_a_metric_scored_otherwise_fails_with_the_refusal(
+    scan: Path, tmp_path: Path
+) -> None:
+    base = bumped(scan / "report.json", tmp_path / "baseline.json", "fca")
+    ran = pytest_run(scan, f"--ocr-baseline={base}", "--ocr-gate=fca.macro:+0.5", "--ocr-report=gated.json")
+    assert ran.returncode == 1, ran.stdout
+    [gate] = [g for g in json.loads((scan / "gated.json").read_text())["gates"] if g["gate"]]
+    assert not gate["passed"]
+    assert gate["message"].startswith(
+        "tesseract: fca.macro against the baseline: FAILED: fca: not compared: scored by pytest-ocr conventions "
+        f"{CONVENTIONS} here and pytest-ocr conventions 0 in the baseline ({base})"
+    )
+    updated = pytest_run(scan, f"--ocr-baseline={base}", "--ocr-baseline-write=update")
+    assert updated.returncode == 0, updated.stdout  # update accepts the run's values: the file now holds them
+    assert json.loads(base.read_text())["scorers"]["fca"] == OURS
