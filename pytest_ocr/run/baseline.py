@@ -89,6 +89,12 @@ class Baseline:
             return None
         return Refusal(metric, here, there, self.name, self.path)
 
+    @cached_property
+    def differing(self) -> frozenset[str]:
+        """The metrics (and ``facts``) the two runs scored differently, found once: an item's
+        comparison only looks them up."""
+        return frozenset(name for name in self.scorers if self.refused(name) is not None)
+
     def compare(
         self,
         key: str,
@@ -102,9 +108,9 @@ class Baseline:
         old = self.results.get(key)
         if old is None or not old.measured:
             return compare_item(None, metrics, tolerances)
-        if self.scorers:  # what the runs scored differently is not compared (the run's check says so)
-            tolerances = {m: t for m, t in tolerances.items() if self.refused(m) is None}
-            facts = None if self.refused(FACTS) else facts
+        if self.differing:  # what the runs scored differently is not compared (the run's check says so)
+            tolerances = {m: t for m, t in tolerances.items() if m not in self.differing}
+            facts = None if FACTS in self.differing else facts
         if noise.repeated(old.repeats) or noise.repeated(repeats):
             engine_unstable = old.engine in self.unstable_engines
             deltas = noise.item_deltas(old, metrics, repeats, tolerances, engine_unstable)
