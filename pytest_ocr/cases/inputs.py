@@ -105,9 +105,12 @@ def _layout(case: Case) -> dict[str, Any]:
         document.Problem(loaded.line_of(prefix + keypath), prefix + keypath, message)
         for keypath, message in check_page(page)
     ]
-    if problems:
+    if problems:  # one located line each
         error = document.DocumentError(case.layout_file, problems)
-        raise CaseInputError(f"{what} cannot be used: {error.summary()} (case {case.id} at {case.location})")
+        lines = [f"{error.located(p)}: {p.where()}: {p.message}" for p in problems]
+        raise CaseInputError(
+            "\n  ".join([f"{what} {case.layout_file} cannot be used (case {case.id} at {case.location}):", *lines])
+        )
     return page
 
 

@@ -88,7 +88,7 @@ def _kind(value: object) -> str:
         return "nothing"
     if isinstance(value, str):
         return f"the string {value[:40]!r}"
-    return {dict: "an object", list: "a list", bool: "a boolean"}.get(type(value), f"a {type(value).__name__}")
+    return {dict: "an object", list: "a list", bool: "a boolean"}.get(type(value), "a number")
 
 
 def page_name(page: dict) -> str:
@@ -187,7 +187,7 @@ def omnidocbench(config: dict, base: Path) -> Loaded:
             keypath, message = problems[0]
             where = doc.format_keypath((index, *keypath))
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-            loaded.skipped.append(Skipped(str(truth), line, f"page [{index}]: {where}: {message}{more}"))
+            loaded.skipped.append(Skipped(str(truth), line, f"{where}: {message}{more}"))
             continue
         attributes = page["page_info"].get("page_attribute") or {}
         if any(attributes.get(k) != v for k, v in wanted.items()):
@@ -195,12 +195,12 @@ def omnidocbench(config: dict, base: Path) -> Loaded:
         name = page_name(page)
         if name in taken:
             loaded.skipped.append(
-                Skipped(str(truth), line, f"page [{index}]: image {name} is also page [{taken[name]}]'s")
+                Skipped(str(truth), line, f"[{index}]: the image {name} is also [{taken[name]}]'s")
             )
             continue
         picture = found.get(name)
         if picture is None:
-            loaded.skipped.append(Skipped(str(truth), line, f"page [{index}]: no image {name} in {images}"))
+            loaded.skipped.append(Skipped(str(truth), line, f"[{index}]: no image {name} in {images}"))
             continue
         taken[name] = index
         loaded.cases.append(
