@@ -323,7 +323,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
         args.baseline_write,
         history=history,
     )
-    ended = end(merged.results, merged.run, gates, baseline, merged.datasets, None, outputs, project)
+    ended = end(merged.results, merged.run, gates, baseline, merged.datasets, None, outputs, project, merged.scorers)
     record = ended.record
     if os.environ.get("GITHUB_ACTIONS") == "true":  # workflow commands, escaped (github.py)
         for line in github.annotations(record, project, os.environ.get("GITHUB_WORKSPACE")):

@@ -45,6 +45,41 @@ from .values import (
     wip_value,
 )
 
+# The version of pytest-ocr's own metric conventions (normalisation, alignment, counts, denominators,
+# empty-reference policies): bumped whenever the same inputs would give a different number, and the
+# CHANGELOG says so. Values of different versions are never compared (run/comparison.py refuses them).
+CONVENTIONS = "1"
+# The olmocr release whose olmOCR-Bench code the fact checks reproduce (metrics/facts/, math_check.py;
+# tests/test_olmocr_bench.py and tests/test_facts.py hold them to it).
+OLMOCR_BENCH = "0.4.27"
+
+
+@dataclass(frozen=True)
+class Scorer:
+    """The code that made a metric's values, and its version: two runs' values of a metric are
+    only compared when their scorers are equal."""
+
+    name: str  # "pytest-ocr conventions", "olmocr-bench", ...
+    version: str
+
+    def __str__(self) -> str:
+        return f"{self.name} {self.version}"
+
+    def to_dict(self) -> dict[str, str]:
+        return {"scorer": self.name, "version": self.version}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, str]) -> Scorer:
+        return cls(data["scorer"], data["version"])
+
+
+PYTEST_OCR = Scorer("pytest-ocr conventions", CONVENTIONS)
+OLMOCR = Scorer("olmocr-bench", OLMOCR_BENCH)
+FACTS = "facts"  # the case's checks (olmOCR-Bench's facts), which are no metric but are compared like one
+# What made the values of a stored run that does not say (a report, a baseline or a history run
+# recorded before scorers were): the scorers as of their first versions. Never changed.
+FIRST_VERSIONS = {PYTEST_OCR.name: "1", OLMOCR.name: "0.4.27"}
+
 
 @dataclass(frozen=True)
 class MetricInfo:
@@ -58,6 +93,7 @@ class MetricInfo:
     # "schema", "task", "checks", "layout" (OmniDocBench ground truth) or "output" (the engine
     # output alone); "a|b" is either.
     needs: str = "text"
+    scorer: Scorer = PYTEST_OCR  # the code its values come from, and its version
 
     def worse_by(self, old: float, new: float) -> float:
         """How much worse ``new`` is than ``old`` in this metric's direction (negative: better).
@@ -424,6 +460,7 @@ METRICS: dict[str, MetricInfo] = {
             _Adapter("output", "checks_passed"),
             checks_passed_value,
             needs="checks",
+            scorer=OLMOCR,
         ),
         MetricInfo(
             "odb_text_edit",
@@ -514,6 +551,21 @@ def metrics_for(inputs: Collection[str], requested: Iterable[str] = ()) -> list[
     once each. The one place that decides which metrics apply to a case."""
     names = [name for given in DEFAULTS_BY_INPUT if given in inputs for name in DEFAULTS_BY_INPUT[given]]
     return list(dict.fromkeys([*names, *requested]))
+
+
+def scorer_of(name: str) -> Scorer:
+    """The scorer of a metric (or of the case's checks, ``facts``) as this installation computes it."""
+    return OLMOCR if name == FACTS else METRICS[name].scorer
+
+
+def scorers_of(names: Iterable[str]) -> dict[str, Scorer]:
+    """Each named metric's (and ``facts``') scorer as this installation computes it, sorted by name."""
+    return {name: scorer_of(name) for name in sorted(set(names)) if name == FACTS or name in METRICS}
+
+
+def first_scorers(names: Iterable[str]) -> dict[str, Scorer]:
+    """The scorers of a stored run that does not record them: each metric's scorer at its first version."""
+    return {name: Scorer(s.name, FIRST_VERSIONS.get(s.name, s.version)) for name, s in scorers_of(names).items()}
 
 
 def pooled(name: str, counts: dict[str, float]) -> float:

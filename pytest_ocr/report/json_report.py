@@ -102,6 +102,7 @@ def _members(record: RunRecord) -> dict[str, Any]:
         "tool": {"name": "pytest-ocr", "version": __version__},
         "run": json_safe(record.run.to_dict()),
         "engines": json_safe(record.engines),
+        "scorers": {name: scorer.to_dict() for name, scorer in record.scorers.items()},
         "results": (r.to_record() for r in record.results),  # made standard JSON where written
         "summary": json_safe({name: s.to_dict() for name, s in record.summaries.items()}),
         "gates": json_safe([g.to_dict() for g in record.gates]),

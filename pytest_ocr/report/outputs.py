@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..cases.model import DatasetInfo
 from ..files import write_atomic
+from ..metrics.registry import Scorer
 from ..run.comparison import Comparison
 from ..run.gates import GateResult
 from ..run.record import RunInfo, RunRecord, build
@@ -132,7 +133,9 @@ def end(
     shard: ShardInfo | None,
     outputs: Outputs,
     project: Path,
+    scorers: dict[str, Scorer] | None = None,
 ) -> Ended:
-    """The run's record built once (its gates already judged), and every output written from it."""
-    record = build(results, run, gates, baseline, datasets, shard)
+    """The run's record built once (its gates already judged), and every output written from
+    it; ``scorers``: what scored the results when not this installation (a merge's shards)."""
+    record = build(results, run, gates, baseline, datasets, shard, scorers)
     return Ended(record, write_all(record, outputs, project))

@@ -68,7 +68,7 @@ def _files(record: RunRecord, report: dict[str, Any], run: str) -> dict[str, dic
     asks; which case files and which failed to load, from the record."""
     config = {
         "run_id": run,
-        **{key: report[key] for key in ("tool", "schema_version", "run", "engines")},
+        **{key: report[key] for key in ("tool", "schema_version", "run", "engines", "scorers")},
         "case_files": sorted({r.file for r in record.results}),
     }
     records = [{**{key: r[key] for key in LEADING if key in r}, **r} for r in report["results"]]

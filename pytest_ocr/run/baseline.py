@@ -20,11 +20,34 @@ from typing import Any
 
 from ..cases.rules import Tolerance
 from ..engines import fingerprint_changes, fingerprint_id
+from ..metrics.registry import FACTS, METRICS, Scorer, scorer_of
 from ..scoring.facts import FactRecord
 from ..scoring.tolerance import ItemComparison, compare_item, lost_facts
 from . import noise
 from .result import CaseResult
-from .stored import load_report, results_of
+from .stored import load_report, results_of, stored_scorers
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A metric (or ``facts``) the two runs scored with different scorers: not compared."""
+
+    metric: str
+    here: Scorer  # this run's (HEAD's)
+    there: Scorer  # the baseline's
+    baseline: str  # the baseline as outputs name it
+    file: Path | None  # the baseline's report, to re-score (None: a run from the history store)
+
+    def text(self) -> str:
+        if self.file is not None:
+            rescored = self.file.with_name(f"{self.file.stem}-rescored{self.file.suffix or '.json'}")
+            fix = f"re-score the baseline with: pytest-ocr rescore {self.file} -o {rescored}"
+        else:
+            fix = "run the baseline's commit again with this pytest-ocr to record it with these scorers"
+        return (
+            f"{self.metric}: not compared: scored by {self.here} here and {self.there} in the baseline "
+            f"({self.baseline}); {fix}"
+        )
 
 
 @dataclass
@@ -35,6 +58,10 @@ class Baseline:
     exists: bool = False
     name: str = ""  # how outputs name it: the file's path, or the run from history
     notes: list[str] = field(default_factory=list)  # said once, with the run's notes
+    # What scored the baseline's values, and the run's compared with it (None: this
+    # installation's, as a run scores): a metric whose scorers differ is not compared.
+    scorers: dict[str, Scorer] = field(default_factory=dict)
+    here: Mapping[str, Scorer] | None = None
 
     def __post_init__(self) -> None:
         self.name = self.name or str(self.path)
@@ -46,7 +73,21 @@ class Baseline:
         if missing_ok and not path.exists():
             return cls(path)
         document = load_report(path)
-        return cls(path, {r.key: r for r in results_of(document)}, dict(document["engines"]), True)
+        results = results_of(document)
+        scorers = stored_scorers(document, results)
+        return cls(path, {r.key: r for r in results}, dict(document["engines"]), True, scorers=scorers)
+
+    def refused(self, metric: str) -> Refusal | None:
+        """Why ``metric`` (or ``facts``) is not compared: the runs scored it differently; None
+        when they agree, or one of them did not score it."""
+        there = self.scorers.get(metric)
+        if self.here is not None:
+            here = self.here.get(metric)
+        else:
+            here = scorer_of(metric) if metric == FACTS or metric in METRICS else None
+        if there is None or here is None or there == here:
+            return None
+        return Refusal(metric, here, there, self.name, self.path)
 
     def compare(
         self,
@@ -61,6 +102,9 @@ class Baseline:
         old = self.results.get(key)
         if old is None or not old.measured:
             return compare_item(None, metrics, tolerances)
+        if self.scorers:  # what the runs scored differently is not compared (the run's check says so)
+            tolerances = {m: t for m, t in tolerances.items() if self.refused(m) is None}
+            facts = None if self.refused(FACTS) else facts
         if noise.repeated(old.repeats) or noise.repeated(repeats):
             engine_unstable = old.engine in self.unstable_engines
             deltas = noise.item_deltas(old, metrics, repeats, tolerances, engine_unstable)

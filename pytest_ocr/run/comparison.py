@@ -35,10 +35,11 @@ from typing import TYPE_CHECKING
 
 from ..cases.rules import Tolerance
 from ..metrics import METRICS
+from ..metrics.registry import FACTS
 from ..scoring.tolerance import Delta, Direction, LostFact, direction
 from . import noise
 from .aggregate import HEADLINE_METRICS, Stability, metric_order
-from .baseline import Baseline
+from .baseline import Baseline, Refusal
 from .baseline_defaults import from_history
 from .paired import Paired, paired_results
 from .result import CaseResult, Outcome
@@ -203,6 +204,8 @@ class Comparison:
     old: dict[str, CaseResult] = field(default_factory=dict, repr=False)  # the base run's records, by key
     families: list[noise.Family] = field(default_factory=list)  # the tests of items with repeats, per confidence
     said: list[str] = field(default_factory=list)  # the warnings (warnings())
+    # metrics (and facts) both runs have that their scorers scored differently: not compared
+    refused: list[Refusal] = field(default_factory=list)
     # pytest-ocr compare
     rules: list[str] | None = None
     new_engines: list[str] = field(default_factory=list)
@@ -231,6 +234,12 @@ class Comparison:
 
     def warnings(self) -> list[str]:
         return list(self.said)
+
+    def compared_metrics(self, results: Sequence[CaseResult]) -> set[str]:
+        """What the run's measured items compare with their records: the metrics they have a
+        threshold or a tolerance on, and the facts when they have checks."""
+        measured = [r for r in results if r.measured]
+        return {m for r in measured for m in r.tolerances} | ({FACTS} if any(r.facts for r in measured) else set())
 
     @property
     def summarised(self) -> list[EngineComparison]:
@@ -302,6 +311,7 @@ def view(
     """The comparison of results, each already compared with its record as the run's items
     are (``CaseResult.baseline``), with the baseline they were compared with."""
     measured = [r for r in results if r.measured and r.engine is not None]
+    refused = _refused(baseline, measured)
     engines = []
     for engine in sorted({r.engine for r in measured if r.engine is not None}):
         mine = [r for r in measured if r.engine == engine and r.baseline is not None]
@@ -312,7 +322,7 @@ def view(
             old = baseline.results[r.key]
             names = [*(d.metric for d in (r.baseline.deltas if r.baseline else ())), *HEADLINE_METRICS]
             for m in dict.fromkeys(names):
-                if r.metrics.get(m) is not None and old.metrics.get(m) is not None:
+                if m not in refused and r.metrics.get(m) is not None and old.metrics.get(m) is not None:
                     by_metric.setdefault(m, []).append((old, r))
         moves = [_move(m, by_metric[m]) for m in sorted(by_metric, key=metric_order)]
         fingerprint = next((r.fingerprint for r in mine if r.fingerprint), None)
@@ -339,9 +349,23 @@ def view(
         engines,
         baseline.results,
         list(families),
+        refused=list(refused.values()),
     )
-    found.said = _match_warnings(found)
+    checked = found.compared_metrics(results) if verb != "update" else set()  # those fail the run's check
+    found.said = _match_warnings(found) + [r.text() for r in found.refused if r.metric not in checked]
     return found
+
+
+def _refused(baseline: Baseline, measured: Sequence[CaseResult]) -> dict[str, Refusal]:
+    """The metrics (and facts) that items of both runs have and that the runs scored differently."""
+    names: set[str] = set()
+    for r in measured:
+        old = baseline.results.get(r.key)
+        if old is not None and old.measured:
+            names |= r.metrics.keys() & old.metrics.keys()
+            names |= {FACTS} if r.facts is not None and old.facts is not None else set()
+    found = {name: baseline.refused(name) for name in sorted(names)}
+    return {name: refusal for name, refusal in found.items() if refusal is not None}
 
 
 def _match_warnings(c: Comparison) -> list[str]:

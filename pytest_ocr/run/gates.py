@@ -118,12 +118,14 @@ def evaluate(
     results: Sequence[CaseResult],
     baseline: Mapping[str, CaseResult] | None = None,
     worded: Worded | None = None,
+    refused: Mapping[str, str] | None = None,
 ) -> list[GateResult]:
     """Every gate on every engine it concerns. A gate scoped to an engine is judged for
     that engine even when none of its items ran (and then fails on min_cases); an
     unscoped one for each engine that ran items of the gate's file (all files for
     project and command-line gates). A gate against the baseline is judged only with
-    one (``baseline``: its records by key; ``worded`` words its statistics)."""
+    one (``baseline``: its records by key; ``worded`` words its statistics), and fails with
+    the line of ``refused`` (metric -> why) when the two runs scored its metric differently."""
     outcomes = []
     for gate in gates:
         if gate.tolerance is not None and baseline is None:
@@ -147,7 +149,10 @@ def evaluate(
             continue
         for engine in engines:
             mine = [r for r in pool if r.engine == engine]
-            if gate.tolerance is not None and baseline is not None:
+            if gate.tolerance is not None and refused and gate.metric in refused:
+                message = f"{gate.subject(engine)} against the baseline: FAILED: {refused[gate.metric]}"
+                outcomes.append(GateResult(gate.label(engine), False, message, None, 0, gate))
+            elif gate.tolerance is not None and baseline is not None:
                 assert worded is not None, "a gate against the baseline is judged with the words of its statistics"
                 outcomes.append(judge_against(gate, engine, mine, baseline, worded))
             else:
@@ -175,6 +180,7 @@ def dataset_checks(datasets: Iterable[DatasetSummary]) -> list[GateResult]:
 # -- the checks of a run against its baseline ----------------------------------------------
 
 MATCH_CHECK = "baseline matches this run"  # the name of the check that fails when no item matched
+SCORER_CHECK = "baseline scored alike"  # a metric the run compares, scored differently by the baseline
 NOISE_CHECK = "baseline, beyond the noise of repeats"  # an engine's check of its items with repeats
 
 
@@ -214,6 +220,21 @@ def noise_checks(view: Comparison) -> list[GateResult]:
 
 def _listed(items: Sequence[str], limit: int = 5) -> str:
     return "; ".join(items[:limit]) + (f"; and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def scorer_checks(view: Comparison, results: Sequence[CaseResult]) -> list[GateResult]:
+    """A check per metric (or the facts) that the run's items compare with the baseline
+    (a threshold, a tolerance, the facts that held) and that the two runs scored with
+    different scorers: not compared, so the check fails, saying which scorers (unless the
+    run accepts its results as the baseline: update)."""
+    if view.verb == "update":
+        return []
+    compared = view.compared_metrics(results)
+    return [
+        GateResult(f"{SCORER_CHECK}: {r.metric}", False, f"{SCORER_CHECK}: FAILED: {r.text()}", None, view.matched)
+        for r in view.refused
+        if r.metric in compared
+    ]
 
 
 def match_check(view: Comparison) -> GateResult | None:

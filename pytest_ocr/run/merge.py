@@ -25,11 +25,12 @@ from ..cases.model import DatasetInfo
 from ..engines import fingerprint_changes
 from ..errors import OcrError
 from ..metrics import METRICS
+from ..metrics.registry import Scorer
 from . import shard as sharding
 from .record import RunInfo
 from .result import CaseResult
 from .shard import ShardInfo
-from .stored import results_of
+from .stored import results_of, stored_scorers
 
 LISTED = 10  # keys named in a message before "and N more"
 
@@ -47,6 +48,7 @@ class Merged:
     shards: list[ShardInfo]
     missing: list[int]  # indices of the shards not given
     project: str | None  # the project directory the shards ran in, when they all recorded the same
+    scorers: dict[str, Scorer]  # what scored the shards' values (the same in every shard)
 
 
 def _listed(keys: Sequence[str]) -> str:
@@ -120,6 +122,7 @@ def merge(reports: Sequence[tuple[str, dict[str, Any]]]) -> Merged:
             f"their suite's {shards[0][1].suite_items} (/shard/suite_items)"
         )
     results: dict[str, CaseResult] = {}
+    scorers: dict[str, tuple[str, Scorer]] = {}  # metric -> (the first shard that has it, its scorer)
     runs = [document["run"] for _, document in reports]
     reasons = []
     not_run = missing_items
@@ -133,6 +136,7 @@ def merge(reports: Sequence[tuple[str, dict[str, Any]]]) -> Merged:
                 f"{_listed(foreign)}; a shard's report holds the results of its own items only"
             )
         results.update((r.key, r) for r in recorded)
+        _same_scorers(scorers, path, stored_scorers(document, recorded))
         lost = sorted(mine - {r.key for r in recorded})
         not_run += max(len(lost), run.get("not_run", 0))
         said = [run["interruption"]] if run.get("interruption") else []
@@ -152,7 +156,19 @@ def merge(reports: Sequence[tuple[str, dict[str, Any]]]) -> Merged:
         [s for _, s in sorted(shards, key=lambda ps: ps[1].index)],
         missing,
         projects.pop() if len(projects) == 1 else None,
+        {name: scorer for name, (_, scorer) in sorted(scorers.items())},
     )
+
+
+def _same_scorers(seen: dict[str, tuple[str, Scorer]], path: str, scorers: dict[str, Scorer]) -> None:
+    """The shard at ``path`` scored each metric as the shards before it did, or a MergeError naming them."""
+    for name, scorer in scorers.items():
+        first_path, first = seen.setdefault(name, (path, scorer))
+        if first != scorer:
+            raise MergeError(
+                f"{path} and {first_path} are shards scored differently: {name} by {scorer} and {first}; "
+                f"merge the shards of one run (or re-score both with one pytest-ocr: pytest-ocr rescore)"
+            )
 
 
 def _shard(path: str, data: dict[str, Any]) -> ShardInfo:

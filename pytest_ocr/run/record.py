@@ -20,13 +20,14 @@ from ..codec import Coded
 from ..engines import fingerprint_id
 from ..engines.sampling import may_sample
 from ..metrics import DEFAULT_METRICS, METRICS
+from ..metrics.registry import Scorer, scorers_of
 from .aggregate import HEADLINE_METRICS, DatasetSummary, Summary, dataset_summaries, summarize
 from .comparison import Comparison
-from .gates import GateResult, Worded, dataset_checks, match_check, noise_checks
+from .gates import GateResult, Worded, dataset_checks, match_check, noise_checks, scorer_checks
 from .gates import evaluate as evaluate_gates
 from .result import CaseResult, Outcome
 from .shard import ShardInfo
-from .stored import results_of
+from .stored import results_of, scored_names, stored_scorers
 
 
 @dataclass
@@ -92,6 +93,8 @@ class RunRecord:
     datasets: list[DatasetSummary] = field(default_factory=list)
     shard: ShardInfo | None = None  # a shard's run (--ocr-shard): part of a suite, judged when merged
     cached_draws: list[CachedDraws] = field(default_factory=list)  # said once per engine in every summary
+    # What made each metric's values (and the facts'), once per run: one installation scores a run.
+    scorers: dict[str, Scorer] = field(default_factory=dict)
 
     def counts(self) -> Counter[Outcome]:
         """Items per outcome (passed, failed, error, filtered, skipped, invalid)."""
@@ -120,15 +123,17 @@ class RunRecord:
     @classmethod
     def from_document(cls, document: dict[str, Any]) -> RunRecord:
         """A report read back (run/stored.py validated it); its baseline view is not kept."""
+        results = sorted(results_of(document), key=lambda r: r.key)
         return cls(
             RunInfo.from_dict(document["run"]),
-            sorted(results_of(document), key=lambda r: r.key),
+            results,
             dict(document["engines"]),
             {name: Summary.from_dict(s) for name, s in document["summary"].items()},
             [GateResult.from_dict(g) for g in document.get("gates", [])],
             None,
             [DatasetSummary.from_dict(d) for d in document.get("datasets", [])],
             ShardInfo.from_dict(document["shard"]) if document.get("shard") else None,
+            scorers=stored_scorers(document, results),
         )
 
 
@@ -253,12 +258,14 @@ def judge(
     """What is judged on the whole run, not per item: the aggregate gates (those against
     the baseline when there is one, their statistics in ``worded``'s words), every
     dataset's check that it evaluated something, and the baseline's match check."""
-    judged = evaluate_gates(ordered_gates(gates), results, baseline.old if baseline is not None else None, worded)
+    old = baseline.old if baseline is not None else None
+    refused = {r.metric: r.text() for r in baseline.refused} if baseline is not None else None
+    judged = evaluate_gates(ordered_gates(gates), results, old, worded, refused)
     judged += dataset_checks(dataset_summaries(datasets, results))
     if baseline is None:
         return judged
     check = match_check(baseline)
-    return judged + noise_checks(baseline) + ([check] if check is not None else [])
+    return judged + noise_checks(baseline) + scorer_checks(baseline, results) + ([check] if check is not None else [])
 
 
 def build(
@@ -268,7 +275,10 @@ def build(
     baseline: Comparison | None = None,
     datasets: Iterable[DatasetInfo] = (),
     shard: ShardInfo | None = None,
+    scorers: dict[str, Scorer] | None = None,
 ) -> RunRecord:
+    """The run's record; ``scorers``: those the results were scored by (None: this
+    installation's, as the plugin scores)."""
     ordered = sorted(results, key=lambda r: r.key)
     engines = engines_of(ordered)
     return RunRecord(
@@ -281,4 +291,5 @@ def build(
         dataset_summaries(datasets, ordered),
         shard,
         cached_draws(ordered, engines, baseline),
+        scorers_of(scored_names(ordered)) if scorers is None else scorers,
     )

@@ -5,12 +5,13 @@ shipped report schema, as a RunRecord (for ``--ocr-baseline`` and ``pytest-ocr c
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from ..errors import OcrError
+from ..metrics.registry import FACTS, Scorer, first_scorers
 from ..scoring.scored import recorded_steps, scored_texts
 from .result import CaseResult
 
@@ -130,3 +131,18 @@ def with_scored_texts(results: Iterable[CaseResult]) -> None:
             rebuilt[tuple(steps)] = Normalization.from_steps(steps)
         normalization = None if steps is None else rebuilt[tuple(steps)]
         r.scored = scored_texts(r.reference, r.prediction, r.details, normalization)
+
+
+def scored_names(results: Sequence[CaseResult]) -> set[str]:
+    """The metrics the results have values of, and ``facts`` when some item has checks."""
+    names = {m for r in results for m in r.metrics}
+    return names | ({FACTS} if any(r.facts is not None for r in results) else set())
+
+
+def stored_scorers(document: dict[str, Any], results: Sequence[CaseResult]) -> dict[str, Scorer]:
+    """The scorers a (validated) report of these results records. A report written before
+    they were recorded (pytest-ocr 0.x without ``scorers``) was made by every scorer at its
+    first version (registry.FIRST_VERSIONS)."""
+    if document.get("scorers") is not None:
+        return {name: Scorer.from_dict(s) for name, s in document["scorers"].items()}
+    return first_scorers(scored_names(results))
