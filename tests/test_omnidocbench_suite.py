@@ -146,13 +146,17 @@ def test_outputs_are_found_as_omnidocbench_finds_them(tmp_path):
     characters + .md; that without ".pdf" + .mmd (nougat), + .md (marker); the image name + .md."""
     folder = tmp_path / "system"
     folder.mkdir()
-    engine = OmniDocBenchOutputsEngine(EngineSpec("system", "omnidocbench-outputs", {"path": str(folder)}, tmp_path))
+    engine = _outputs(folder)
     page = tmp_path / "report.pdf_3.jpg"
     names = ["report.pdf_3.jpg.md", "report_3.md", "report_3.mmd", "report.pdf_3.md"]
     with pytest.raises(EngineError, match=r"looked for report\.pdf_3\.md, report_3\.mmd, report_3\.md, report"):
         engine.outputs(page, 1)
     for name in names:  # each one added is found before those added earlier
         (folder / name).write_text(f"from {name}", encoding="utf-8")
-        engine = OmniDocBenchOutputsEngine(EngineSpec("system", "omnidocbench-outputs", {"path": str(folder)}, tmp_path))
+        engine = _outputs(folder)  # a new one: an engine lists its folder once
         (recognition,) = engine.outputs(page, 1)
         assert recognition.text == f"from {name}"
+
+
+def _outputs(folder: Path) -> OmniDocBenchOutputsEngine:
+    return OmniDocBenchOutputsEngine(EngineSpec(folder.name, "omnidocbench-outputs", {"path": str(folder)}, folder))

@@ -66,7 +66,8 @@ OTHER_METRIC_FAMILIES = (
     "scipy",
     "pylatexenc",
     "pytest_ocr.metrics.adapters_omnidocbench",
-    "pytest_ocr.metrics.omnidocbench",
+    "pytest_ocr.metrics.omnidocbench.clean",
+    "pytest_ocr.metrics.omnidocbench.match",
 )
 LINE_IMAGE = (
     Path(__file__).parent.parent / "example_suite" / "data" / "lines" / "archiscribe_bub_gb_ZrE5AAAAcAAJ_ceb5e954.png"

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from . import omnidocbench
 from .prepared import MetricResult, Prepared
 from .values import odb_edit_value, odb_teds_value
 
@@ -33,8 +32,6 @@ def _details(p: Prepared, unit: str, samples: int, **more: object) -> dict:
     page = p.omnidocbench
     details: dict[str, object] = {
         "unit": unit,
-        "scorer": omnidocbench.SCORER,
-        "scorer_version": omnidocbench.VERSION,
         "samples": samples,
         "table_format": page.table_format,
         **more,

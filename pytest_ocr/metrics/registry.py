@@ -18,7 +18,7 @@ import warnings
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
-from . import fields, structured, task, tokens
+from . import fields, omnidocbench, structured, task, tokens
 from .normalize import DEFAULT, Normalization
 from .prepared import NEEDS, NO_STRUCTURE, MetricResult, Prepared, Structured
 from .values import (
@@ -75,10 +75,12 @@ class Scorer:
 
 PYTEST_OCR = Scorer("pytest-ocr conventions", CONVENTIONS)
 OLMOCR = Scorer("olmocr-bench", OLMOCR_BENCH)
+# OmniDocBench's end-to-end evaluation (metrics/omnidocbench/, its pinned commit).
+OMNIDOCBENCH = Scorer(omnidocbench.SCORER, omnidocbench.VERSION)
 FACTS = "facts"  # the case's checks (olmOCR-Bench's facts), which are no metric but are compared like one
 # What made the values of a stored run that does not say (a report, a baseline or a history run
 # recorded before scorers were): the scorers as of their first versions. Never changed.
-FIRST_VERSIONS = {PYTEST_OCR.name: "1", OLMOCR.name: "0.4.27"}
+FIRST_VERSIONS = {PYTEST_OCR.name: "1", OLMOCR.name: "0.4.27", OMNIDOCBENCH.name: "v1.5@7bd6c2e"}
 
 
 @dataclass(frozen=True)
@@ -471,6 +473,7 @@ METRICS: dict[str, MetricInfo] = {
             _Adapter("omnidocbench", "odb_text_edit"),
             odb_edit_value,
             needs="layout",
+            scorer=OMNIDOCBENCH,
         ),
         MetricInfo(
             "odb_formula_edit",
@@ -480,6 +483,7 @@ METRICS: dict[str, MetricInfo] = {
             _Adapter("omnidocbench", "odb_formula_edit"),
             odb_edit_value,
             needs="layout",
+            scorer=OMNIDOCBENCH,
         ),
         MetricInfo(
             "odb_table_edit",
@@ -489,6 +493,7 @@ METRICS: dict[str, MetricInfo] = {
             _Adapter("omnidocbench", "odb_table_edit"),
             odb_edit_value,
             needs="layout",
+            scorer=OMNIDOCBENCH,
         ),
         MetricInfo(
             "odb_reading_order_edit",
@@ -499,6 +504,7 @@ METRICS: dict[str, MetricInfo] = {
             _Adapter("omnidocbench", "odb_reading_order_edit"),
             odb_edit_value,
             needs="layout",
+            scorer=OMNIDOCBENCH,
         ),
         MetricInfo(
             "odb_table_teds",
@@ -508,6 +514,7 @@ METRICS: dict[str, MetricInfo] = {
             _Adapter("omnidocbench", "odb_table_teds"),
             odb_teds_value,
             needs="layout",
+            scorer=OMNIDOCBENCH,
         ),
         MetricInfo(
             "odb_table_teds_struct",
@@ -517,6 +524,7 @@ METRICS: dict[str, MetricInfo] = {
             _Adapter("omnidocbench", "odb_table_teds_struct"),
             odb_teds_value,
             needs="layout",
+            scorer=OMNIDOCBENCH,
         ),
     )
 }
