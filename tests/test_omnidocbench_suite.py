@@ -160,3 +160,199 @@ def test_outputs_are_found_as_omnidocbench_finds_them(tmp_path):
 
 def _outputs(folder: Path) -> OmniDocBenchOutputsEngine:
     return OmniDocBenchOutputsEngine(EngineSpec(folder.name, "omnidocbench-outputs", {"path": str(folder)}, folder))
+
+
+# -- agreement with OmniDocBench ----------------------------------------------------------------
+
+
+def _page_key(name: str) -> str:
+    """The page a sample counts for in OmniDocBench's Edit_dist (cal_metric.py): its image
+    name if that ends in .jpg or .png, else the name up to its last '_' (made_quirk_tif.tif
+    counts as made_quirk)."""
+    return name if name.endswith((".jpg", ".png")) else "_".join(name.split("_")[:-1])
+
+
+def _split_key(name: str) -> str:
+    """The page whose attributes a sample takes in get_page_split: the image name without its
+    last four characters if it ends in .jpg or .png, else as ``_page_key``. made_quirk_tif.tif
+    takes made_quirk.png's attributes, and both are pooled as one page."""
+    return name[:-4] if name.endswith((".jpg", ".png")) else _page_key(name)
+
+
+def _per_page(system: str, element: str, metric: str) -> dict[str, float]:
+    """OmniDocBench's value of each page (by its page key) for one metric of one element."""
+    prefix = ORACLE / "expected" / system / f"{system}_quick_match_{element}"
+    if metric == "Edit_dist":
+        return json.loads(Path(f"{prefix}_per_page_edit.json").read_text(encoding="utf-8"))
+    tables: dict[str, list[float]] = {}
+    for key, values in json.loads(Path(f"{prefix}_per_table_TEDS.json").read_text(encoding="utf-8")).items():
+        tables.setdefault(key.rsplit("_[", 1)[0], []).append(values[metric])
+    return {page: sum(v) / len(v) for page, v in tables.items()}
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_every_page_and_aggregate_agrees_with_omnidocbench(suite, system):
+    """Each page's value, the macro (ALL_page_avg), the micro (edit_whole; TEDS all) and the
+    macro per tag (get_page_split) are OmniDocBench's own, to 1e-6, for every metric. The one
+    difference is OmniDocBench's: its page split files made_quirk_tif.tif under made_quirk.png
+    (``_split_key``), so for the attributes of those two pages (and its 'ALL', which then counts
+    them as one page) the test holds pytest-ocr's value, each page as itself, to the mean of
+    OmniDocBench's own per-page values over the pages that carry the attribute."""
+    suite.write(
+        "bench.ocr.yaml",
+        f"dataset: {{type: omnidocbench, path: {json.dumps(str(ORACLE))}}}\ndefaults: {{engine: [{system}]}}\n",
+    )
+    result = run(suite, "--ocr-report", "report.json")
+    report = load_report(suite)
+    results = {r["image"].rsplit("/", 1)[-1]: r for r in report["results"]}
+    outputs = {p.stem for p in (ORACLE / system).glob("*.md")}
+    for name, r in results.items():  # a page without an output is the item's error, as any stored output's
+        if Path(name).stem in outputs:
+            assert r["outcome"] == "passed", (name, r["error"])
+        else:
+            assert r["outcome"] == "error" and "no stored output" in r["error"]
+    assert result.ret == (0 if len(outputs) == len(PAGES) else 1)
+    expected = json.loads(
+        (ORACLE / "expected" / system / f"{system}_quick_match_metric_result.json").read_text(encoding="utf-8")
+    )
+    summary = report["summary"][system]
+    tags = _attribute_tags()
+    quirky = {_split_key(n) for n in results if not n.endswith((".jpg", ".png"))}
+    moved = {n for n in results if _split_key(n) in quirky}  # the pages OmniDocBench's split pools
+    attributes_of = {
+        Path(p["page_info"]["image_path"]).name: {
+            *(e for v in p["page_info"]["page_attribute"].values() if isinstance(v, list) for e in v),
+            *(f"{k}: {v}" for k, v in p["page_info"]["page_attribute"].items() if not isinstance(v, list)),
+        }
+        for p in PAGES
+    }
+    touched = {"ALL"} | {a for n in moved for a in attributes_of[n]}
+    compared = 0
+    for (element, metric), name in METRICS.items():
+        per_page = _per_page(system, element, metric)
+        ours = {n: r["metrics"][name] for n, r in results.items() if r["metrics"].get(name) is not None}
+        # every page: a value exactly where OmniDocBench has one, and the same value
+        assert {_page_key(n) for n in ours} == set(per_page), (name, sorted(ours), sorted(per_page))
+        for n, value in ours.items():
+            assert value == pytest.approx(per_page[_page_key(n)], abs=1e-6), (name, n)
+        aggregate = summary["metrics"][name]
+        values = expected[element]["all"][metric]
+        if metric == "Edit_dist":
+            assert aggregate["macro"] == pytest.approx(values["ALL_page_avg"], abs=1e-6), name
+            assert aggregate["micro"] == pytest.approx(values["edit_whole"], abs=1e-6), name
+        else:
+            assert aggregate["micro"] == pytest.approx(values["all"], abs=1e-6), name
+        assert aggregate["n"] == len(per_page)
+        for attribute, value in expected[element]["page"][metric].items():
+            if attribute in touched:
+                pages = [n for n in ours if attribute == "ALL" or attribute in attributes_of[n]]
+                value = sum(per_page[_page_key(n)] for n in pages) / len(pages)
+            found = aggregate if attribute == "ALL" else summary["groups"][f"tag:{tags[attribute]}"]["metrics"][name]
+            assert found["macro"] == pytest.approx(value, abs=1e-6), (name, attribute)
+            compared += 1
+    assert compared > 50
+    # The summary shows OmniDocBench's table, in its terms.
+    text = result.stdout.str()
+    edit = summary["metrics"]["odb_text_edit"]
+    assert re.search(rf"text edit ALL_page_avg +{edit['macro']:.4f} \({edit['n']} pages\)", text)
+    assert re.search(rf"text edit edit_whole +{edit['micro']:.4f}", text)
+    assert "table TEDS-S all" in text and "reading order edit ALL_page_avg" in text
+    assert "odb_text_edit macro" not in text  # not twice
+
+
+# -- case files ------------------------------------------------------------------------------
+
+
+def _case_suite(suite, layout: str, image: str, threshold: str = "") -> None:
+    shutil.copy(ORACLE / "images" / image, suite.path / image)
+    suite.write(
+        "page.ocr.yaml",
+        f"engines:\n  handmade: {{type: omnidocbench-outputs, path: {json.dumps(str(ORACLE / 'handmade'))}}}\n"
+        f"id: page\nimage: {image}\nengine: handmade\nexpected: {layout}\n{threshold}",
+    )
+
+
+def test_a_case_file_scores_one_page_as_the_dataset_does(suite):
+    """A page's ground truth given to a case: the layout metrics are its defaults, each equal to
+    OmniDocBench's value of the page; a threshold on one the page has nothing for (tables) is
+    not applicable, and says so: it neither fails nor passes unseen."""
+    _case_suite(
+        suite,
+        f"{{layout_file: {json.dumps(str(ORACLE / 'pages.json'))}}}",
+        "made_formulas.png",
+        "thresholds: {odb_formula_edit: '<= 0.5', odb_table_teds: '>= 0.9'}\n",
+    )
+    result = run(suite, "--ocr-report", "report.json", "-rA", "-v")
+    assert result.ret == 0, result.stdout.str()
+    (item,) = load_report(suite)["results"]
+    assert set(item["metrics"]) == {
+        "odb_text_edit",
+        "odb_formula_edit",
+        "odb_table_teds",
+        "odb_table_teds_struct",
+        "odb_table_edit",
+        "odb_reading_order_edit",
+    }
+    for element, metric in (("text_block", "odb_text_edit"), ("display_formula", "odb_formula_edit")):
+        assert item["metrics"][metric] == pytest.approx(
+            _per_page("handmade", element, "Edit_dist")["made_formulas.png"]
+        )
+    assert item["metrics"]["odb_table_teds"] is None
+    assert item["details"]["odb_table_teds"]["not_applicable"] == "the page has no tables"
+    teds = next(c for c in item["checks"] if c["metric"] == "odb_table_teds")
+    assert teds == {
+        "metric": "odb_table_teds",
+        "expression": ">= 0.9",
+        "value": None,
+        "passed": True,
+        "not_applicable": "the page has no tables",
+    }
+    assert "odb_table_teds: not applicable (the page has no tables), expected >= 0.9: ok" in result.stdout.str()
+
+
+def test_a_layout_file_of_one_page_or_a_named_page(suite):
+    page = next(p for p in PAGES if p["page_info"]["image_path"] == "made_md_table.png")
+    suite.write("one.json", json.dumps(page))
+    _case_suite(suite, "{layout_file: one.json}", "made_md_table.png", "metrics: [odb_table_teds]\n")
+    assert run(suite, "--ocr-report", "report.json").ret == 0
+    (item,) = load_report(suite)["results"]
+    assert item["metrics"]["odb_table_teds"] == pytest.approx(0.92)  # OmniDocBench's, per_table_TEDS.json
+    # layout_page picks a page of a list by its image's name, whatever the case's image is called
+    shutil.copy(ORACLE / "images" / "made_md_table.png", suite.path / "scan.png")
+    (suite.path / "outputs").mkdir()
+    shutil.copy(ORACLE / "handmade" / "made_md_table.md", suite.path / "outputs" / "scan.md")
+    suite.write(
+        "page.ocr.yaml",
+        "engines:\n  handmade: {type: omnidocbench-outputs, path: outputs}\n"
+        "id: page\nimage: scan.png\nengine: handmade\nmetrics: [odb_table_teds]\n"
+        f"expected: {{layout_file: {json.dumps(str(ORACLE / 'pages.json'))}, layout_page: made_md_table.png}}\n",
+    )
+    assert run(suite, "--ocr-report", "report.json").ret == 0
+    (item,) = load_report(suite)["results"]
+    assert item["metrics"]["odb_table_teds"] == pytest.approx(0.92)
+
+
+def test_a_bad_layout_file_is_located_one_line_per_problem(suite):
+    page = json.loads(json.dumps(PAGES[0]))
+    del page["extra"]
+    page["layout_dets"][2]["category_type"] = None
+    page["page_info"]["page_attribute"] = ["english"]
+    text = json.dumps(page, indent=1)
+    suite.write("bad.json", text)
+    lines = text.splitlines()
+    _case_suite(suite, "{layout_file: bad.json}", "earnings_pg1.jpg")
+    result = run(suite, "--ocr-report", "report.json")
+    assert result.ret == 1
+    (item,) = load_report(suite)["results"]
+    attribute = next(i + 1 for i, line in enumerate(lines) if '"page_attribute"' in line)
+    category = [i + 1 for i, line in enumerate(lines) if '"category_type"' in line][2]
+    assert item["error"].splitlines() == [
+        f"layout file {suite.path / 'bad.json'} cannot be used (case page at {suite.path / 'page.ocr.yaml'}:3):",
+        f"  {suite.path / 'bad.json'}:{attribute}: page_info.page_attribute: expected an object, got a list",
+        f"  {suite.path / 'bad.json'}:{category}: layout_dets[2].category_type: expected a category name, got nothing",
+        f"  {suite.path / 'bad.json'}:1: extra.relation: expected a list of relations ([] for none), got nothing",
+    ]
+    # a key of the case file itself: located by the case-file schema
+    suite.write("page.ocr.yaml", "id: page\nimage: earnings_pg1.jpg\nexpected: {layout_page: earnings_pg1.jpg}\n")
+    result = run(suite)
+    assert "page.ocr.yaml:3: expected: expected `layout_page` names a page of a `layout_file`" in result.stdout.str()
