@@ -252,6 +252,16 @@ MADE_PAGES = [
         ],
     },
     {
+        "image": "made_code.png",
+        "attrs": attrs("exam_paper", "english", "single_column", ["None"], watermark=True),
+        "blocks": [
+            text("title", "Adding two numbers"),
+            text("text_block", "The function below returns the sum of its two arguments."),
+            text("code_txt", "def add(a, b):\n    return a + b"),
+            text("text_block", "Call it with two integers."),
+        ],
+    },
+    {
         "image": "made_no_text.png",
         "attrs": attrs("colorful_textbook", "english", "single_column", ["None"], colorful_backgroud=True),
         "blocks": [FIGURE],
