@@ -216,6 +216,8 @@ def test_every_page_and_aggregate_agrees_with_omnidocbench(suite, system):
         (ORACLE / "expected" / system / f"{system}_quick_match_metric_result.json").read_text(encoding="utf-8")
     )
     summary = report["summary"][system]
+    for name in METRICS.values():  # the scorer each value comes from, and its version
+        assert report["scorers"][name] == {"scorer": "omnidocbench", "version": "v1.5@7bd6c2e"}
     tags = _attribute_tags()
     quirky = {_split_key(n) for n in results if not n.endswith((".jpg", ".png"))}
     moved = {n for n in results if _split_key(n) in quirky}  # the pages OmniDocBench's split pools
