@@ -136,18 +136,16 @@ def compute_edit_distance_matrix_new(
     if work is not None:
         # The bound is checked before the matrix (the sum over pairs is at most this).
         work.spend(_matrix_work(gt_lines, matched_lines), "the edit-distance matrix")
-    distance_matrix = np.zeros((len(gt_lines), len(matched_lines)))
     if not gt_lines or not matched_lines:
-        return distance_matrix
+        return np.zeros((len(gt_lines), len(matched_lines)))
     distances = process.cdist(list(gt_lines), list(matched_lines), scorer=Levenshtein.distance, workers=1)
-    for i, gt_line in enumerate(gt_lines):
-        for j, matched_line in enumerate(matched_lines):
-            if len(gt_line) == 0 and len(matched_line) == 0:
-                distance_matrix[i][j] = 0
-            else:
-                # int / int in Python, as the original: the same correctly rounded float
-                distance_matrix[i][j] = int(distances[i][j]) / max(len(matched_line), len(gt_line))
-    return distance_matrix
+    upper = np.maximum(
+        np.array([len(line) for line in gt_lines], dtype=np.float64)[:, None],
+        np.array([len(line) for line in matched_lines], dtype=np.float64)[None, :],
+    )
+    # IEEE division of two exact integers is correctly rounded, as Python's int / int is: the
+    # same floats as the original's; two empty lines are 0 apart, as there.
+    return np.divide(distances.astype(np.float64), upper, out=np.zeros(upper.shape), where=upper > 0)
 
 
 def get_gt_pred_lines(
@@ -755,22 +753,21 @@ def merge_lists_with_sublists(main_list: Sequence[int], sub_lists: list[list[int
     return main_list_final
 
 
-_WINDOWS_AT_ONCE = 4096
-
-
 def _min_window_distance(long: str, short: str, work: Work | None, step: str) -> int:
     """The least edit distance between ``short`` and a window of ``long`` of its length
     (the windows slide by one character); ``len(long) >= len(short) > 0``."""
-    windows = len(long) - len(short) + 1
+    n = len(short)
+    windows = len(long) - n + 1
     if work is not None:
-        work.spend(windows * _pair_work(len(short), len(short)), step)
-    least = len(short)
-    for start in range(0, windows, _WINDOWS_AT_ONCE):  # in slices: the windows' memory stays small
-        stop = min(start + _WINDOWS_AT_ONCE, windows)
-        row = process.cdist(
-            [short], [long[i : i + len(short)] for i in range(start, stop)], scorer=Levenshtein.distance, workers=1
-        )
-        least = min(least, int(row.min()))
+        work.spend(windows * _pair_work(n, n), step)
+    least = n  # no two strings of length n are further apart
+    for i in range(windows):
+        # Past the cutoff rapidfuzz stops early and returns cutoff + 1: the least is the same.
+        distance = Levenshtein.distance(short, long[i : i + n], score_cutoff=least)
+        if distance < least:
+            least = distance
+            if least == 0:
+                break
     return least
 
 
