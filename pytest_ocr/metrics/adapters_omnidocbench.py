@@ -34,6 +34,7 @@ def _details(p: Prepared, unit: str, samples: int, **more: object) -> dict:
         "unit": unit,
         "samples": samples,
         "table_format": page.table_format,
+        "match_work": page.match_work,
         **more,
     }
     if page.fallback is not None:  # the work bound was reached: the simple match scored the page
@@ -47,17 +48,13 @@ FALLBACK = "its text was matched by the simple method, as OmniDocBench does when
 
 def _edit_metric(element: str) -> Callable[[Prepared], MetricResult]:
     def compute(p: Prepared) -> MetricResult:
-        samples = [s for s in p.omnidocbench.samples if s.element == element and s.edit_num is not None]
-        if not samples:
+        page = p.omnidocbench
+        c = page.edit_counts(element)
+        if not c.samples:
             return MetricResult(None, {}, {**_details(p, "character", 0), "not_applicable": ABSENT[element]})
-        counts: dict[str, float] = {
-            "edits": sum(s.edit_num or 0 for s in samples),
-            "upper": sum(s.upper_len for s in samples),
-            "ratio_sum": sum((s.edit_num or 0) / s.upper_len for s in samples),
-            "samples": len(samples),
-        }
-        empty = sum(not s.norm_pred and not s.pred for s in samples)
-        details = _details(p, "character", len(samples), empty_predictions=empty)
+        counts: dict[str, float] = {"edits": c.edits, "upper": c.upper, "ratio_sum": c.ratio_sum, "samples": c.samples}
+        empty = sum(not s.pred for s in page.of(element) if s.edit_num is not None)
+        details = _details(p, "character", c.samples, empty_predictions=empty)
         return MetricResult(odb_edit_value(counts), counts, details)
 
     return compute
@@ -65,10 +62,10 @@ def _edit_metric(element: str) -> Callable[[Prepared], MetricResult]:
 
 def _teds_metric(structure_only: bool) -> Callable[[Prepared], MetricResult]:
     def compute(p: Prepared) -> MetricResult:
-        tables = [s for s in p.omnidocbench.samples if s.element == "table"]
-        scores = [s.teds_struct if structure_only else s.teds for s in tables]
+        tables = p.omnidocbench.of("table")
         if not tables:
             return MetricResult(None, {}, {**_details(p, "table", 0), "not_applicable": ABSENT["table"]})
+        scores = [s.teds_struct if structure_only else s.teds for s in tables]
         counts: dict[str, float] = {"teds_sum": sum(t or 0.0 for t in scores), "tables": len(tables)}
         empty = sum(not s.pred for s in tables)
         details = _details(p, "table", len(tables), structure_only=structure_only, empty_predictions=empty)

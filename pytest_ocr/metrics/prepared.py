@@ -21,7 +21,7 @@ from .normalize import DEFAULT, Normalization
 if TYPE_CHECKING:  # imported where used: the tables' parsers and the facts' bs4 are a family of their own
     from . import teds
     from .facts import FactVerdict
-    from .omnidocbench import PageScores
+    from .omnidocbench.page import PageScores
 
 CER_DENOMINATORS = ("ref", "max", "path")
 MAX_LISTED = 1000  # entries of a list in details (error_indices) when a text is longer than max_align_chars
@@ -209,7 +209,7 @@ class Prepared:
     @cached_property
     def omnidocbench(self) -> PageScores:
         """The page scored by OmniDocBench's end-to-end method, once for all its metrics."""
-        from .omnidocbench import score_page
+        from .omnidocbench.page import score_page
 
         return score_page(self._need("layout", self.structured.layout), self.raw_hypothesis)
 

@@ -194,9 +194,7 @@ def omnidocbench(config: dict, base: Path) -> Loaded:
             continue  # not asked for: OmniDocBench's filter leaves it out silently
         name = page_name(page)
         if name in taken:
-            loaded.skipped.append(
-                Skipped(str(truth), line, f"[{index}]: the image {name} is also [{taken[name]}]'s")
-            )
+            loaded.skipped.append(Skipped(str(truth), line, f"[{index}]: the image {name} is also [{taken[name]}]'s"))
             continue
         picture = found.get(name)
         if picture is None:
