@@ -12,8 +12,10 @@ from pathlib import Path
 import pytest
 from conftest import REPO, load_report, run
 
+from pytest_ocr import limits
 from pytest_ocr.engines.base import EngineError, EngineSpec
 from pytest_ocr.engines.page_outputs import OmniDocBenchOutputsEngine
+from pytest_ocr.metrics.omnidocbench.page import MAX_MATCH_WORK
 
 ORACLE = REPO / "tests" / "data" / "omnidocbench"
 PAGES = json.loads((ORACLE / "pages.json").read_text(encoding="utf-8"))
@@ -358,3 +360,22 @@ def test_a_bad_layout_file_is_located_one_line_per_problem(suite):
     suite.write("page.ocr.yaml", "id: page\nimage: earnings_pg1.jpg\nexpected: {layout_page: earnings_pg1.jpg}\n")
     result = run(suite)
     assert "page.ocr.yaml:3: expected: expected `layout_page` names a page of a `layout_file`" in result.stdout.str()
+
+
+def test_the_match_bound_falls_back_to_the_simple_match_with_a_warning(suite):
+    """A page whose quick match would pass --ocr-max-match-work is matched by OmniDocBench's
+    simple method, as its 30 s timeout does: the item says so, and its values say which."""
+    assert limits.DEFAULT.max_match_work == MAX_MATCH_WORK  # the option's default is the scorer's
+    _case_suite(suite, f"{{layout_file: {json.dumps(str(ORACLE / 'pages.json'))}}}", "made_paragraphs.png")
+    assert run(suite, "--ocr-report", "report.json").ret == 0
+    (quick,) = load_report(suite)["results"]
+    assert "fallback" not in quick["details"]["odb_text_edit"] and not quick["warnings"]
+    assert 1 < quick["details"]["odb_text_edit"]["match_work"] < MAX_MATCH_WORK
+    result = run(suite, "--ocr-report", "report.json", "--ocr-max-match-work", "1")
+    assert result.ret == 0
+    (simple,) = load_report(suite)["results"]
+    (warning,) = simple["warnings"]  # once for the page, not once per metric
+    assert warning.startswith("OmniDocBench's quick match gave up on this page (")
+    assert "max_match_work=1" in warning
+    assert simple["details"]["odb_text_edit"]["fallback"] in warning
+    assert "warnings (1 items):" in result.stdout.str()

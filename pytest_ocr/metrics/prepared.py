@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, TypeVar
 
+from .. import limits
 from . import fields, lines, structured, task, tokens
 from .align import Alignment, align
 from .align import max_align_chars as resolve_limit
@@ -211,7 +212,8 @@ class Prepared:
         """The page scored by OmniDocBench's end-to-end method, once for all its metrics."""
         from .omnidocbench.page import score_page
 
-        return score_page(self._need("layout", self.structured.layout), self.raw_hypothesis)
+        layout = self._need("layout", self.structured.layout)
+        return score_page(layout, self.raw_hypothesis, max_match_work=limits.active().max_match_work)
 
     @staticmethod
     def _need(what: str, value: _T | None) -> _T:
