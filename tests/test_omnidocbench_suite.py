@@ -15,7 +15,6 @@ from conftest import REPO, load_report, run
 from pytest_ocr import limits
 from pytest_ocr.engines.base import EngineError, EngineSpec
 from pytest_ocr.engines.page_outputs import OmniDocBenchOutputsEngine
-from pytest_ocr.metrics.omnidocbench.page import MAX_MATCH_WORK
 
 ORACLE = REPO / "tests" / "data" / "omnidocbench"
 PAGES = json.loads((ORACLE / "pages.json").read_text(encoding="utf-8"))
@@ -76,11 +75,12 @@ def test_one_item_per_page_and_system_its_attributes_as_tags(suite):
     colourful = run(suite, "--collect-only", "-q", "-m", "special_issue-colorful_backgroud")
     selected = {line for line in colourful.stdout.lines if line.startswith("bench.ocr.yaml::")}
     expected = {
-        f"bench.ocr.yaml::{Path(p['page_info']['image_path']).stem}[olmocr]"
+        f"bench.ocr.yaml::{Path(p['page_info']['image_path']).stem}[{system}]"
         for p in PAGES
         if "colorful_backgroud" in p["page_info"]["page_attribute"].get("special_issue", [])
+        for system in SYSTEMS
     }
-    assert selected == expected and len(expected) == 2
+    assert selected == expected and len(expected) == 2 * len(SYSTEMS)
     # Table issues are left out of the tags, as OmniDocBench's get_page_split leaves them out.
     tables = run(suite, "--collect-only", "-q", "-m", "special_issue-table_span")
     assert not [line for line in tables.stdout.lines if line.startswith("bench.ocr.yaml::")]
@@ -91,19 +91,21 @@ def test_filter_takes_the_pages_with_those_attributes(suite):
     result = run(suite, "--collect-only", "-q")
     ids = {line for line in result.stdout.lines if line.startswith("bench.ocr.yaml::")}
     assert ids == {
-        "bench.ocr.yaml::openstax_caculus_pg_273_pg1[olmocr]",
-        "bench.ocr.yaml::made_truncated[olmocr]",
+        f"bench.ocr.yaml::{page}[{system}]"
+        for page in ("openstax_caculus_pg_273_pg1", "made_truncated")
+        for system in SYSTEMS
     }
 
 
 def test_bad_pages_are_skipped_with_file_index_and_reason(suite, tmp_path):
     root = _copy(tmp_path)
     pages = json.loads(json.dumps(PAGES))
-    del pages[1]["extra"]
+    del pages[1]["extra"]  # pages 1 to 3 are not earnings_pg1, which runs
     pages[2]["layout_dets"][0]["category_type"] = 7
     pages[3]["page_info"]["image_path"] = "not_there.jpg"
     (root / "pages.json").write_text(json.dumps(pages, indent=1), encoding="utf-8")
     _dataset(suite, root)
+    suite.write("bench.ocr.yaml", (suite.path / "bench.ocr.yaml").read_text() + "defaults: {engine: [handmade]}\n")
     result = run(suite, "--ocr-report", "report.json", "-k", "earnings_pg1")
     text = result.stdout.str()
     lines = (root / "pages.json").read_text(encoding="utf-8").splitlines()
@@ -121,7 +123,7 @@ def test_the_ground_truth_is_the_one_json_file_or_named(suite, tmp_path):
     root = _copy(tmp_path)
     shutil.copy(root / "pages.json", root / "other.json")
     _dataset(suite, root)
-    result = run(suite, "--collect-only", "-q")
+    result = run(suite)
     assert "expected one ground-truth .json file in" in result.stdout.str()
     assert "found 2: other.json, pages.json; name it with ground_truth:" in result.stdout.str()
     _dataset(suite, root, f", ground_truth: {json.dumps(str(root / 'pages.json'))}")
@@ -135,6 +137,7 @@ def test_a_page_without_a_prediction_is_the_items_error(suite, tmp_path):
     root = _copy(tmp_path)
     (root / "olmocr" / "earnings_pg1.md").unlink()
     _dataset(suite, root)
+    suite.write("bench.ocr.yaml", (suite.path / "bench.ocr.yaml").read_text() + "defaults: {engine: [olmocr]}\n")
     result = run(suite, "--ocr-report", "report.json", "-k", "earnings_pg1")
     assert result.ret == 1
     (item,) = load_report(suite)["results"]
@@ -365,6 +368,8 @@ def test_a_bad_layout_file_is_located_one_line_per_problem(suite):
 def test_the_match_bound_falls_back_to_the_simple_match_with_a_warning(suite):
     """A page whose quick match would pass --ocr-max-match-work is matched by OmniDocBench's
     simple method, as its 30 s timeout does: the item says so, and its values say which."""
+    from pytest_ocr.metrics.omnidocbench.page import MAX_MATCH_WORK
+
     assert limits.DEFAULT.max_match_work == MAX_MATCH_WORK  # the option's default is the scorer's
     _case_suite(suite, f"{{layout_file: {json.dumps(str(ORACLE / 'pages.json'))}}}", "made_paragraphs.png")
     assert run(suite, "--ocr-report", "report.json").ret == 0
