@@ -131,6 +131,21 @@ def test_the_ground_truth_is_the_one_json_file_or_named(suite, tmp_path):
     assert f"{len(PAGES) * len(SYSTEMS)} tests collected" in result.stdout.str()
 
 
+def test_a_ground_truth_that_is_not_a_list_of_pages_is_located(suite, tmp_path):
+    root = _copy(tmp_path)
+    text = (root / "pages.json").read_text(encoding="utf-8")
+    (root / "pages.json").write_text(text.rstrip().removesuffix("]") + ",\n {]\n", encoding="utf-8")
+    _dataset(suite, root)
+    result = run(suite)
+    line = text.rstrip().count("\n") + 2
+    assert (
+        f"pages.json:{line}: malformed JSON: Expecting property name enclosed in double quotes" in result.stdout.str()
+    )
+    (root / "pages.json").write_text(json.dumps(PAGES[0]), encoding="utf-8")
+    result = run(suite)
+    assert "pages.json: expected a JSON list of pages (OmniDocBench's format)" in result.stdout.str()
+
+
 def test_a_page_without_a_prediction_is_the_items_error(suite, tmp_path):
     """OmniDocBench prints a warning and leaves such a page out of every score; here it is the
     item's error (as any stored output that is missing), and out of every score as well."""
