@@ -16,6 +16,8 @@ from conftest import REPO, load_report, run
 from pytest_ocr import limits
 from pytest_ocr.engines.base import EngineError, EngineSpec
 from pytest_ocr.engines.page_outputs import OmniDocBenchOutputsEngine
+from pytest_ocr.report.markdown import run_markdown
+from pytest_ocr.run.record import RunRecord
 
 # scipy is imported here, once: pytester's in-process sessions forget the modules they import,
 # and scipy's compiled modules cannot be imported a second time in one process.
@@ -284,6 +286,9 @@ def test_every_page_and_aggregate_agrees_with_omnidocbench(suite, system):
     assert re.search(rf"text edit edit_whole +{edit['micro']:.4f}", text)
     assert "table TEDS-S all" in text and "reading order edit ALL_page_avg" in text
     assert "odb_text_edit macro" not in text  # not twice
+    markdown = run_markdown(RunRecord.from_document(report))  # the GitHub step summary: the same table
+    assert f"| text edit ALL\\_page\\_avg | {edit['macro']:.4f} ({edit['n']} pages) |" in markdown
+    assert "OmniDocBench v1.5 end to end (quick_match)" in markdown and "odb_text_edit macro" not in markdown
 
 
 # -- case files ------------------------------------------------------------------------------
