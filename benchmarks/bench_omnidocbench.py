@@ -37,11 +37,11 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))
 
 
 def _case(name: str, odb: str | None) -> tuple[dict[str, Any], str]:
-    from tests.helpers.omnidocbench import DATA, fixture_pages, hostile_markdown, ordinary_page
+    from helpers.omnidocbench import DATA, fixture_pages, hostile_markdown, ordinary_page
 
     if name == "fixture":
         page = max(fixture_pages(), key=lambda p: len(p["layout_dets"]))
@@ -66,7 +66,7 @@ def _measure(name: str, odb: str | None) -> dict[str, Any]:
     """In a child process: one case, timed."""
     from pytest_ocr.metrics.omnidocbench.extract import md_tex_filter
     from pytest_ocr.metrics.omnidocbench.page import MAX_MATCH_WORK, score_page
-    from tests.helpers.omnidocbench import ordinary_page
+    from helpers.omnidocbench import ordinary_page
 
     warm_page, warm_markdown = ordinary_page(10, seed=1)
     score_page(warm_page, warm_markdown)  # imports, pylatexenc's tables

@@ -300,6 +300,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
                 else _merge_history_baseline(args.baseline, project, history, args.history_suite)
             )
             notes = stored.notes
+            stored.here = merged.scorers  # the shards scored the run, not this installation
             measured = [r for r in merged.results if r.measured]
             if stored.results and measured and all(r.baseline is None for r in measured):
                 # Each item is judged against its record as it ends, on its shard: the merge only joins them.
@@ -340,6 +341,64 @@ def cmd_merge(args: argparse.Namespace) -> int:
     lines += notes + ended.notes
     print("\n".join(visible(line) for line in lines))
     return ended.exit_status
+
+
+def cmd_rescore(args: argparse.Namespace) -> int:
+    from datetime import datetime, timezone
+
+    from .cases.loader import load_project_config
+    from .cases.model import Defaults, Scope
+    from .files import OutputPathError, check_apart, check_output_file
+    from .media.document import DocumentError
+    from .metrics.registry import scorers_of
+    from .report.outputs import Outputs, end
+    from .report.paired_text import judged
+    from .run.identity import relative
+    from .run.record import Rescored, RunRecord, judge
+    from .run.rescore import RescoreError, datasets_of, rescore
+    from .run.stored import ReportError, load_report, scored_names
+
+    try:
+        if args.profile is not None and args.profile not in PROFILES:
+            raise CliError(f"--profile: no profile {args.profile!r}; profiles: {', '.join(PROFILES)}")
+        if args.project and not Path(args.project).is_dir():
+            raise CliError(f"--project: not a directory: {args.project}")
+        check_output_file(Path(args.output), "--output")
+        check_apart([("--output", Path(args.output))], [("the report re-scored", Path(args.report))])
+        record = RunRecord.from_document(load_report(args.report))
+        project, note = _merge_project(args.project, record.shard.project if record.shard else None)
+        try:
+            scope = load_project_config(Path(args.config)) if args.config else Scope(Defaults(), {})
+        except DocumentError as exc:
+            raise CliError(f"--config: {exc}") from None
+        results = rescore(record.results, project, scope, args.profile, lambda path: relative(path, project))
+    except (CliError, OutputPathError, ReportError, RescoreError) as exc:
+        print(f"pytest-ocr rescore: {exc}", file=sys.stderr)
+        return MERGE_USAGE_ERROR
+    shard = record.shard
+    datasets = shard.datasets if shard is not None else datasets_of(record.datasets, record.results)
+    declared = shard.gates if shard is not None else [g.gate for g in record.gates if g.gate is not None]
+    gates = list({gate.identity: gate for gate in declared}.values())
+    # A shard's run is judged when merged, as the plugin leaves it; a whole run's gates again.
+    judged_gates = [] if shard is not None else judge(gates, results, datasets, None, judged)
+    when = datetime.now(timezone.utc).isoformat()
+    rescored = Rescored(args.report, when, args.profile, record.scorers, scorers_of(scored_names(results)))
+    outputs = Outputs(Path(args.output), github=False)
+    ended = end(results, record.run, judged_gates, None, datasets, shard, outputs, project, None, rescored)
+    changed = sorted(
+        f"{name} {rescored.before[name]} -> {now}"
+        for name, now in rescored.after.items()
+        if name in rescored.before and rescored.before[name] != now
+    )
+    measured = sum(r.measured for r in results)
+    lines = [
+        f"pytest-ocr rescore: {measured} measured item(s) of {args.report} scored again"
+        f"{f' with profile {args.profile}' if args.profile else ''}; no engine ran",
+        f"scorers changed: {'; '.join(changed)}" if changed else "scorers: as the report's",
+    ]
+    lines += ([note] if note else []) + ended.notes
+    print("\n".join(visible(line) for line in lines))
+    return 1 if ended.lost else 0
 
 
 def _merge_history(args: argparse.Namespace, project: Path) -> HistoryTarget | None:
@@ -604,6 +663,32 @@ def parser() -> argparse.ArgumentParser:
         "--history-required", action="store_true", help="exit 1 when the run cannot be recorded in the history store"
     )
     m.set_defaults(run=cmd_merge)
+
+    r = commands.add_parser(
+        "rescore",
+        help="score a JSON report's stored outputs again with today's scorers (or another normalisation "
+        "profile), without running any engine",
+        description="Every measured item's stored output (and its repeats' outputs) is scored again against its "
+        "case, read from the case file the report names (relative to the project directory); thresholds and gates "
+        "are judged again and NEW is written as a report marked as re-scored. An item whose case file, case or "
+        "inputs are gone or changed since it was scored (its input hash) cannot be re-scored: each is named in one "
+        "line. Exit status: 0 written, 1 NEW could not be written, 4 a report or items that cannot be re-scored.",
+    )
+    r.add_argument("report", metavar="REPORT", help="the JSON report to re-score (--ocr-report)")
+    r.add_argument("-o", "--output", metavar="NEW", required=True, help="write the re-scored report to NEW")
+    r.add_argument(
+        "--profile",
+        metavar="NAME",
+        help=f"score every case with this normalisation profile ({', '.join(PROFILES)}) instead of its own",
+    )
+    r.add_argument("--config", metavar="FILE", help="the project configuration (ocr_config) the run used")
+    r.add_argument(
+        "--project",
+        metavar="DIR",
+        help="the checkout the report's case files are in (default: the directory a shard recorded, when it is "
+        "one here; else the project around the current directory)",
+    )
+    r.set_defaults(run=cmd_rescore)
 
     from .cli_history import add_parser as add_history  # argparse only: the store when it runs
 

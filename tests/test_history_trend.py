@@ -17,6 +17,7 @@ from pytest_ocr.history.prune import prunable
 from pytest_ocr.history.store import RunRow, Store
 from pytest_ocr.history.trend import aggregate_regressions, trend
 from pytest_ocr.history.url import parse
+from pytest_ocr.metrics.registry import Scorer
 from pytest_ocr.report.columns import width
 from pytest_ocr.report.history_text import CARRIED, trend_lines
 from pytest_ocr.run.record import RunRecord
@@ -73,6 +74,33 @@ def test_a_suite_that_did_not_run_is_carried_and_a_new_version_is_marked(
     steps = {f.key.suite: f.step for f in aggregate_regressions(t) if f.key.engine == "tesseract"}
     # the carried commit is not a measurement: pages' step is at c, having happened at b or c
     assert (steps["pages"].position, steps["pages"].earliest, steps["pages"].commit) == (2, 1, "c" * 40)
+
+
+def test_a_metric_scored_by_another_scorer_version_is_marked_with_both_versions(
+    history_url: str, tmp_path: Path, report: Path
+) -> None:
+    """Each run records its metrics' scorers; a run recorded before they were (NULL) reads as
+    scored by the first versions, so only a real change of a metric's scorer is marked."""
+    record = _record(report)
+    bumped = {**record.scorers, "cer": Scorer("pytest-ocr conventions", "2")}
+    with Store.open(parse(history_url, tmp_path)) as store:
+        at = {c: Provenance(commit=c * 40, branch="main") for c in "abc"}
+        first = store.record(_with_cer(record, 0.10), at["a"], "lines")
+        store.record(_with_cer(record, 0.11), at["b"], "lines")
+        store.record(replace(_with_cer(record, 0.12), scorers=bumped), at["c"], "lines")
+        with store.engine.begin() as connection:  # as a store of schema version 1 recorded it
+            connection.execute(update(schema.runs).where(schema.runs.c.id == first.id).values(metric_scorers=None))
+        [c, b, a] = store.runs("lines")  # newest first
+        t = trend(store, store.suites(), "main", 10, ["cer", "wer"], ["macro"])
+    assert a.metric_scorers == {} and a.scorer("cer") == record.scorers["cer"] == b.metric_scorers["cer"]
+    assert c.metric_scorers["cer"] == Scorer("pytest-ocr conventions", "2")
+    series = {s.metric: s.cells for s in t.series if s.engine == "tesseract"}
+    assert [cell.changes for cell in series["cer"]] == [
+        (),
+        (),
+        ("cer scored by pytest-ocr conventions 1 -> pytest-ocr conventions 2",),
+    ]
+    assert [cell.changes for cell in series["wer"]] == [(), (), ()]
 
 
 def test_the_sparkline_fits_the_terminal_and_says_how_many_commits_it_draws(

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from pytest_ocr.metrics.omnidocbench.page import ELEMENTS, PageScores, Sample, score_page
-from tests.helpers.omnidocbench import DATA, fixture_pages
+from helpers.omnidocbench import DATA, fixture_pages
 
 ENGINES = ("olmocr", "handmade", "latex_tables")
 

@@ -17,7 +17,7 @@ import pytest
 from pytest_ocr.metrics.omnidocbench import MissingExtra
 from pytest_ocr.metrics.omnidocbench.match import Work, WorkExceeded, match_gt2pred_quick, match_gt2pred_simple
 from pytest_ocr.metrics.omnidocbench.page import MAX_MATCH_WORK, PageScores, score_page
-from tests.helpers.omnidocbench import DATA, fixture_pages, hostile_markdown, ordinary_page
+from helpers.omnidocbench import DATA, fixture_pages, hostile_markdown, ordinary_page
 
 
 def _fixture(image: str, engine: str = "olmocr") -> tuple[dict[str, Any], str]:

@@ -67,9 +67,11 @@ def test_the_run_directory_holds_the_reports_contents(suite):
         "schema_version": 2,
         "run": report["run"],
         "engines": report["engines"],
+        "scorers": report["scorers"],
         "case_files": ["broken.ocr.yaml", "s.ocr.yaml"],
     }
     assert config["engines"]["fake"]["type"] == "python" and config["engines"]["fake"]["fingerprint_id"]
+    assert config["scorers"]["cer"] == {"scorer": "pytest-ocr conventions", "version": "1"}
 
     results = read(run_dir / "results.json")
     assert results["run_id"] == run_dir.name

@@ -30,6 +30,7 @@ from ..run.baseline import Baseline
 from ..run.baseline_defaults import HISTORY
 from ..run.record import RunInfo, RunRecord
 from ..run.result import CaseResult
+from ..run.stored import scored_names
 from ..scoring.facts import FactRecord
 from .provenance import _run_git
 from .store import ItemRow, RunRow, Store, StoreError
@@ -111,7 +112,7 @@ def _record(baseline: Baseline, run: RunRow) -> RunRecord:
     workers = int(run.summary.get("workers") or 0)
     info = RunInfo(run.started_at, run.finished_at, run.duration_s, workers, "complete")  # only complete runs are read
     results = sorted(baseline.results.values(), key=lambda r: r.key)
-    return RunRecord(info, results, baseline.engines, summarize(results))
+    return RunRecord(info, results, baseline.engines, summarize(results), scorers=baseline.scorers)
 
 
 def _read(given: str, where: HistoryTarget, project: Path, environ: Mapping[str, str]) -> tuple[Baseline, RunRow]:
@@ -154,7 +155,10 @@ def _read(given: str, where: HistoryTarget, project: Path, environ: Mapping[str,
 def _baseline(store: Store, run: RunRow, name: str, notes: list[str]) -> Baseline:
     items = store.items(run.id)
     engines = {e.engine: e.fingerprint for e in store.engines([run.id])}
-    return Baseline(None, {i.key: _result(i) for i in items}, engines, True, name, notes)
+    results = {i.key: _result(i) for i in items}
+    scored = scored_names(list(results.values()))
+    scorers = {metric: found for metric in sorted(scored) if (found := run.scorer(metric)) is not None}
+    return Baseline(None, results, engines, True, name, notes, scorers=scorers)
 
 
 def merge_base(target: str | None, project: Path, environ: Mapping[str, str]) -> tuple[str, str]:

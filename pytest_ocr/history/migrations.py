@@ -20,8 +20,14 @@ from . import schema
 
 Step = Callable[[Connection], None]
 
+
+def _metric_scorers(connection: Connection) -> None:
+    """Version 2: each run's metrics' scorers (NULL for the runs recorded before: first versions)."""
+    connection.exec_driver_sql("ALTER TABLE runs ADD COLUMN metric_scorers TEXT")
+
+
 # STEPS[n]: version n+1 -> version n+2 (version 1 is the first; an empty store is created whole)
-STEPS: list[Step] = []
+STEPS: list[Step] = [_metric_scorers]
 
 
 class SchemaError(OcrError):

@@ -36,7 +36,7 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
-VERSION = 1  # the schema this code reads and writes; migrations.py brings older stores to it
+VERSION = 2  # the schema this code reads and writes; migrations.py brings older stores to it
 
 
 class Packed(LargeBinary):
@@ -81,6 +81,9 @@ runs = Table(
     Column("run_url", String(1000)),
     Column("pytest_ocr", String(64), nullable=False),
     Column("scorers", Text, nullable=False),  # JSON: package -> version
+    # JSON: metric (and "facts") -> {scorer, version} (version 2; NULL: recorded before, by every
+    # scorer at its first version: registry.FIRST_VERSIONS)
+    Column("metric_scorers", Text),
     Column("summary", Text, nullable=False),  # JSON: counts, gates, datasets, the run's own facts
     Column("recorded_at", String(40), nullable=False),
     UniqueConstraint("suite", "commit", "attempt", name="runs_attempt"),

@@ -21,7 +21,7 @@ import struct
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,6 +31,7 @@ from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from .. import __version__, limits
 from ..errors import OcrError
+from ..metrics.registry import Scorer, first_scorers
 from ..run.aggregate import MetricAggregate, Summary, metric_order
 from ..run.result import OUTCOMES
 from ..storable import json_safe
@@ -85,9 +86,19 @@ class RunRow:
     job: str | None
     run_url: str | None
     pytest_ocr: str
-    scorers: dict[str, str]
+    scorers: dict[str, str]  # package -> version
     summary: dict[str, Any]  # counts, gates, datasets and the run's own facts (workers, interruption, ...)
     recorded_at: str
+    # metric (and "facts") -> what scored its values; {} for a run recorded before they were
+    # (schema version 1): every scorer at its first version (``scorer``)
+    metric_scorers: dict[str, Scorer] = field(default_factory=dict)
+
+    def scorer(self, metric: str) -> Scorer | None:
+        """What scored the run's values of ``metric`` (None: a metric pytest-ocr does not know)."""
+        found = self.metric_scorers.get(metric)
+        if found is not None or self.metric_scorers:
+            return found
+        return first_scorers([metric]).get(metric)
 
 
 @dataclass(frozen=True)
@@ -475,6 +486,7 @@ def _run_row(record: RunRecord, origin: Provenance, suite: str) -> dict[str, Any
         "run_url": origin.run_url,
         "pytest_ocr": __version__,
         "scorers": _json(provenance.scorer_versions()),
+        "metric_scorers": _json({name: scorer.to_dict() for name, scorer in record.scorers.items()}),
         "summary": _json(summary),
         "recorded_at": datetime.now(timezone.utc).isoformat(),
     }
@@ -528,6 +540,7 @@ def _run(row: Any) -> RunRow:
         scorers=json.loads(m["scorers"]),
         summary=json.loads(m["summary"]),
         recorded_at=m["recorded_at"],
+        metric_scorers={k: Scorer.from_dict(v) for k, v in json.loads(m["metric_scorers"] or "{}").items()},
     )
 
 

@@ -126,17 +126,22 @@ def trend(
                 carried = cells[-1].value if cells else None
                 cells.append(Cell(carried, carried is not None))
                 continue
-            changes = _changes(previous, at, engine, fingerprints) if previous is not None else ()
+            changes = _changes(previous, at, engine, metric, fingerprints) if previous is not None else ()
             cells.append(Cell(a.value, False, a.low, a.high, at.id, changes))
             previous = at
         series.append(Series(suite, engine, metric, kind, tuple(cells), shown))
     return Trend(branch, shown, runs, tuple(series))
 
 
-def _changes(before: RunRow, after: RunRow, engine: str, fingerprints: dict[tuple[int, str], str]) -> tuple[str, ...]:
+def _changes(
+    before: RunRow, after: RunRow, engine: str, metric: str, fingerprints: dict[tuple[int, str], str]
+) -> tuple[str, ...]:
     changes = []
     if fingerprints.get((before.id, engine)) != fingerprints.get((after.id, engine)):
         changes.append("fingerprint")
+    old, new = before.scorer(metric), after.scorer(metric)
+    if old != new:  # its values are not comparable across this cell: another scorer made them
+        changes.append(f"{metric} scored by {old or '-'} -> {new or '-'}")
     if before.pytest_ocr != after.pytest_ocr:
         changes.append(f"pytest-ocr {before.pytest_ocr} -> {after.pytest_ocr}")
     for name in sorted(set(before.scorers) | set(after.scorers)):

@@ -32,11 +32,26 @@ def _improved_only(old: CaseResult, new: CaseResult) -> bool:
     return bool(found) and not any(d.worse_by > 0 for d in found) and any(d.worse_by < 0 for d in found)
 
 
+def _scored_alike(path: Path, stored: Baseline, kept: list[CaseResult], record: RunRecord) -> None:
+    """One file holds values of one scorer per metric: records kept from the file whose metric
+    this run scored otherwise would be compared as if alike later, so the file is not written."""
+    theirs = {m for r in kept for m in r.metrics}
+    for metric in sorted(theirs & record.scorers.keys()):
+        old, new = stored.scorers.get(metric), record.scorers[metric]
+        if old is not None and old != new:
+            raise ValueError(
+                f"{metric}: its records in {path} were scored by {old} and this run's by {new}, and a baseline holds "
+                f"one scorer's values; re-score it first (pytest-ocr rescore {path} -o NEW) and write NEW"
+            )
+
+
 def write(path: Path, record: RunRecord, verb: str) -> str:
     """Apply ``verb`` to the baseline at ``path`` with this run's results; says what it did."""
     counts = {"added": 0, "replaced": 0, "kept": 0}
     with locked(path):
-        results = dict(Baseline.load(path, missing_ok=True).results)
+        stored = Baseline.load(path, missing_ok=True)
+        results = dict(stored.results)
+        written: set[str] = set()  # this run's records
         for result in record.results:
             if not result.measured:
                 continue
@@ -49,7 +64,9 @@ def write(path: Path, record: RunRecord, verb: str) -> str:
                 counted = "kept"
             counts[counted] += 1
             if counted != "kept":
+                written.add(result.key)
                 results[result.key] = dataclasses.replace(result, baseline=None)  # it does not compare with itself
-        stored = build(results.values(), record.run)
-        write_atomic(path, json_report.dumps(json_report.document(stored)))
+        _scored_alike(path, stored, [r for key, r in results.items() if key not in written], record)
+        kept = build(results.values(), record.run, scorers={**stored.scorers, **record.scorers})
+        write_atomic(path, json_report.dumps(json_report.document(kept)))
     return f"{path}: {counts['added']} added, {counts['replaced']} replaced, {counts['kept']} kept as they were"

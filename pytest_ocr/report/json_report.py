@@ -109,6 +109,7 @@ def _members(record: RunRecord) -> dict[str, Any]:
         "baseline": comparison_document(record.comparison) if record.comparison is not None else None,
         "datasets": json_safe([d.to_dict() for d in record.datasets]),
         "shard": json_safe(record.shard.to_dict()) if record.shard is not None else None,
+        **({"rescored": record.rescored.to_dict()} if record.rescored is not None else {}),
     }
 
 

@@ -18,7 +18,7 @@ from ..files import write_atomic
 from ..metrics.registry import Scorer
 from ..run.comparison import Comparison
 from ..run.gates import GateResult
-from ..run.record import RunInfo, RunRecord, build
+from ..run.record import Rescored, RunInfo, RunRecord, build
 from ..run.result import CaseResult
 from ..run.shard import ShardInfo
 from . import github, json_report
@@ -134,8 +134,10 @@ def end(
     outputs: Outputs,
     project: Path,
     scorers: dict[str, Scorer] | None = None,
+    rescored: Rescored | None = None,
 ) -> Ended:
     """The run's record built once (its gates already judged), and every output written from
-    it; ``scorers``: what scored the results when not this installation (a merge's shards)."""
-    record = build(results, run, gates, baseline, datasets, shard, scorers)
+    it; ``scorers``: what scored the results when not this installation (a merge's shards);
+    ``rescored``: a report's results scored again (pytest-ocr rescore)."""
+    record = build(results, run, gates, baseline, datasets, shard, scorers, rescored)
     return Ended(record, write_all(record, outputs, project))

@@ -235,12 +235,6 @@ class Comparison:
     def warnings(self) -> list[str]:
         return list(self.said)
 
-    def compared_metrics(self, results: Sequence[CaseResult]) -> set[str]:
-        """What the run's measured items compare with their records: the metrics they have a
-        threshold or a tolerance on, and the facts when they have checks."""
-        measured = [r for r in results if r.measured]
-        return {m for r in measured for m in r.tolerances} | ({FACTS} if any(r.facts for r in measured) else set())
-
     @property
     def summarised(self) -> list[EngineComparison]:
         """The engines both runs' summaries have (pytest-ocr compare's per-engine sections)."""
@@ -258,6 +252,13 @@ class Comparison:
     def regressed_cases(self) -> list[CaseComparison]:
         """Items that regressed or broke a rule: the one that got worse by most first."""
         return sorted((c for c in self.cases if c.regressed or c.violated), key=lambda c: worst_first(c.worst, c.key))
+
+
+def compared_metrics(results: Sequence[CaseResult]) -> set[str]:
+    """What a run's measured items compare with their records: the metrics they have a
+    threshold or a tolerance on, and the facts when they have checks."""
+    measured = [r for r in results if r.measured]
+    return {m for r in measured for m in r.tolerances} | ({FACTS} if any(r.facts for r in measured) else set())
 
 
 def worst_first(worst: float, key: str) -> tuple[float, str]:
@@ -351,7 +352,7 @@ def view(
         list(families),
         refused=list(refused.values()),
     )
-    checked = found.compared_metrics(results) if verb != "update" else set()  # those fail the run's check
+    checked = compared_metrics(results) if verb != "update" else set()  # those fail the run's check
     found.said = _match_warnings(found) + [r.text() for r in found.refused if r.metric not in checked]
     return found
 

@@ -18,7 +18,7 @@ from ..cases.gates import Gate
 from ..cases.rules import Threshold, Tolerance, format_number
 from ..codec import Coded
 from .aggregate import DatasetSummary, aggregate_metric
-from .comparison import compared_as_samples
+from .comparison import compared_as_samples, compared_metrics
 from .paired import CONFIDENCE, Paired, measured_pairs, paired_results
 from .result import CaseResult
 
@@ -229,7 +229,7 @@ def scorer_checks(view: Comparison, results: Sequence[CaseResult]) -> list[GateR
     run accepts its results as the baseline: update)."""
     if view.verb == "update":
         return []
-    compared = view.compared_metrics(results)
+    compared = compared_metrics(results)
     return [
         GateResult(f"{SCORER_CHECK}: {r.metric}", False, f"{SCORER_CHECK}: FAILED: {r.text()}", None, view.matched)
         for r in view.refused

@@ -82,6 +82,33 @@ class CachedDraws:
         )
 
 
+@dataclass(frozen=True)
+class Rescored:
+    """That a report was re-scored: from which report, when, with which profile, and the
+    scorers before and after."""
+
+    source: str  # the report re-scored, as given
+    at: str  # ISO 8601, UTC
+    profile: str | None  # the normalisation profile every case was scored with; None: each case's own
+    before: dict[str, Scorer] = field(default_factory=dict)
+    after: dict[str, Scorer] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "at": self.at,
+            "profile": self.profile,
+            "before": {name: s.to_dict() for name, s in self.before.items()},
+            "after": {name: s.to_dict() for name, s in self.after.items()},
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Rescored:
+        before = {name: Scorer.from_dict(s) for name, s in data["before"].items()}
+        after = {name: Scorer.from_dict(s) for name, s in data["after"].items()}
+        return cls(data["source"], data["at"], data["profile"], before, after)
+
+
 @dataclass
 class RunRecord:
     run: RunInfo
@@ -95,6 +122,7 @@ class RunRecord:
     cached_draws: list[CachedDraws] = field(default_factory=list)  # said once per engine in every summary
     # What made each metric's values (and the facts'), once per run: one installation scores a run.
     scorers: dict[str, Scorer] = field(default_factory=dict)
+    rescored: Rescored | None = None  # a report's results scored again (pytest-ocr rescore)
 
     def counts(self) -> Counter[Outcome]:
         """Items per outcome (passed, failed, error, filtered, skipped, invalid)."""
@@ -134,6 +162,7 @@ class RunRecord:
             [DatasetSummary.from_dict(d) for d in document.get("datasets", [])],
             ShardInfo.from_dict(document["shard"]) if document.get("shard") else None,
             scorers=stored_scorers(document, results),
+            rescored=Rescored.from_dict(document["rescored"]) if document.get("rescored") else None,
         )
 
 
@@ -259,7 +288,9 @@ def judge(
     the baseline when there is one, their statistics in ``worded``'s words), every
     dataset's check that it evaluated something, and the baseline's match check."""
     old = baseline.old if baseline is not None else None
-    refused = {r.metric: r.text() for r in baseline.refused} if baseline is not None else None
+    refused = None  # a run that updates its baseline accepts its values as they are
+    if baseline is not None and baseline.verb != "update":
+        refused = {r.metric: r.text() for r in baseline.refused}
     judged = evaluate_gates(ordered_gates(gates), results, old, worded, refused)
     judged += dataset_checks(dataset_summaries(datasets, results))
     if baseline is None:
@@ -276,9 +307,10 @@ def build(
     datasets: Iterable[DatasetInfo] = (),
     shard: ShardInfo | None = None,
     scorers: dict[str, Scorer] | None = None,
+    rescored: Rescored | None = None,
 ) -> RunRecord:
     """The run's record; ``scorers``: those the results were scored by (None: this
-    installation's, as the plugin scores)."""
+    installation's, as the plugin scores); ``rescored``: the results were a report's, scored again."""
     ordered = sorted(results, key=lambda r: r.key)
     engines = engines_of(ordered)
     return RunRecord(
@@ -292,4 +324,5 @@ def build(
         shard,
         cached_draws(ordered, engines, baseline),
         scorers_of(scored_names(ordered)) if scorers is None else scorers,
+        rescored,
     )

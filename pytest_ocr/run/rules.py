@@ -21,11 +21,12 @@ from typing import TYPE_CHECKING
 from ..cases.rules import Tolerance, ToleranceError
 from ..errors import OcrError, did_you_mean
 from ..metrics import METRICS
+from ..metrics.registry import FACTS
 from ..scoring.tolerance import Delta, lost_facts
 from . import noise
 from .aggregate import aggregate_metric
 from .baseline import Baseline
-from .baseline_defaults import DEFAULT_MIN_MATCH
+from .baseline_defaults import DEFAULT_MIN_MATCH, from_history
 from .comparison import (
     COUNTS,
     AggregateDelta,
@@ -37,6 +38,7 @@ from .comparison import (
     OutcomeChange,
     Violation,
     against_judged,
+    compared_metrics,
 )
 from .paired import measured_pairs, paired_results
 from .result import CaseResult, first_line
@@ -110,8 +112,18 @@ def compare(
     path: str = "BASE",
 ) -> Comparison:
     """What changed from ``base`` (read from ``path``) to ``head``, and which rules broke:
-    HEAD's items compared with BASE's records as the run compares them with its baseline."""
-    stored = Baseline(Path(path), {r.key: r for r in base.results}, dict(base.engines), True, path)
+    HEAD's items compared with BASE's records as the run compares them with its baseline.
+    A metric the two scored with different scorers is compared nowhere; a rule on it, or
+    (with rules) an item's threshold or tolerance on it, is a violation that says why."""
+    file = None if from_history(path) else Path(path)
+    scored = Baseline(file, {}, {}, True, path, scorers=base.scorers, here=head.scorers)
+    found = [scored.refused(name) for name in sorted(base.scorers.keys() & head.scorers.keys())]
+    refused = [refusal for refusal in found if refusal is not None]
+    compared_before = compared_metrics(head.results)
+    if refused:
+        names = {r.metric for r in refused}
+        base, head = _without(base, names), _without(head, names)
+    stored = Baseline(file, {r.key: r for r in base.results}, dict(base.engines), True, path)
     items = [
         replace(r, baseline=stored.compare(r.key, r.metrics, noise.tolerances_of(r), r.facts, r.repeats))
         if r.measured
@@ -217,12 +229,43 @@ def compare(
             f"only {both} of HEAD's {in_head} items ({both / in_head:.0%}) are in BASE; "
             f"the rest are new and not compared"
         )
+    comparison.refused = refused
+    for refusal in refused:
+        named_by = [str(r) for r in rules if r.metric == refusal.metric]
+        if named_by or (rules and refusal.metric in compared_before):
+            comparison.violations.append(Violation(named_by[0] if named_by else "scorers", refusal.text()))
+            compared.update((name, compared[name] + 1) for name in named_by)  # decided: it cannot be compared
+        else:
+            comparison.said.append(refusal.text())
     for rule_name, count in compared.items():
         if count == 0:
             comparison.notes.append(
                 f"rule {rule_name} compared nothing: no item or engine has its values in both reports"
             )
     return comparison
+
+
+def _without(record: RunRecord, names: set[str]) -> RunRecord:
+    """The run as if it had not measured ``names`` (metrics, or ``facts``): what is not compared."""
+
+    def summary(s: Summary) -> Summary:
+        kept = {m: a for m, a in s.metrics.items() if m not in names}
+        return replace(s, metrics=kept, groups={g: summary(sub) for g, sub in s.groups.items()})
+
+    def result(r: CaseResult) -> CaseResult:
+        return replace(
+            r,
+            metrics={m: v for m, v in r.metrics.items() if m not in names},
+            details={m: d for m, d in r.details.items() if m not in names},
+            tolerances={m: t for m, t in r.tolerances.items() if m not in names},
+            facts=None if FACTS in names else r.facts,
+        )
+
+    return replace(
+        record,
+        results=[result(r) for r in record.results],
+        summaries={e: summary(s) for e, s in record.summaries.items()},
+    )
 
 
 def _judge_case_rule(rule: Rule, results: Sequence[CaseResult], old: dict[str, CaseResult]) -> noise.Judged:

@@ -23,6 +23,24 @@ What OmniDocBench decides over a whole dataset is decided here for the page:
 The quick match is bounded by work (``max_match_work``, see ``match``); a page that would
 pass it is matched by OmniDocBench's simple method, as its 30 s timeout does, and
 ``PageScores.fallback`` says why.
+
+Quirks of the original kept here (each changes numbers; the extraction's own are in ``extract``):
+
+- A block whose cleaning leaves nothing is dropped from the lines but not from the blocks, so the
+  positions, attributes and categories of the blocks after it are read one place off.
+- Ground-truth blocks marked truncated into one another are joined with no space between them.
+- Predictions within 0.25 (normalised edit distance) of an ignored block (header, footer, page
+  number, caption, footnote, algorithm) are taken out before matching, whatever else they match.
+- A prediction matched to no ground-truth block is dropped, never penalised; so are the ignored
+  blocks and the predictions matched to them.
+- A block's edit distance is recomputed on its joined cleaned strings (no separator), not the
+  match's own distance (which joined predictions with a space).
+- In the simple match (tables, and the fallback), a block matched to the page's first prediction
+  gets no prediction category and no position (index 0 is read as "none").
+- Predicted tables are matched to the ground truth's by the simple match on their raw HTML; the
+  predicted tables left over are cut into cells, which join the text matching.
+- Removing an unmatched inline formula's entry while iterating skips the entry after it, which
+  then has no category and is dropped.
 """
 
 from __future__ import annotations
