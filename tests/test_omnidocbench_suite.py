@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -413,3 +415,24 @@ def test_the_match_bound_falls_back_to_the_simple_match_with_a_warning(suite):
     assert "max_match_work=1" in warning
     assert simple["details"]["odb_text_edit"]["fallback"] in warning
     assert "warnings (1 items):" in result.stdout.str()
+
+
+def test_rescoring_the_dataset_gives_its_numbers_to_the_bit(suite):
+    """pytest-ocr rescore scores the stored outputs of a report again against the pages' ground
+    truth, which the dataset reads again, without an engine: every value the same."""
+    suite.write(
+        "bench.ocr.yaml",
+        f"dataset: {{type: omnidocbench, path: {json.dumps(str(ORACLE))}}}\ndefaults: {{engine: [handmade]}}\n",
+    )
+    assert run(suite, "--ocr-report", "report.json").ret == 0
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest_ocr.cli", "rescore", "report.json", "-o", "again.json"],
+        cwd=suite.path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"{len(PAGES)} measured item(s) of report.json scored again; no engine ran" in done.stdout
+    report, again = load_report(suite), load_report(suite, "again.json")
+    assert {k: v for k, v in again.items() if k != "rescored"} == report
