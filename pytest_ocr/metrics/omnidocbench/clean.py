@@ -8,13 +8,17 @@ function with the original's outputs). What differs is only where the original t
 - a LaTeX table goes through ``latexmlc`` as there, but in a private temporary directory (the original writes to
   and then deletes ``./temp`` in the working directory), without a shell, bounded by a timeout; a missing
   ``latexmlc`` is an error here, where the original silently scored the table as empty;
-- ``inline_filter_unicode`` does not print each formula it finds.
+- HTML is read by BeautifulSoup's html.parser as the beautifulsoup4 4.11.1 OmniDocBench pins reads it (see
+  ``_html_parser_411``), whatever newer version is installed.
 
-Left out: ``find_special_unicode`` (a diagnostic nothing calls).
+Left out, as the end-to-end evaluation never calls them: ``find_special_unicode`` (a diagnostic) and
+``inline_filter_unicode``, which runs pylatexenc on the whole text and never returns when the text ends in a
+backslash.
 """
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 import shutil
@@ -125,10 +129,32 @@ def normalized_formula(text: str) -> str:
     return text.lower()
 
 
+@functools.cache
+def _html_parser_411() -> Any:
+    """BeautifulSoup's "html.parser" tree builder as it is in beautifulsoup4 4.11.1, the version OmniDocBench pins.
+
+    From 4.13 a ``<br/>`` after a ``<br>`` is an empty element; in 4.11.1 it crosses off the earlier ``<br>``'s
+    pending end and stays open, taking the rest of its cell in (``<td>a<br>b<br/>c</td>`` reads as
+    ``<td>a<br/>b<br>c</br></td>``), and so for every void element. That one line is put back here (through
+    ``feed``'s ``_parser_class``, which 4.13 added)."""
+    from bs4.builder._htmlparser import BeautifulSoupHTMLParser, HTMLParserTreeBuilder
+
+    class Parser(BeautifulSoupHTMLParser):
+        def handle_startendtag(self, tag: str, attrs: Any) -> None:
+            self.handle_starttag(tag, attrs, handle_empty_element=False)
+            self.handle_endtag(tag)  # 4.11.1's: check_already_closed left True
+
+    class Builder(HTMLParserTreeBuilder):
+        def feed(self, markup: Any, _parser_class: Any = Parser) -> None:
+            super().feed(markup, _parser_class=Parser)
+
+    return Builder
+
+
 # port of utils/data_preprocess.py: normalized_html_table (its inner process_table_html, twice nested there)
 def _process_table_html(html_content: str) -> str:
     bs4 = require("bs4")
-    soup = bs4.BeautifulSoup(html_content, "html.parser")
+    soup = bs4.BeautifulSoup(html_content, builder=_html_parser_411()())
     for th in soup.find_all("th"):
         th.name = "td"
     for thead in soup.find_all("thead"):
@@ -270,29 +296,6 @@ def textblock_with_norm_formula(text: str) -> str:
     for start, end, norm_content in sorted(removal_positions, reverse=True):
         text = text[:start] + norm_content.strip() + text[end:]
     return text
-
-
-# port of utils/data_preprocess.py: inline_filter_unicode
-def inline_filter_unicode(text: Any) -> tuple[str, list[dict[str, Any]]]:
-    if not isinstance(text, str):
-        text = str(text)
-    placeholder = "__INLINE_FORMULA_BOUNDARY__"
-    text_copy = text.replace("$", placeholder).replace("\\(", placeholder).replace("\\)", placeholder)
-    text_copy = _latex_to_text(text_copy)
-    text_copy = text_copy.replace(placeholder, "$")
-    inline_array: list[dict[str, Any]] = []
-    removal_positions = []
-    for match in inline_reg.finditer(text_copy):
-        position = [match.start(), match.end()]
-        content = match.group(1) if match.group(1) is not None else match.group(2)
-        clean_content = re.sub(r"\\([\\_&%^])", "", content)
-        if any(char in clean_content for char in r"\^_"):
-            inline_array.append({"category_type": "equation_inline", "position": position, "content": content})
-            removal_positions.append((position[0], position[1]))
-    # positions found in the converted copy, removed from the text as given: the original's
-    for start, end in sorted(removal_positions, reverse=True):
-        text = text[:start] + text[end:]
-    return text, inline_array
 
 
 # port of utils/data_preprocess.py: inline_filter
