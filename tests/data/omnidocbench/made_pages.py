@@ -252,6 +252,28 @@ MADE_PAGES = [
         ],
     },
     {
+        "image": "made_code.png",
+        "attrs": attrs("exam_paper", "english", "single_column", ["None"], watermark=True),
+        "blocks": [
+            text("title", "Adding two numbers"),
+            text("text_block", "The function below returns the sum of its two arguments."),
+            text("code_txt", "def add(a, b):\n    return a + b"),
+            text("text_block", "Call it with two integers."),
+        ],
+    },
+    {
+        "image": "made_arrays.png",
+        "attrs": attrs("exam_paper", "english", "single_column", ["None"]),
+        "blocks": [
+            text("text_block", "Solve the system of equations below."),
+            formula("\\begin{array}{l} x + y = 1 \\\\ x - y = 3 \\end{array}"),
+            text("text_block", "Its matrix uses a two-column array, which is not split into lines:"),
+            formula("\\left( \\begin{array}{cc} 1 & 1 \\\\ 1 & -1 \\end{array} \\right)"),
+            text("text_block", "so x = 2 and y = -1."),
+            text("abandon", "DRAFT"),
+        ],
+    },
+    {
         "image": "made_no_text.png",
         "attrs": attrs("colorful_textbook", "english", "single_column", ["None"], colorful_backgroud=True),
         "blocks": [FIGURE],

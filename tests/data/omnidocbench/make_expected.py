@@ -4,12 +4,13 @@
 
 --odb is a checkout of pichiu/OmniDocBench at 7bd6c2ebdb7676e6fd251b0e695e15e09cf3ab5d (Apache-2.0);
 --python has its requirements (pylatexenc==3.0a30) and latexmlc on PATH (Debian package latexml).
-For each system folder (olmocr, handmade, latex_tables) it writes a config like configs/end2end.yaml
-(quick_match, the ground truth pages.json), runs pdf_validation.py in a scratch directory (OmniDocBench
-writes ./result and ./temp relative to the working directory; the checkout is never written into) and
-copies result/*.json and the config into expected/<system>/. The run fails if any page's mixed match
-(the call OmniDocBench bounds with func_timeout(30, ...)) takes more than MAX_MATCH_SECONDS, so that no
-expected value comes from the time-dependent fallback.
+For each system folder (olmocr, handmade, latex_tables) it writes configs/end2end.yaml with only the two
+data paths changed (quick_match; CDM_plain only dumps the formula pairs CDM would score, *_formula.json),
+runs pdf_validation.py in a scratch directory (OmniDocBench writes ./result and ./temp relative to the
+working directory; the checkout is never written into) and copies result/*.json and the config into
+expected/<system>/. The run fails if any page's mixed match (the call OmniDocBench bounds with
+func_timeout(30, ...)) takes more than MAX_MATCH_SECONDS, so that no expected value comes from the
+time-dependent fallback.
 """
 
 import argparse
@@ -33,6 +34,7 @@ CONFIG = """end2end_eval:
     display_formula:
       metric:
         - Edit_dist
+        - CDM_plain
     table:
       metric:
         - TEDS
