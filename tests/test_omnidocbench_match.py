@@ -13,11 +13,11 @@ import sys
 from typing import Any
 
 import pytest
+from helpers.omnidocbench import DATA, fixture_pages, hostile_markdown, ordinary_page
 
 from pytest_ocr.metrics.omnidocbench import MissingExtra
 from pytest_ocr.metrics.omnidocbench.match import Work, WorkExceeded, match_gt2pred_quick, match_gt2pred_simple
 from pytest_ocr.metrics.omnidocbench.page import MAX_MATCH_WORK, PageScores, score_page
-from helpers.omnidocbench import DATA, fixture_pages, hostile_markdown, ordinary_page
 
 
 def _fixture(image: str, engine: str = "olmocr") -> tuple[dict[str, Any], str]:
@@ -86,7 +86,6 @@ def test_a_hostile_output_falls_back_to_the_simple_match_and_says_why() -> None:
     text = scores.of("text_block")
     assert text and all(len(s.gt_idx) == 1 and len(s.pred_idx) == 1 for s in text)
     assert len(scores.of("table")) == 1
-    assert score_page(page, markdown).samples == scores.samples  # the same numbers, every time
 
 
 def test_the_simple_match_is_the_fallback_the_original_uses() -> None:
