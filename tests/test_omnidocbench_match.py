@@ -140,3 +140,15 @@ def test_importing_the_metrics_and_the_scorer_loads_none_of_its_libraries() -> N
 
 def _environment() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+
+
+def test_a_table_beyond_teds_bounds_is_not_compared_and_says_why() -> None:
+    # OmniDocBench would run APTED on it for minutes; pytest-ocr's TEDS bound (max_table_nodes) applies.
+    page, _ = _fixture("earnings_pg1.jpg")
+    rows = "".join(f"<tr><td>{i}</td><td>{i * 7}</td></tr>" for i in range(1_500))
+    scores = score_page(page, f"Quarterly results\n\n<table>{rows}</table>\n")
+    (table,) = scores.of("table")
+    assert table.teds == 0.0 and table.teds_struct == 0.0
+    assert table.edit_num is not None  # its edit distance is computed as the original's
+    (why,) = scores.not_compared
+    assert "the predicted table has 4,501 nodes" in why and "max_table_nodes" in why
