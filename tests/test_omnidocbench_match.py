@@ -13,7 +13,7 @@ import sys
 from typing import Any
 
 import pytest
-from helpers.omnidocbench import DATA, fixture_pages, hostile_markdown, ordinary_page
+from helpers.omnidocbench import DATA, digest, fixture_pages, hostile_markdown, match_case, ordinary_page
 
 from pytest_ocr.metrics.omnidocbench import MissingExtra
 from pytest_ocr.metrics.omnidocbench.match import Work, WorkExceeded, match_gt2pred_quick, match_gt2pred_simple
@@ -86,6 +86,32 @@ def test_a_hostile_output_falls_back_to_the_simple_match_and_says_why() -> None:
     text = scores.of("text_block")
     assert text and all(len(s.gt_idx) == 1 and len(s.pred_idx) == 1 for s in text)
     assert len(scores.of("table")) == 1
+
+
+def _match_expected() -> list[dict[str, Any]]:
+    cases: list[dict[str, Any]] = json.loads((DATA / "match" / "match_expected.json").read_text(encoding="utf-8"))[
+        "cases"
+    ]
+    return cases
+
+
+def test_both_matches_equal_the_originals_on_300_generated_pages() -> None:
+    # match_expected.json: OmniDocBench's own outputs on these inputs (make_match_expected.py), as digests.
+    differ = []
+    for case in _match_expected():
+        for name in ("quick", "simple"):
+            blocks, predictions = match_case(case["seed"])
+            try:
+                if name == "quick":
+                    got = digest(match_gt2pred_quick(blocks, predictions, "page.png", Work(MAX_MATCH_WORK)))
+                else:
+                    got = digest(match_gt2pred_simple(blocks, predictions, "text_all", "page.png")[0])
+            except Exception as exc:
+                got = f"raises {type(exc).__name__}"
+            if got != case[name]:
+                differ.append((case["seed"], name))
+    assert len(_match_expected()) == 300
+    assert differ == []
 
 
 def test_the_simple_match_is_the_fallback_the_original_uses() -> None:
