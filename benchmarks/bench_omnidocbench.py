@@ -64,9 +64,10 @@ def _case(name: str, odb: str | None) -> tuple[dict[str, Any], str]:
 
 def _measure(name: str, odb: str | None) -> dict[str, Any]:
     """In a child process: one case, timed."""
+    from helpers.omnidocbench import ordinary_page
+
     from pytest_ocr.metrics.omnidocbench.extract import md_tex_filter
     from pytest_ocr.metrics.omnidocbench.page import MAX_MATCH_WORK, score_page
-    from helpers.omnidocbench import ordinary_page
 
     warm_page, warm_markdown = ordinary_page(10, seed=1)
     score_page(warm_page, warm_markdown)  # imports, pylatexenc's tables

@@ -14,9 +14,9 @@ from functools import cache
 from typing import Any
 
 import pytest
+from helpers.omnidocbench import DATA, fixture_pages
 
 from pytest_ocr.metrics.omnidocbench.page import ELEMENTS, PageScores, Sample, score_page
-from helpers.omnidocbench import DATA, fixture_pages
 
 ENGINES = ("olmocr", "handmade", "latex_tables")
 

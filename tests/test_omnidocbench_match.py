@@ -13,11 +13,11 @@ import sys
 from typing import Any
 
 import pytest
+from helpers.omnidocbench import DATA, digest, fixture_pages, hostile_markdown, match_case, ordinary_page
 
 from pytest_ocr.metrics.omnidocbench import MissingExtra
 from pytest_ocr.metrics.omnidocbench.match import Work, WorkExceeded, match_gt2pred_quick, match_gt2pred_simple
 from pytest_ocr.metrics.omnidocbench.page import MAX_MATCH_WORK, PageScores, score_page
-from helpers.omnidocbench import DATA, fixture_pages, hostile_markdown, ordinary_page
 
 
 def _fixture(image: str, engine: str = "olmocr") -> tuple[dict[str, Any], str]:
@@ -86,7 +86,32 @@ def test_a_hostile_output_falls_back_to_the_simple_match_and_says_why() -> None:
     text = scores.of("text_block")
     assert text and all(len(s.gt_idx) == 1 and len(s.pred_idx) == 1 for s in text)
     assert len(scores.of("table")) == 1
-    assert score_page(page, markdown).samples == scores.samples  # the same numbers, every time
+
+
+def _match_expected() -> list[dict[str, Any]]:
+    cases: list[dict[str, Any]] = json.loads((DATA / "match" / "match_expected.json").read_text(encoding="utf-8"))[
+        "cases"
+    ]
+    return cases
+
+
+def test_both_matches_equal_the_originals_on_300_generated_pages() -> None:
+    # match_expected.json: OmniDocBench's own outputs on these inputs (make_match_expected.py), as digests.
+    differ = []
+    for case in _match_expected():
+        for name in ("quick", "simple"):
+            blocks, predictions = match_case(case["seed"])
+            try:
+                if name == "quick":
+                    got = digest(match_gt2pred_quick(blocks, predictions, "page.png", Work(MAX_MATCH_WORK)))
+                else:
+                    got = digest(match_gt2pred_simple(blocks, predictions, "text_all", "page.png")[0])
+            except Exception as exc:
+                got = f"raises {type(exc).__name__}"
+            if got != case[name]:
+                differ.append((case["seed"], name))
+    assert len(_match_expected()) == 300
+    assert differ == []
 
 
 def test_the_simple_match_is_the_fallback_the_original_uses() -> None:
@@ -141,3 +166,15 @@ def test_importing_the_metrics_and_the_scorer_loads_none_of_its_libraries() -> N
 
 def _environment() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+
+
+def test_a_table_beyond_teds_bounds_is_not_compared_and_says_why() -> None:
+    # OmniDocBench would run APTED on it for minutes; pytest-ocr's TEDS bound (max_table_nodes) applies.
+    page, _ = _fixture("earnings_pg1.jpg")
+    rows = "".join(f"<tr><td>{i}</td><td>{i * 7}</td></tr>" for i in range(1_500))
+    scores = score_page(page, f"Quarterly results\n\n<table>{rows}</table>\n")
+    (table,) = scores.of("table")
+    assert table.teds == 0.0 and table.teds_struct == 0.0
+    assert table.edit_num is not None  # its edit distance is computed as the original's
+    (why,) = scores.not_compared
+    assert "the predicted table has 4,501 nodes" in why and "max_table_nodes" in why

@@ -88,3 +88,105 @@ def hostile_markdown(paragraphs: int = 10_000, tables: int = 1_000, seed: int = 
             parts.append(f"<table>{rows}</table>")
             made += 1
     return "\n\n".join(parts)
+
+
+_GREEK = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau".split()
+_CATEGORIES = ["text_block"] * 6 + [
+    "title",
+    "header",
+    "footer",
+    "page_number",
+    "figure_caption",
+    "table_footnote",
+    "equation_isolated",
+    "equation_isolated",
+    "reference",
+    "code_txt",
+]
+
+
+def match_case(seed: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Random input for the mixed match (ground-truth blocks, predicted blocks as md_tex_filter
+    makes them), for comparing the ported match with OmniDocBench's own
+    (tests/data/omnidocbench/match/make_match_expected.py): paragraphs, titles, ignored
+    categories, formulas (one-column arrays among them) and inline formulas; predictions
+    misspelt, split, dropped, shuffled, and a few that match nothing. Standard library only:
+    OmniDocBench's environment imports it too."""
+    r = random.Random(seed)
+
+    def words(n: int) -> str:
+        return " ".join(r.choice(_GREEK) for _ in range(n))
+
+    def noisy(text: str, rate: float) -> str:
+        return "".join(r.choice("abcxyz") if c.isalpha() and r.random() < rate else c for c in text)
+
+    def formula() -> str:
+        if r.random() < 0.2:
+            first, second, name = r.randint(0, 9), r.randint(0, 9), r.choice(_GREEK)
+            return f"\\begin{{array}}{{l}} x^2 + {first} \\\\ y_{second} = {name} \\end{{array}}"
+        base, power, numerator, denominator = r.choice("abcxyz"), r.randint(0, 9), r.choice("abc"), r.randint(1, 9)
+        return f"{base}^{{{power}}} + \\frac{{{numerator}}}{{{denominator}}}"
+
+    blocks: list[dict[str, Any]] = []
+    for i in range(r.randint(0, 14)):
+        category = r.choice(_CATEGORIES)
+        block: dict[str, Any] = {"category_type": category, "order": r.choice([i + 1, i + 1, i + 1, 0]), "anno_id": i}
+        block["attribute"] = {"k": r.randint(0, 2)}
+        if category == "equation_isolated":
+            block["latex"] = "$$" + formula() + "$$"
+        else:
+            block["text"] = r.choice(["", "$x^2$ ", ""]) + words(r.randint(1, 25)) + r.choice(["", " $\\alpha_1$", ""])
+        if r.random() < 0.05:
+            block["text" if "text" in block else "latex"] = "..."
+        blocks.append(block)
+    predictions: list[dict[str, Any]] = []
+    position = 0
+    for block in blocks:
+        if r.random() < 0.2:
+            continue
+        source = block.get("text") or block.get("latex") or ""
+        parts = (
+            [source[: len(source) // 2], source[len(source) // 2 :]]
+            if r.random() < 0.2 and len(source) > 10
+            else [source]
+        )
+        for part in parts:
+            category = "equation_isolated" if "latex" in block and r.random() < 0.8 else "text_all"
+            fine = "equation_isolated" if category == "equation_isolated" else r.choice(["text_block", "title"])
+            content = noisy(part, r.choice([0, 0.05, 0.3]))
+            if category == "equation_isolated" and r.random() < 0.5:
+                content = "\\[" + content.strip("$") + "\\]"
+            end = position + len(content)
+            predictions.append(
+                {"category_type": category, "position": [position, end], "content": content, "fine_category_type": fine}
+            )
+            position = end + r.choice([1, 2])
+    for _ in range(r.randint(0, 4)):
+        content = r.choice([f"$x_{r.randint(0, 9)}$", words(r.randint(1, 10)), "\\alpha"])
+        fine = "equation_inline" if content.startswith("$") else "text_block"
+        category = "equation_isolated" if fine == "equation_inline" else "text_all"
+        predictions.append(
+            {
+                "category_type": category,
+                "position": [r.randint(0, position + 5), 0],
+                "content": content,
+                "fine_category_type": fine,
+            }
+        )
+    r.shuffle(predictions)
+    return blocks, predictions
+
+
+def digest(value: Any) -> str:
+    """A match's output as a SHA-256 of its JSON (numpy numbers as Python's, ranges as lists),
+    so the expected outputs of many cases stay small."""
+    import hashlib
+
+    def plain(o: Any) -> Any:
+        if isinstance(o, range):
+            return list(o)
+        if hasattr(o, "item"):  # a numpy scalar
+            return o.item()
+        raise TypeError(type(o))
+
+    return hashlib.sha256(json.dumps(value, default=plain, sort_keys=True).encode()).hexdigest()

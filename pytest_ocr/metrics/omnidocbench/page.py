@@ -121,13 +121,15 @@ class PageScores:
     """A page's samples. ``page``: the image's basename (OmniDocBench's ``img_id``);
     ``table_format``: how its predicted tables were normalised; ``fallback``: why the
     simple match was used (None: the quick match was); ``match_work``: the work the quick
-    match did (when it fell back, before it stopped), against ``max_match_work``."""
+    match did (when it fell back, before it stopped), against ``max_match_work``;
+    ``not_compared``: why a table pair beyond TEDS's bounds scored 0 (see ``teds_pair``)."""
 
     page: str
     samples: tuple[Sample, ...]
     table_format: str
     fallback: str | None
     match_work: int = 0
+    not_compared: tuple[str, ...] = ()
 
     def of(self, element: str) -> tuple[Sample, ...]:
         return tuple(s for s in self.samples if s.element == element)
@@ -188,10 +190,15 @@ def score_page(
 
     samples = [_sample("text_block", s) for s in text_samples]
     samples += [_sample("display_formula", s) for s in display]
-    samples += [_table_sample(s) for s in tables]
+    not_compared = []
+    for table in tables:
+        sample, why = _table_sample(table)
+        samples.append(sample)
+        if why:
+            not_compared.append(why)
     if order:
         samples.append(_sample("reading_order", order))
-    return PageScores(img_name, tuple(samples), table_format, fallback, work.done)
+    return PageScores(img_name, tuple(samples), table_format, fallback, work.done, tuple(not_compared))
 
 
 def get_page_elements(selected_annos: dict[str, Any]) -> defaultdict[str, list[Item]]:
@@ -369,39 +376,54 @@ def _sample(element: str, item: Item) -> Sample:
     )
 
 
-def teds_pair(pred: str, true: str, structure_only: bool = False) -> float:
+def teds_pair(pred: str, true: str, structure_only: bool = False) -> tuple[float, str | None]:
     """OmniDocBench's TEDS of two normalised tables (``metrics/table_metric.py``, PubTabNet's,
     as ``call_TEDS`` calls it: an error scores 0), computed with pytest-ocr's TEDS trees and
     APTED costs (``metrics/teds.py``), which equal PubTabNet's on these tables (no ``<th>``
     is left by the normalisation; spans are checked as PubTabNet reads them). The
     denominator is PubTabNet's count of the elements under ``<table>``, nested tables
-    included, where pytest-ocr's own ``teds`` leaves a nested table's elements out."""
+    included, where pytest-ocr's own ``teds`` leaves a nested table's elements out.
+
+    Bounded as pytest-ocr's ``teds`` is (the original is not): a pair with a table of more
+    than ``max_table_nodes`` nodes, or more than ``max_align_chars`` units of cell text, is
+    not compared and scores 0; the second value says why (None: compared)."""
     from lxml import html  # type: ignore[import-untyped]
 
-    from ..teds import table_tree, tree_distance
+    from ..align import max_align_chars
+    from ..teds import max_table_nodes, table_tree, tree_distance
 
     if (not pred) or (not true):
-        return 0.0
+        return 0.0, None
     try:
         parser = html.HTMLParser(remove_comments=True, encoding="utf-8")
         tables = [html.fromstring(side, parser=parser).xpath("body/table") for side in (pred, true)]
         if not (tables[0] and tables[1]):
-            return 0.0
+            return 0.0, None
         pred_table, true_table = tables[0][0], tables[1][0]
         for table in (pred_table, true_table):
             for cell in table.iter("td"):  # PubTabNet's int() of each cell's spans, which may raise
                 int(cell.attrib.get("colspan", "1")), int(cell.attrib.get("rowspan", "1"))
         n_nodes = max(len(pred_table.xpath(".//*")), len(true_table.xpath(".//*")))
-        distance = tree_distance(table_tree(pred_table, structure_only), table_tree(true_table, structure_only))
-        return 1.0 - (float(distance) / n_nodes)
+        trees = [table_tree(pred_table, structure_only), table_tree(true_table, structure_only)]
     except Exception:  # call_TEDS: "TEDS score error ... The score is set to 0."
-        return 0.0
+        return 0.0, None
+    node_limit, text_limit = max_table_nodes(None), max_align_chars(None)
+    for side, tree in zip(("predicted", "ground-truth"), trees, strict=True):
+        if tree.size > node_limit or tree.text > text_limit:
+            return 0.0, (
+                f"TEDS: the {side} table has {tree.size:,} nodes and {tree.text:,} units of cell text, more than "
+                f"{node_limit:,} (max_table_nodes) or {text_limit:,} (max_align_chars); not compared, scored 0"
+            )
+    if n_nodes == 0:
+        return 0.0, None  # PubTabNet divides by zero: an error, 0
+    return 1.0 - (float(tree_distance(*trees)) / n_nodes), None
 
 
-def _table_sample(item: Item) -> Sample:
+def _table_sample(item: Item) -> tuple[Sample, str | None]:
     from dataclasses import replace
 
     sample = _sample("table", item)
     gt = item["norm_gt"] if item.get("norm_gt") else item["gt"]
     pred = item["norm_pred"] if item.get("norm_pred") else item["pred"]
-    return replace(sample, teds=teds_pair(pred, gt), teds_struct=teds_pair(pred, gt, structure_only=True))
+    (teds, why), (teds_struct, _) = teds_pair(pred, gt), teds_pair(pred, gt, structure_only=True)
+    return replace(sample, teds=teds, teds_struct=teds_struct), why
