@@ -297,3 +297,19 @@ def test_a_gate_against_the_baseline_on_a_metric_scored_otherwise_fails_with_the
     updated = pytest_run(scan, f"--ocr-baseline={base}", "--ocr-baseline-write=update")
     assert updated.returncode == 0, updated.stdout  # update accepts the run's values: the file now holds them
     assert json.loads(base.read_text())["scorers"]["fca"] == OURS
+
+
+def test_a_pdf_page_checked_by_olmocr_bench_facts_is_rescored_to_the_bit(tmp_path: Path) -> None:
+    """The example suite's document page: Tesseract on a PDF page rasterised at 300 dpi, its
+    facts by olmOCR-Bench's scorer; its input hash is the raster's, which rescore makes again."""
+    (tmp_path / "data" / "documents").mkdir(parents=True)
+    shutil.copy(DATA / "documents" / "multi_column_miss.pdf", tmp_path / "data" / "documents")
+    shutil.copy(DATA.parent / "documents.ocr.yaml", tmp_path)
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    assert pytest_run(tmp_path, "--ocr-report=r.json").returncode == 0
+    done = cli(tmp_path, "rescore", "r.json", "-o", "again.json")
+    assert done.returncode == 0, done.stderr
+    report, again = (json.loads((tmp_path / name).read_text()) for name in ("r.json", "again.json"))
+    olmocr = {"scorer": "olmocr-bench", "version": OLMOCR_BENCH}
+    assert report["scorers"] == {"checks_passed": olmocr, "facts": olmocr}
+    assert without_rescored(again) == report
