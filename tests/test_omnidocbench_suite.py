@@ -445,3 +445,12 @@ def test_rescoring_the_dataset_gives_its_numbers_to_the_bit(suite, bench):
     assert f"{len(PAGES)} measured item(s) of report.json scored again; no engine ran" in done.stdout
     report, again = load_report(suite), load_report(suite, "again.json")
     assert {k: v for k, v in again.items() if k != "rescored"} == report
+
+
+def test_a_table_beyond_the_teds_bound_scores_0_with_a_warning(suite):
+    _case_suite(suite, f"{{layout_file: {json.dumps(str(ORACLE / 'pages.json'))}}}", "made_md_table.png")
+    assert run(suite, "--ocr-report", "report.json", "--ocr-max-table-nodes", "5").ret == 0
+    (item,) = load_report(suite)["results"]
+    assert item["metrics"]["odb_table_teds"] == 0.0  # 0.92 within the bound (above)
+    (why,) = item["details"]["odb_table_teds"]["not_compared"]
+    assert why in item["warnings"] and "max_table_nodes" in why

@@ -69,6 +69,9 @@ def _teds_metric(structure_only: bool) -> Callable[[Prepared], MetricResult]:
         counts: dict[str, float] = {"teds_sum": sum(t or 0.0 for t in scores), "tables": len(tables)}
         empty = sum(not s.pred for s in tables)
         details = _details(p, "table", len(tables), structure_only=structure_only, empty_predictions=empty)
+        not_compared = list(p.omnidocbench.not_compared)
+        if not_compared:  # pairs beyond TEDS's bounds, scored 0: the item warns
+            details.update(not_compared=not_compared, warnings=[*details.get("warnings", []), *not_compared])
         return MetricResult(odb_teds_value(counts), counts, details)
 
     return compute
