@@ -41,6 +41,15 @@ METRICS = {
 }
 
 
+@pytest.fixture(autouse=True)
+def _limits_restored():
+    """A session in this process sets the limits for the process (--ocr-max-table-nodes 5 would
+    stay for the next test that scores tables without a session): put back as they were."""
+    previous = limits.active()
+    yield
+    limits.use(previous)
+
+
 def _tag(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_\-]+", "_", text)
 
