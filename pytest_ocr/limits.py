@@ -33,6 +33,9 @@ class Limits:
     max_math_s: float = 60.0  # rendering and comparing equations for one output's math facts
     # A table's tree beyond this is not compared by teds (APTED is cubic: 2,000 nodes take ~50 s).
     max_table_nodes: int = 2_000
+    # Work of OmniDocBench's quick match of one page (edit distances, weighted by their size;
+    # metrics/omnidocbench/page.py's MAX_MATCH_WORK): past it the page is matched by its simple method.
+    max_match_work: int = 10_000_000
 
     @property
     def max_file_bytes(self) -> int:

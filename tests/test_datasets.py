@@ -557,7 +557,7 @@ def test_alto_and_hocr_give_the_text_tesseract_wrote_with_the_image_the_file_nam
         (
             "{type: padle, path: x}",
             "s.ocr.yaml:1: dataset.type: expected one of pairs, paddle, ground-truth-json, "
-            'model-csv, page-xml, alto, hocr, ocrd-workspace, olmocr-bench; got "padle"',
+            'model-csv, page-xml, alto, hocr, ocrd-workspace, olmocr-bench, omnidocbench; got "padle"',
         ),
         ("{path: x}", "s.ocr.yaml:1: dataset: missing required key 'type'"),
         (

@@ -429,6 +429,8 @@ def test_needs_of_every_metric():
         "xml_valid": "output", "total_tokens": "output", "meaningful_tokens": "output", "token_density": "output",
         "compression_ratio": "output", "chars_per_token": "output", "estimated_cost_usd": "output",
         "task_success": "task", "task_quality": "task", "repetition": "output", "checks_passed": "checks",
+        "odb_text_edit": "layout", "odb_formula_edit": "layout", "odb_table_edit": "layout",
+        "odb_reading_order_edit": "layout", "odb_table_teds": "layout", "odb_table_teds_struct": "layout",
     }  # fmt: skip
     for name, info in METRICS.items():
         assert info.needs == new.get(name, "text"), name

@@ -31,6 +31,8 @@ HEAVY = (
     "jsonschema_rs",
     "defusedxml",
     "wcwidth",  # its tables: 10 ms
+    "scipy",  # OmniDocBench's scoring (the omnidocbench extra): only when a case uses its metrics
+    "pylatexenc",
     "sqlalchemy",  # the history store's (pytest_ocr/history/): only with --ocr-history
     "psycopg",
     "pytest_ocr.history.store",
@@ -61,6 +63,11 @@ OTHER_METRIC_FAMILIES = (
     "pytest_ocr.metrics.adapters_output",
     "pytest_ocr.metrics.teds",
     "pytest_ocr.metrics.markdown_text",
+    "scipy",
+    "pylatexenc",
+    "pytest_ocr.metrics.adapters_omnidocbench",
+    "pytest_ocr.metrics.omnidocbench.clean",
+    "pytest_ocr.metrics.omnidocbench.match",
 )
 LINE_IMAGE = (
     Path(__file__).parent.parent / "example_suite" / "data" / "lines" / "archiscribe_bub_gb_ZrE5AAAAcAAJ_ceb5e954.png"

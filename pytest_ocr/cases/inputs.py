@@ -15,6 +15,7 @@ from ..files import UnreadableFile, decode_text, unreadable
 from ..media import document
 from ..media.images import ImageError, check_image
 from ..metrics.structured import check_schema
+from .datasets.omnidocbench import check_page, pick_page
 from .model import Case
 
 
@@ -27,6 +28,7 @@ class Inputs:
     reference: str | None
     fields: dict[str, Any] | None
     schema: dict[str, Any] | bool | None
+    layout: dict[str, Any] | None = None  # one page of OmniDocBench ground truth
 
 
 def _read(path: Path, what: str, case: Case) -> str:
@@ -80,7 +82,36 @@ def read_inputs(case: Case) -> Inputs:
                 f"schema file {case.schema_file} is not a valid JSON Schema: {problems[0]} "
                 f"(case {case.id} at {case.location})"
             )
-    return Inputs(reference, fields, schema)
+    return Inputs(reference, fields, schema, case.layout if case.layout_file is None else _layout(case))
+
+
+def _layout(case: Case) -> dict[str, Any]:
+    """The case's page of its OmniDocBench ground-truth file, checked as the scorer reads it;
+    every problem located (file, line, key, what was expected)."""
+    assert case.layout_file is not None
+    what = "layout file"
+    if not os.path.lexists(case.layout_file):
+        raise CaseInputError(f"{what} not found: {case.layout_file} (case {case.id} at {case.location})")
+    try:
+        loaded = document.load(case.layout_file, what)
+    except document.DocumentError as exc:
+        raise CaseInputError(f"{what} cannot be used: {exc.summary()} (case {case.id} at {case.location})") from None
+    index, why = pick_page(loaded.data, case.layout_page, str(case.image))
+    if why is not None:
+        raise CaseInputError(f"{case.layout_file}:1: {why} (case {case.id} at {case.location})")
+    prefix: tuple = () if index is None else (index,)
+    page = loaded.data if index is None else loaded.data[index]
+    problems = [
+        document.Problem(loaded.line_of(prefix + keypath), prefix + keypath, message)
+        for keypath, message in check_page(page)
+    ]
+    if problems:  # one located line each
+        error = document.DocumentError(case.layout_file, problems)
+        lines = [f"{error.located(p)}: {p.where()}: {p.message}" for p in problems]
+        raise CaseInputError(
+            "\n  ".join([f"{what} {case.layout_file} cannot be used (case {case.id} at {case.location}):", *lines])
+        )
+    return page
 
 
 def input_hash(case: Case, inputs: Inputs, image_sha256: str | None) -> str:
@@ -111,5 +142,7 @@ def input_hash(case: Case, inputs: Inputs, image_sha256: str | None) -> str:
         case.repeat,
         case.repeat_judge,
         case.checks,
+        # only when given: the hashes of cases without one stay as they were
+        *(() if inputs.layout is None else (inputs.layout,)),
     )
     return hashlib.blake2b(repr(scored).encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()

@@ -196,6 +196,7 @@ def _check_inputs_for_metrics(case: Case, keypath: tuple, document: Document) ->
         "schema": "expected.schema or expected.schema_file",
         "task": "a task: block",
         "checks": "checks:",
+        "layout": "expected.layout_file",
     }
     problems = []
     for name in dict.fromkeys([*(t.metric for t in case.thresholds), *case.metrics, *case.regression]):
@@ -570,5 +571,8 @@ def _case(
         page=raw.get("page"),
         checks=checks,
         check_sources=check_sources,
+        layout=raw.get("layout"),
+        layout_file=beside("layout_file"),
+        layout_page=expected.get("layout_page"),
         **settings[bool(checks)],
     )

@@ -56,6 +56,11 @@ class Case:
     # pages.DEFAULT_DPI; see pdf_page). Other images are read as they are.
     page: int | None = None
     dpi: int | None = None
+    # OmniDocBench ground truth (cases/datasets/omnidocbench.py): a dataset's page, given
+    # whole, or a file read when the item runs, with the name of the page to take from it.
+    layout: dict | None = None
+    layout_file: Path | None = None
+    layout_page: str | None = None
 
     @property
     def has_reference_text(self) -> bool:
@@ -78,6 +83,7 @@ class Case:
             ("schema", self.has_schema),
             ("task", self.task is not None),
             ("checks", bool(self.checks)),
+            ("layout", self.layout is not None or self.layout_file is not None),
         )
         return {name for name, has in present if has}
 

@@ -1,4 +1,4 @@
-"""Page outputs stored in olmOCR-Bench's layout, read back as an engine.
+"""Page outputs stored in olmOCR-Bench's or OmniDocBench's layout, read back as an engine.
 
 ``path`` is a folder of ``<document>_pg<page>_repeat<N>.md`` files, where ``<document>``
 is the PDF's path relative to ``documents`` (the benchmark's ``pdfs/`` folder) without
@@ -7,6 +7,9 @@ a page is an output: the item gets them all at once (``outputs``) and judges the
 repeats. A page without a stored output is the item's error, never an empty text; so is
 one that is a symbolic link out of ``path`` (unless ``follow_symlinks: true``): a file
 elsewhere on the machine is not read into the reports.
+
+``omnidocbench-outputs`` (OmniDocBenchOutputsEngine) is OmniDocBench's layout: a folder of
+one Markdown file per page image, found as its End2EndDataset finds it (see ``CANDIDATES``).
 """
 
 from __future__ import annotations
@@ -83,18 +86,7 @@ class PageOutputsEngine(EngineBase):
             raise EngineError(
                 f"no stored output for {relative} page {page} in {self.path} (expected {stem}_pg{page}_repeat*.md)"
             )
-        texts = []
-        for file in files:
-            escape = self.tree.outside(file)
-            if escape is not None:
-                raise EngineError(f"page output {escape}")
-            try:
-                texts.append(decode_text(read_bytes(file, "page output")))
-            except UnreadableFile as exc:
-                raise EngineError(f"{exc.message}: {exc.location}") from None
-            except (OSError, UnicodeDecodeError) as exc:
-                raise EngineError(f"cannot read the page output {file}: {exc}") from exc
-        return [Recognition(text=text) for text in texts]
+        return [Recognition(text=_read(file, self.tree)) for file in files]
 
     def recognize(self, image: Path) -> Recognition:
         return self.outputs(image, 1)[0]
@@ -104,3 +96,78 @@ class PageOutputsEngine(EngineBase):
         # whether links may lead out decides which items error, never what an output reads
         config = {k: v for k, v in self.options.items() if k != "follow_symlinks"}
         return {"type": "page-outputs", "version": self._digest, "config": config}
+
+
+def _read(file: Path, tree: Tree) -> str:
+    """A stored page output, if it is inside the engine's folder; raises EngineError."""
+    escape = tree.outside(file)
+    if escape is not None:
+        raise EngineError(f"page output {escape}")
+    try:
+        return decode_text(read_bytes(file, "page output"))
+    except UnreadableFile as exc:
+        raise EngineError(f"{exc.message}: {exc.location}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise EngineError(f"cannot read the page output {file}: {exc}") from exc
+
+
+# OmniDocBench's End2EndDataset.get_matched_elements, in its order: the image name without its
+# last four characters + .md; nougat's .mmd and marker's .md of that without ".pdf"; MinerU's
+# image name + .md. Slicing four characters, as it does, is its way (a .jpeg loses "jpeg", not ".jpeg").
+CANDIDATES = (
+    lambda name: name[:-4] + ".md",
+    lambda name: name[:-4].replace(".pdf", "") + ".mmd",
+    lambda name: name[:-4].replace(".pdf", "") + ".md",
+    lambda name: name + ".md",
+)
+
+
+class OmniDocBenchOutputsEngine(EngineBase):
+    """``path``: a folder of ``<image stem>.md`` files, one output per page image."""
+
+    cacheable = False  # as PageOutputsEngine: these files are what the results must reflect
+    stored = True
+
+    SCHEMA = {"path": (str, _options.REQUIRED), "follow_symlinks": (bool, False)}
+
+    def __init__(self, spec: EngineSpec) -> None:
+        options = _options.check_options(spec, self.SCHEMA)
+        self.options = options
+        self.path = _options.resolve(spec, options["path"])
+        if not self.path.is_dir():
+            raise _options.error(spec, f"option 'path' must name a folder of page outputs, got {self.path}")
+        self.tree = Tree(
+            [self.path], "the engine's folder", "the option follow_symlinks: true", options["follow_symlinks"]
+        )
+        self._names: set[str] | None = None
+        self._digest = ""
+
+    def _load(self) -> set[str]:
+        if self._names is None:
+            listing = []
+            for entry in os.scandir(self.path):
+                if entry.name.endswith((".md", ".mmd")):
+                    stat = entry.stat()
+                    listing.append((entry.name, stat.st_size, stat.st_mtime_ns))
+            self._names = {name for name, _, _ in listing}
+            self._digest = hashlib.sha256(json.dumps(sorted(listing)).encode()).hexdigest()[:16]
+        return self._names
+
+    def outputs(self, document: Path, page: int) -> list[Recognition]:
+        """The page image's stored output (``page`` is 1: an image is one page)."""
+        names = self._load()
+        tried = [candidate(document.name) for candidate in CANDIDATES]
+        found = next((name for name in tried if name in names), None)
+        if found is None:
+            raise EngineError(
+                f"no stored output for {document.name} in {self.path} (looked for {', '.join(dict.fromkeys(tried))})"
+            )
+        return [Recognition(text=_read(self.path / found, self.tree))]
+
+    def recognize(self, image: Path) -> Recognition:
+        return self.outputs(image, 1)[0]
+
+    def fingerprint(self) -> dict:
+        self._load()
+        config = {k: v for k, v in self.options.items() if k != "follow_symlinks"}
+        return {"type": "omnidocbench-outputs", "version": self._digest, "config": config}

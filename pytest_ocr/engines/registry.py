@@ -20,6 +20,7 @@ BUILTIN_TYPES = {
     "command": "pytest_ocr.engines.command:CommandEngine",
     "predictions": "pytest_ocr.engines.predictions:PredictionsEngine",
     "page-outputs": "pytest_ocr.engines.page_outputs:PageOutputsEngine",
+    "omnidocbench-outputs": "pytest_ocr.engines.page_outputs:OmniDocBenchOutputsEngine",
     "python": "pytest_ocr.engines.python:PythonEngine",
     "http": "pytest_ocr.engines.http:HttpEngine",
     "openai": "pytest_ocr.engines.openai:OpenAIEngine",

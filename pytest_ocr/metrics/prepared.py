@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, TypeVar
 
+from .. import limits
 from . import fields, lines, structured, task, tokens
 from .align import Alignment, align
 from .align import max_align_chars as resolve_limit
@@ -21,6 +22,7 @@ from .normalize import DEFAULT, Normalization
 if TYPE_CHECKING:  # imported where used: the tables' parsers and the facts' bs4 are a family of their own
     from . import teds
     from .facts import FactVerdict
+    from .omnidocbench.page import PageScores
 
 CER_DENOMINATORS = ("ref", "max", "path")
 MAX_LISTED = 1000  # entries of a list in details (error_indices) when a text is longer than max_align_chars
@@ -47,6 +49,7 @@ class Structured:
     encoding: str = tokens.DEFAULT_ENCODING
     price_per_1k: float = tokens.DEFAULT_PRICE_PER_1K
     facts: tuple[FactVerdict, ...] | None = None
+    layout: dict | None = None  # one page of OmniDocBench ground truth
 
     def __post_init__(self) -> None:
         fields.parse_field_match(self.field_match)
@@ -58,7 +61,13 @@ class Structured:
 
     def inputs(self) -> set[str]:
         """The inputs present besides the output itself (see MetricInfo.needs)."""
-        given = {"fields": self.expected_fields, "schema": self.schema, "task": self.task, "checks": self.facts}
+        given = {
+            "fields": self.expected_fields,
+            "schema": self.schema,
+            "task": self.task,
+            "checks": self.facts,
+            "layout": self.layout,
+        }
         return {"output"} | {name for name, value in given.items() if value is not None}
 
 
@@ -69,7 +78,7 @@ _T = TypeVar("_T")
 
 @dataclass(frozen=True)
 class MetricResult:
-    value: float
+    value: float | None  # None: the metric does not apply (details say why: ``not_applicable``)
     counts: dict[str, float]
     details: dict = field(default_factory=dict)
 
@@ -198,6 +207,14 @@ class Prepared:
     def task_outcome(self) -> task.TaskOutcome:
         return task.evaluate_task(self._need("task", self.structured.task), self.structured.field_match)
 
+    @cached_property
+    def omnidocbench(self) -> PageScores:
+        """The page scored by OmniDocBench's end-to-end method, once for all its metrics."""
+        from .omnidocbench.page import score_page
+
+        layout = self._need("layout", self.structured.layout)
+        return score_page(layout, self.raw_hypothesis, max_match_work=limits.active().max_match_work)
+
     @staticmethod
     def _need(what: str, value: _T | None) -> _T:
         if value is None:
@@ -221,5 +238,6 @@ NEEDS = {
     "fields|schema": "expected fields or a JSON Schema (Structured.expected_fields or .schema)",
     "task": "a downstream task (Structured.task)",
     "checks": "facts to check (Structured.facts)",
+    "layout": "a page of OmniDocBench ground truth (Structured.layout)",
     "output": "the engine output",
 }

@@ -18,7 +18,7 @@ import warnings
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
-from . import fields, structured, task, tokens
+from . import fields, omnidocbench, structured, task, tokens
 from .normalize import DEFAULT, Normalization
 from .prepared import NEEDS, NO_STRUCTURE, MetricResult, Prepared, Structured
 from .values import (
@@ -30,6 +30,8 @@ from .values import (
     mer_value,
     ned_value,
     ngram_value,
+    odb_edit_value,
+    odb_teds_value,
     positional_rate,
     precision_value,
     ratio,
@@ -73,10 +75,12 @@ class Scorer:
 
 PYTEST_OCR = Scorer("pytest-ocr conventions", CONVENTIONS)
 OLMOCR = Scorer("olmocr-bench", OLMOCR_BENCH)
+# OmniDocBench's end-to-end evaluation (metrics/omnidocbench/, its pinned commit).
+OMNIDOCBENCH = Scorer(omnidocbench.SCORER, omnidocbench.VERSION)
 FACTS = "facts"  # the case's checks (olmOCR-Bench's facts), which are no metric but are compared like one
 # What made the values of a stored run that does not say (a report, a baseline or a history run
 # recorded before scorers were): the scorers as of their first versions. Never changed.
-FIRST_VERSIONS = {PYTEST_OCR.name: "1", OLMOCR.name: "0.4.27"}
+FIRST_VERSIONS = {PYTEST_OCR.name: "1", OLMOCR.name: "0.4.27", OMNIDOCBENCH.name: "v1.5@7bd6c2e"}
 
 
 @dataclass(frozen=True)
@@ -88,7 +92,8 @@ class MetricInfo:
     compute: Callable[[Prepared], MetricResult]
     from_counts: Callable[[dict], float]
     # The input it requires: "text" (a reference text), "fields" (expected fields),
-    # "schema", "task" or "output" (the engine output alone); "a|b" is either.
+    # "schema", "task", "checks", "layout" (OmniDocBench ground truth) or "output" (the engine
+    # output alone); "a|b" is either.
     needs: str = "text"
     scorer: Scorer = PYTEST_OCR  # the code its values come from, and its version
 
@@ -459,6 +464,68 @@ METRICS: dict[str, MetricInfo] = {
             needs="checks",
             scorer=OLMOCR,
         ),
+        MetricInfo(
+            "odb_text_edit",
+            "lower",
+            "character",
+            "OmniDocBench v1.5 edit distance of the page's text (its blocks matched to the output's paragraphs, "
+            "after its cleaning): edits / summed max lengths",
+            _Adapter("omnidocbench", "odb_text_edit"),
+            odb_edit_value,
+            needs="layout",
+            scorer=OMNIDOCBENCH,
+        ),
+        MetricInfo(
+            "odb_formula_edit",
+            "lower",
+            "character",
+            "OmniDocBench v1.5 edit distance of the page's display formulas (normalised LaTeX): edits / max lengths",
+            _Adapter("omnidocbench", "odb_formula_edit"),
+            odb_edit_value,
+            needs="layout",
+            scorer=OMNIDOCBENCH,
+        ),
+        MetricInfo(
+            "odb_table_edit",
+            "lower",
+            "character",
+            "OmniDocBench v1.5 edit distance of the page's tables (normalised HTML): edits / summed max lengths",
+            _Adapter("omnidocbench", "odb_table_edit"),
+            odb_edit_value,
+            needs="layout",
+            scorer=OMNIDOCBENCH,
+        ),
+        MetricInfo(
+            "odb_reading_order_edit",
+            "lower",
+            "character",
+            "OmniDocBench v1.5 edit distance of the page's reading order (the matched blocks' ground-truth "
+            "positions in output order): edits / max length",
+            _Adapter("omnidocbench", "odb_reading_order_edit"),
+            odb_edit_value,
+            needs="layout",
+            scorer=OMNIDOCBENCH,
+        ),
+        MetricInfo(
+            "odb_table_teds",
+            "higher",
+            "table",
+            "TEDS of the page's tables (OmniDocBench v1.5: matched to the ground truth's, mean over them)",
+            _Adapter("omnidocbench", "odb_table_teds"),
+            odb_teds_value,
+            needs="layout",
+            scorer=OMNIDOCBENCH,
+        ),
+        MetricInfo(
+            "odb_table_teds_struct",
+            "higher",
+            "table",
+            "TEDS of the page's tables' structure alone (OmniDocBench v1.5's TEDS_structure_only)",
+            _Adapter("omnidocbench", "odb_table_teds_struct"),
+            odb_teds_value,
+            needs="layout",
+            scorer=OMNIDOCBENCH,
+        ),
     )
 }
 
@@ -466,6 +533,15 @@ DEFAULT_METRICS = ("cer", "wer", "ned", "exact_match")
 # Metrics of a page's tables alone: a page without tables on either side scores 1.0.
 TABLE_METRICS = ("teds", "teds_struct")
 FIELD_METRICS = ("field_precision", "field_recall", "field_f1")
+# OmniDocBench's end-to-end metrics, each from the one scoring of a page (adapters_omnidocbench.py).
+OMNIDOCBENCH_METRICS = (
+    "odb_text_edit",
+    "odb_formula_edit",
+    "odb_table_teds",
+    "odb_table_teds_struct",
+    "odb_table_edit",
+    "odb_reading_order_edit",
+)
 # What every case with such an input gets, whether or not it asks.
 DEFAULTS_BY_INPUT = {
     "text": DEFAULT_METRICS,
@@ -473,6 +549,7 @@ DEFAULTS_BY_INPUT = {
     "schema": ("json_valid", "schema_valid", "field_completeness"),
     "task": ("task_success", "task_quality"),
     "checks": ("checks_passed",),
+    "layout": OMNIDOCBENCH_METRICS,
 }
 
 

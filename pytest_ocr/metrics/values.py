@@ -93,6 +93,17 @@ def teds_value(c: dict) -> float:
     return 1.0 - ratio(c["distance"], c["nodes"], empty=0.0)
 
 
+def odb_edit_value(c: dict) -> float:
+    """OmniDocBench's edit distance over samples: edits over the summed max lengths (a page's
+    per-page edit; over pooled counts its ``edit_whole``)."""
+    return ratio(c["edits"], c["upper"], empty=0.0)
+
+
+def odb_teds_value(c: dict) -> float:
+    """OmniDocBench's TEDS over tables: their mean (over pooled counts, its TEDS ``all``)."""
+    return ratio(c["teds_sum"], c["tables"], empty=0.0)
+
+
 def repetition_value(c: dict) -> float:
     return ratio(c["redundant"], c["characters"], empty=0.0)
 

@@ -141,6 +141,12 @@ def add_options(parser: pytest.Parser) -> None:
             int,
             "most nodes of a table teds compares; a larger one counts as all wrong, with a warning",
         ),
+        (
+            "max_match_work",
+            int,
+            "most work of OmniDocBench's quick match of one page; past it the page is matched by its simple "
+            "method, as OmniDocBench's timeout does, with a warning",
+        ),
     ):
         default = getattr(DEFAULT_LIMITS, name)
         group.addoption(OPTIONS[name], type=kind, default=default, metavar="N", help=f"{what} (default {default})")

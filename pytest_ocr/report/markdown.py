@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
+from ..metrics.registry import OMNIDOCBENCH_METRICS
 from ..run.comparison import AggregateDelta, CaseComparison, Comparison, EngineComparison, MetricDelta, Violation
 from ..run.identity import relative
 from ..run.noise import Family
@@ -21,7 +22,15 @@ from ..run.paired import Paired
 from ..run.record import Gating, RunRecord
 from ..run.result import CaseResult, Outcome
 from ..visible import visible
-from .numbers import STABILITY_ROWS, fact_rows, number, signed, stability_cell
+from .numbers import (
+    OMNIDOCBENCH_NOTE,
+    STABILITY_ROWS,
+    fact_rows,
+    number,
+    omnidocbench_rows,
+    signed,
+    stability_cell,
+)
 from .paired_text import describe, verdict, violation_message
 from .reasons import delta_text, gate_text, item_reasons, noise_lines
 
@@ -320,6 +329,8 @@ def _engines_table(record: RunRecord) -> list[str]:
     ]
     rows = [[name] + [str(getattr(summaries[e], name)) for e in engines] for name in counted]
     for metric in record.shown_metrics():
+        if metric in OMNIDOCBENCH_METRICS:  # in OmniDocBench's terms, below
+            continue
         for kind in ("macro", "micro"):
             rows.append(
                 [f"{metric} {kind}"] + [number(getattr(summaries[e].metrics.get(metric), kind, None)) for e in engines]
@@ -331,6 +342,8 @@ def _engines_table(record: RunRecord) -> list[str]:
         ]
     facts = fact_rows([asdict(f) if (f := summaries[e].facts) else None for e in engines])
     rows += [[escape(label), *cells] for label, cells in facts]
+    omnidocbench = omnidocbench_rows([summaries[e].metrics for e in engines])
+    rows += [[escape(label), *cells] for label, cells in omnidocbench]
     return _table(["engine"] + [escape(e) for e in engines], rows)
 
 
@@ -527,6 +540,8 @@ def run_markdown(record: RunRecord, limit: int = LIST_LIMIT, project: Path | Non
     if record.summaries:
         lines += _engines_table(record)
         lines += ["", "macro = mean over items; micro = pooled over items (total errors / total length)", ""]
+        if any(m in OMNIDOCBENCH_METRICS for s in record.summaries.values() for m in s.metrics):
+            lines += [OMNIDOCBENCH_NOTE, ""]
     for draws in record.cached_draws:
         lines += [f"**Note:** {escape(draws.text(), 2 * CELL_CHARS)}", ""]
     if record.comparison is not None:

@@ -49,6 +49,36 @@ def stability_cell(value: float | None) -> str:
     return "-" if value is None else str(value) if isinstance(value, int) else number(value)
 
 
+# OmniDocBench's table of aggregates, in its terms: (label, metric, its name for the macro, for the micro).
+OMNIDOCBENCH_ROWS = (
+    ("text edit", "odb_text_edit", "ALL_page_avg", "edit_whole"),
+    ("formula edit", "odb_formula_edit", "ALL_page_avg", "edit_whole"),
+    ("table TEDS", "odb_table_teds", "page avg", "all"),
+    ("table TEDS-S", "odb_table_teds_struct", "page avg", "all"),
+    ("table edit", "odb_table_edit", "ALL_page_avg", "edit_whole"),
+    ("reading order edit", "odb_reading_order_edit", "ALL_page_avg", "edit_whole"),
+)
+
+OMNIDOCBENCH_NOTE = (
+    "OmniDocBench v1.5 end to end (quick_match): ALL_page_avg and page avg = mean over the pages that have "
+    "the element (macro); edit_whole and TEDS all = pooled over its samples (micro); no Overall (it needs CDM)"
+)
+
+
+def omnidocbench_rows(metrics: list[dict[str, Any]]) -> list[tuple[str, list[str]]]:
+    """The rows every summary (terminal, Markdown) shows per engine for OmniDocBench's metrics
+    (each engine's Summary.metrics): each element's mean over the pages that have it (its
+    ALL_page_avg, with the number of pages) and over its samples pooled (edit_whole; TEDS all)."""
+    rows: list[tuple[str, list[str]]] = []
+    for label, metric, macro, micro in OMNIDOCBENCH_ROWS:
+        found = [m.get(metric) for m in metrics]
+        if not any(found):
+            continue
+        rows.append((f"{label} {macro}", [f"{number(a.macro)} ({a.n} pages)" if a else "-" for a in found]))
+        rows.append((f"{label} {micro}", [number(a.micro) if a else "-" for a in found]))
+    return rows
+
+
 def fact_rows(facts: list[dict[str, Any] | None]) -> list[tuple[str, list[str]]]:
     """The rows every summary (terminal, Markdown, HTML) shows per engine for the facts its
     items were checked on (run/aggregate.py's FactSummary as a dict, None: no checks):

@@ -7,6 +7,7 @@ from dataclasses import asdict
 from typing import Any
 
 from ..metrics.edit import DELETE, INSERT
+from ..metrics.registry import OMNIDOCBENCH_METRICS
 from ..run.aggregate import DatasetSummary, worst
 from ..run.comparison import Comparison
 from ..run.gates import GateResult
@@ -14,7 +15,7 @@ from ..run.record import RunRecord
 from ..storable import json_safe
 from ..visible import visible, visible_json
 from .columns import fit, item_line, ljust, middle, rjust, width
-from .numbers import STABILITY_ROWS, fact_rows, number, signed, stability_cell
+from .numbers import OMNIDOCBENCH_NOTE, STABILITY_ROWS, fact_rows, number, omnidocbench_rows, signed, stability_cell
 from .paired_text import describe, noise
 from .reasons import gate_text, noise_lines, worst_delta
 
@@ -118,6 +119,8 @@ def engine_lines(record: RunRecord, verbosity: int, columns: int | None = None) 
         if field not in ("filtered", "skipped") or any(getattr(s, field) for s in summaries.values())
     ]
     for metric in record.shown_metrics():
+        if metric in OMNIDOCBENCH_METRICS:  # in OmniDocBench's terms, below
+            continue
         for kind in ("macro", "micro"):
             cells = [number(getattr(summaries[e].metrics.get(metric), kind, None)) for e in engines]
             rows.append((f"{metric} {kind}", cells))
@@ -133,6 +136,8 @@ def engine_lines(record: RunRecord, verbosity: int, columns: int | None = None) 
             for label, key in STABILITY_ROWS
         ]
     rows += fact_rows([asdict(f) if (f := summaries[e].facts) else None for e in engines])
+    omnidocbench = omnidocbench_rows([summaries[e].metrics for e in engines])
+    rows += omnidocbench
     rows.append(("pages/s", [_rate(summaries[e].performance.pages_per_s) for e in engines]))
     rows.append(("time/page mean", [_seconds(summaries[e].performance.mean_s) for e in engines]))
     rows.append(("time/page p95", [_seconds(summaries[e].performance.p95_s) for e in engines]))
@@ -141,6 +146,8 @@ def engine_lines(record: RunRecord, verbosity: int, columns: int | None = None) 
         "macro = mean over cases; micro = pooled over cases (total errors / total length); "
         "pages/s and time/page: engine time, summed over workers"
     )
+    if omnidocbench:
+        lines.append(OMNIDOCBENCH_NOTE)
     if verbosity < 0:
         return lines
 

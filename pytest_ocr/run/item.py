@@ -161,7 +161,7 @@ class Judged:
 
 # An item's values against the baseline: (metrics, tolerances, facts, repeats) -> its comparison.
 Compare = Callable[
-    [dict[str, float], dict[str, "Tolerance"], "Sequence[FactRecord] | None", "dict[str, Any] | None"],
+    [dict[str, float | None], dict[str, "Tolerance"], "Sequence[FactRecord] | None", "dict[str, Any] | None"],
     "ItemComparison",
 ]
 

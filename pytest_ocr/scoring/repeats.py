@@ -29,7 +29,7 @@ from typing import Any
 from ..cases.model import Case
 from ..metrics import METRICS, score
 from .score import Evaluation
-from .thresholds import Check, judge
+from .thresholds import Check, judge, not_applicable
 
 JUDGES = ("mean", "worst", "all")
 
@@ -38,7 +38,7 @@ JUDGES = ("mean", "worst", "all")
 class Combined:
     """What an item's repeats add up to, in the shape of one evaluation."""
 
-    metrics: dict[str, float]  # recorded as the item's values
+    metrics: dict[str, float | None]  # recorded as the item's values
     details: dict[str, dict[str, Any]]  # the first output's, with the recorded values' counts
     checks: list[Check]
     warnings: list[str]
@@ -54,7 +54,7 @@ def pairwise_cer(case: Case, outputs: Sequence[str]) -> float:
         score(a, b, ["cer"], case.normalization, empty_reference_value=case.empty_reference_value)["cer"].value
         for a, b in pairs
     ]
-    return math.fsum(values) / len(values)
+    return math.fsum(v for v in values if v is not None) / len(values)
 
 
 def _mean_counts(evaluations: Sequence[Evaluation], metric: str) -> dict[str, float]:
@@ -68,7 +68,7 @@ def combine(case: Case, evaluations: Sequence[Evaluation], outputs: Sequence[str
     n = len(evaluations)
     first = evaluations[0]
     names = [m for m in first.metrics if all(e.metrics.get(m) is not None for e in evaluations)]
-    values = {m: [e.metrics[m] for e in evaluations] for m in names}
+    values = {m: [v for e in evaluations if (v := e.metrics[m]) is not None] for m in names}
     mean = {m: math.fsum(v) / n for m, v in values.items()}
     worst_of = {m: min(range(n), key=lambda i: METRICS[m].worst_first(v[i])) for m, v in values.items()}
     worst = {m: values[m][i] for m, i in worst_of.items()}
@@ -84,7 +84,9 @@ def combine(case: Case, evaluations: Sequence[Evaluation], outputs: Sequence[str
                 if judged == "worst"
                 else _mean_counts(evaluations, m)
             )
-    checks = judge(case.thresholds, worst if judged == "all" else recorded)
+    checks = judge(
+        case.thresholds, worst if judged == "all" else recorded, not_applicable(first.metrics, first.details)
+    )
 
     common = Counter(outputs).most_common(1)[0][1]
     distinct = len(set(outputs))

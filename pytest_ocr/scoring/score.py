@@ -16,7 +16,7 @@ from ..metrics.repetition import describe as describe_loop
 from ..metrics.repetition import find_repetition
 from . import facts
 from .extract import Extracted, fields_from_output, task_result
-from .thresholds import Check, judge
+from .thresholds import Check, judge, not_applicable
 
 
 def extract(case: Case, recognition: Recognition) -> Extracted:
@@ -38,7 +38,7 @@ def metric_names(case: Case, looping: bool = False) -> list[str]:
 class Evaluation:
     """What one output scored, and each threshold's check."""
 
-    metrics: dict[str, float]
+    metrics: dict[str, float | None]  # None: the metric does not apply to the case (its details say why)
     details: dict[str, dict[str, Any]]
     checks: list[Check]
     warnings: list[str]
@@ -46,7 +46,7 @@ class Evaluation:
 
 
 def _structured(case: Case, inputs: Inputs, extracted: Extracted, verdicts: tuple[FactVerdict, ...]) -> Structured:
-    given = (inputs.fields, inputs.schema, case.task, extracted.fields)
+    given = (inputs.fields, inputs.schema, case.task, extracted.fields, inputs.layout)
     if not case.match and not case.tokens and not case.checks and all(value is None for value in given):
         return NO_STRUCTURE  # a text case (most of them), without building and checking one
     task = None
@@ -65,6 +65,7 @@ def _structured(case: Case, inputs: Inputs, extracted: Extracted, verdicts: tupl
         schema=inputs.schema,  # type: ignore[arg-type]
         task=task,
         facts=verdicts if case.checks else None,
+        layout=inputs.layout,
         **case.tokens,
     )
 
@@ -92,7 +93,7 @@ def evaluate(case: Case, inputs: Inputs, recognition: Recognition, extracted: Ex
         metrics=values,
         # the counts travel with each value so aggregation can pool them (micro)
         details={name: {**s.details, "counts": s.counts} for name, s in scores.items()},
-        checks=judge(case.thresholds, values),
+        checks=judge(case.thresholds, values, not_applicable(values, {n: s.details for n, s in scores.items()})),
         warnings=warnings,
         facts=verdicts,
     )

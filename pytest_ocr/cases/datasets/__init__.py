@@ -28,6 +28,7 @@ from .labels import ground_truth_json, model_csv, paddle, pairs
 from .layout import alto, hocr, page_xml
 from .ocrd import ocrd_workspace
 from .olmocr_bench import olmocr_bench
+from .omnidocbench import omnidocbench
 
 __all__ = [
     "ADAPTERS",
@@ -49,6 +50,7 @@ TYPES = (
     "hocr",
     "ocrd-workspace",
     "olmocr-bench",
+    "omnidocbench",
 )
 
 
@@ -75,4 +77,5 @@ ADAPTERS: dict[str, Callable[[dict, Path], Loaded]] = {
     "hocr": hocr,
     "ocrd-workspace": ocrd_workspace,
     "olmocr-bench": olmocr_bench,
+    "omnidocbench": omnidocbench,
 }

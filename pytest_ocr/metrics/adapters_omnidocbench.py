@@ -1,0 +1,87 @@
+"""OmniDocBench's end-to-end metrics of a page: one scoring of the page (``Prepared.omnidocbench``,
+metrics/omnidocbench/), shared by all six, turned into each metric's counts.
+
+Edit distances: ``{edits, upper, ratio_sum, samples}`` over the page's samples of an element
+that have a metric (OmniDocBench's Edit_dist: ``edit_num`` and ``upper_len``); the value,
+edits / upper, is its per-page edit, so the macro over pages is its ``ALL_page_avg`` and the
+micro its ``edit_whole``. TEDS: ``{teds_sum, tables}``, the micro its TEDS ``all``. A page
+without samples of an element has no value for its metrics, as OmniDocBench leaves it out of
+that element's averages: the details say why (``not_applicable``).
+
+The catalogue (registry.py) finds them by name in ``COMPUTE``; a run without them never
+imports this module, scipy nor pylatexenc.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .prepared import MetricResult, Prepared
+from .values import odb_edit_value, odb_teds_value
+
+# What a page lacks when it has no sample of an element.
+ABSENT = {
+    "text_block": "the page has no text to match (no text block on either side)",
+    "display_formula": "the page has no display formulas",
+    "table": "the page has no tables",
+    "reading_order": "the page has no blocks in reading order",
+}
+
+
+def _details(p: Prepared, unit: str, samples: int, **more: object) -> dict:
+    page = p.omnidocbench
+    details: dict[str, object] = {
+        "unit": unit,
+        "samples": samples,
+        "table_format": page.table_format,
+        "match_work": page.match_work,
+        **more,
+    }
+    if page.fallback is not None:  # the work bound was reached: the simple match scored the page
+        details["fallback"] = page.fallback
+        details["warnings"] = [f"OmniDocBench's quick match gave up on this page ({page.fallback}): {FALLBACK}"]
+    return details
+
+
+FALLBACK = "its text was matched by the simple method, as OmniDocBench does when its match times out"
+
+
+def _edit_metric(element: str) -> Callable[[Prepared], MetricResult]:
+    def compute(p: Prepared) -> MetricResult:
+        page = p.omnidocbench
+        c = page.edit_counts(element)
+        if not c.samples:
+            return MetricResult(None, {}, {**_details(p, "character", 0), "not_applicable": ABSENT[element]})
+        counts: dict[str, float] = {"edits": c.edits, "upper": c.upper, "ratio_sum": c.ratio_sum, "samples": c.samples}
+        empty = sum(not s.pred for s in page.of(element) if s.edit_num is not None)
+        details = _details(p, "character", c.samples, empty_predictions=empty)
+        return MetricResult(odb_edit_value(counts), counts, details)
+
+    return compute
+
+
+def _teds_metric(structure_only: bool) -> Callable[[Prepared], MetricResult]:
+    def compute(p: Prepared) -> MetricResult:
+        tables = p.omnidocbench.of("table")
+        if not tables:
+            return MetricResult(None, {}, {**_details(p, "table", 0), "not_applicable": ABSENT["table"]})
+        scores = [s.teds_struct if structure_only else s.teds for s in tables]
+        counts: dict[str, float] = {"teds_sum": sum(t or 0.0 for t in scores), "tables": len(tables)}
+        empty = sum(not s.pred for s in tables)
+        details = _details(p, "table", len(tables), structure_only=structure_only, empty_predictions=empty)
+        not_compared = list(p.omnidocbench.not_compared)
+        if not_compared:  # pairs beyond TEDS's bounds, scored 0: the item warns
+            details.update(not_compared=not_compared, warnings=[*details.get("warnings", []), *not_compared])
+        return MetricResult(odb_teds_value(counts), counts, details)
+
+    return compute
+
+
+COMPUTE: dict[str, Callable[[Prepared], MetricResult]] = {
+    "odb_text_edit": _edit_metric("text_block"),
+    "odb_formula_edit": _edit_metric("display_formula"),
+    "odb_table_edit": _edit_metric("table"),
+    "odb_reading_order_edit": _edit_metric("reading_order"),
+    "odb_table_teds": _teds_metric(False),
+    "odb_table_teds_struct": _teds_metric(True),
+}

@@ -1,0 +1,33 @@
+"""OmniDocBench's end-to-end scoring of a page's Markdown, ported exactly, quirks included.
+
+The reference is OmniDocBench v1.5's code (``opendatalab/OmniDocBench``; the snapshot ``pichiu/OmniDocBench`` at
+commit 7bd6c2ebdb7676e6fd251b0e695e15e09cf3ab5d, Apache-2.0): ``clean`` is its ``utils/data_preprocess.py``,
+``extract`` its ``utils/extract.py``. Its libraries (pylatexenc, exactly the version it pins, and scipy) are the
+``omnidocbench`` extra, imported when a page is first scored: ``import pytest_ocr.metrics`` never loads them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from ...errors import OcrError
+
+SCORER = "omnidocbench"
+VERSION = "v1.5@7bd6c2e"
+
+INSTALL_HINT = 'pip install "pytest-ocr[omnidocbench]"'
+
+
+class MissingExtra(OcrError, ImportError):
+    """A library of the ``omnidocbench`` extra is not installed."""
+
+
+def require(module: str) -> ModuleType:
+    """``module`` imported, or :class:`MissingExtra` saying how to install it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise MissingExtra(
+            f"OmniDocBench's scoring needs {module.partition('.')[0]} ({exc}); install it with {INSTALL_HINT}"
+        ) from exc

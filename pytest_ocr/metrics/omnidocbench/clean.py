@@ -1,0 +1,322 @@
+"""OmniDocBench's cleaning and normalising of text, formulas and tables, ported exactly.
+
+Port of ``utils/data_preprocess.py`` of OmniDocBench (``pichiu/OmniDocBench`` at commit
+7bd6c2ebdb7676e6fd251b0e695e15e09cf3ab5d, v1.5's end-to-end evaluation), Apache License 2.0, Copyright its authors.
+Same regular expressions in the same order, quirks included (tests/test_omnidocbench_extract.py compares every
+function with the original's outputs). What differs is only where the original touched the world:
+
+- a LaTeX table goes through ``latexmlc`` as there, but in a private temporary directory (the original writes to
+  and then deletes ``./temp`` in the working directory), without a shell, bounded by a timeout; a missing
+  ``latexmlc`` is an error here, where the original silently scored the table as empty;
+- HTML is read by BeautifulSoup's html.parser as the beautifulsoup4 4.11.1 OmniDocBench pins reads it (see
+  ``_html_parser_411``), whatever newer version is installed.
+
+Left out, as the end-to-end evaluation never calls them: ``find_special_unicode`` (a diagnostic) and
+``inline_filter_unicode``, which runs pylatexenc on the whole text and never returns when the text ends in a
+backslash.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import re
+import shutil
+import subprocess
+import tempfile
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+from ...errors import OcrError
+from . import MissingExtra, require
+
+# latexmlc takes a few seconds a table; one that has not finished in a minute is stuck
+LATEXMLC_TIMEOUT = 60.0
+
+
+class LatexTableError(OcrError):
+    """A LaTeX table could not be normalised as OmniDocBench does (no latexmlc, or it did not finish)."""
+
+
+def _latex_to_text(text: str) -> str:
+    # the original builds a LatexNodes2Text at each call, with its defaults
+    latex2text = require("pylatexenc.latex2text")
+    return str(latex2text.LatexNodes2Text().latex_to_text(text))
+
+
+# port of utils/data_preprocess.py: remove_markdown_fences
+def remove_markdown_fences(content: str) -> str:
+    content = re.sub(r"^```markdown\n?", "", content, flags=re.MULTILINE)
+    content = re.sub(r"^```html\n?", "", content, flags=re.MULTILINE)
+    content = re.sub(r"^```latex\n?", "", content, flags=re.MULTILINE)
+    content = re.sub(r"```\n?$", "", content, flags=re.MULTILINE)
+    return content
+
+
+# port of utils/data_preprocess.py: replace_repeated_chars
+def replace_repeated_chars(input_str: str) -> str:
+    input_str = re.sub(r"_{4,}", "____", input_str)
+    input_str = re.sub(r" {4,}", "    ", input_str)
+    return input_str
+
+
+# port of utils/data_preprocess.py: fullwidth_to_halfwidth
+def fullwidth_to_halfwidth(s: str) -> str:
+    result = []
+    for char in s:
+        code = ord(char)
+        if code == 0x3000:
+            code = 0x0020
+        elif 0xFF01 <= code <= 0xFF5E:
+            code -= 0xFEE0
+        result.append(chr(code))
+    return "".join(result)
+
+
+inline_reg = re.compile(
+    r"\$(.*?)\$|"
+    r"\\\((.*?)\\\)",
+)
+
+
+# port of utils/data_preprocess.py: textblock2unicode
+def textblock2unicode(text: str) -> str:
+    removal_positions = []
+    for match in inline_reg.finditer(text):
+        position = [match.start(), match.end()]
+        content = match.group(1) if match.group(1) is not None else match.group(2)
+        clean_content = re.sub(r"\\([\\_&%^])", "", content)
+        try:
+            if any(char in clean_content for char in r"\^_"):
+                if clean_content.endswith("\\"):
+                    clean_content += " "
+                unicode_content = _latex_to_text(clean_content)
+                removal_positions.append((position[0], position[1], unicode_content))
+        except MissingExtra:
+            raise
+        except Exception:  # as the original's bare except: a formula pylatexenc cannot read stays as written
+            continue
+    for start, end, unicode_content in sorted(removal_positions, reverse=True):
+        text = text[:start] + unicode_content.strip() + text[end:]
+    return text
+
+
+_FORMULA_FILTER_LIST = [
+    "\\mathbf", "\\mathrm", "\\mathnormal", "\\mathit", "\\mathbb", "\\mathcal", "\\mathscr", "\\mathfrak",
+    "\\mathsf", "\\mathtt", "\\textbf", "\\text", "\\boldmath", "\\boldsymbol", "\\operatorname", "\\bm",
+    "\\symbfit", "\\mathbfcal", "\\symbf", "\\scriptscriptstyle", "\\notag",
+    "\\setlength", "\\coloneqq", "\\space", "\\thickspace", "\\thinspace", "\\medspace", "\\nobreakspace",
+    "\\negmedspace", "\\quad", "\\qquad", "\\enspace", "\\substackw", " ", "$$", "\\left", "\\right",
+    "\\displaystyle", "\\text",
+]  # fmt: skip
+
+
+# port of utils/data_preprocess.py: normalized_formula
+def normalized_formula(text: str) -> str:
+    text = text.strip().strip("$").strip("\n")
+    match = re.compile(r"\\\[(.+?)(?<!\\)\\\]").search(text)
+    if match:
+        text = match.group(1).strip()
+    text = re.compile(r"\\tag\{.*?\}").sub("", text)
+    text = re.compile(r"\\hspace\{.*?\}").sub("", text)
+    text = re.compile(r"\\begin\{.*?\}").sub("", text)
+    text = re.compile(r"\\end\{.*?\}").sub("", text)
+    text = re.compile(r"\\arraycolsep.*?\}").sub("", text)
+    text = text.strip(".")
+    for filter_text in _FORMULA_FILTER_LIST:
+        text = text.replace(filter_text, "")
+    return text.lower()
+
+
+@functools.cache
+def _html_parser_411() -> Any:
+    """BeautifulSoup's "html.parser" tree builder as it is in beautifulsoup4 4.11.1, the version OmniDocBench pins.
+
+    From 4.13 a ``<br/>`` after a ``<br>`` is an empty element; in 4.11.1 it crosses off the earlier ``<br>``'s
+    pending end and stays open, taking the rest of its cell in (``<td>a<br>b<br/>c</td>`` reads as
+    ``<td>a<br/>b<br>c</br></td>``), and so for every void element. That one line is put back here (through
+    ``feed``'s ``_parser_class``, which 4.13 added)."""
+    from bs4.builder._htmlparser import BeautifulSoupHTMLParser, HTMLParserTreeBuilder
+
+    class Parser(BeautifulSoupHTMLParser):
+        def handle_startendtag(self, tag: str, attrs: Any) -> None:
+            self.handle_starttag(tag, attrs, handle_empty_element=False)
+            self.handle_endtag(tag)  # 4.11.1's: check_already_closed left True
+
+    class Builder(HTMLParserTreeBuilder):
+        def feed(self, markup: Any, _parser_class: Any = Parser) -> None:
+            super().feed(markup, _parser_class=Parser)
+
+    return Builder
+
+
+# port of utils/data_preprocess.py: normalized_html_table (its inner process_table_html, twice nested there)
+def _process_table_html(html_content: str) -> str:
+    bs4 = require("bs4")
+    soup = bs4.BeautifulSoup(html_content, builder=_html_parser_411()())
+    for th in soup.find_all("th"):
+        th.name = "td"
+    for thead in soup.find_all("thead"):
+        thead.unwrap()
+    for math_tag in soup.find_all("math"):
+        alttext = math_tag.get("alttext", "")
+        alttext = f"${alttext}$"
+        if alttext:  # always true: the original wraps before it tests
+            math_tag.replace_with(alttext)
+    for span in soup.find_all("span"):
+        span.unwrap()
+    return str(soup)
+
+
+# port of utils/data_preprocess.py: normalized_html_table's process_table_html (the outer one)
+def _table_html(md_i: str) -> tuple[str, str]:
+    table_res = ""
+    table_res_no_space = ""
+    if "<table" in md_i.replace(" ", "").replace("'", '"'):
+        md_i = _process_table_html(md_i)
+        table_res = html.unescape(md_i).replace("\n", "")
+        table_res = unicodedata.normalize("NFKC", table_res).strip()
+        tables = re.findall(r"<table\b[^>]*>(.*)</table>", table_res, re.DOTALL | re.IGNORECASE)
+        table_res = "".join(tables)
+        table_res = re.sub('( style=".*?")', "", table_res)
+        table_res = re.sub('( height=".*?")', "", table_res)
+        table_res = re.sub('( width=".*?")', "", table_res)
+        table_res = re.sub('( align=".*?")', "", table_res)
+        table_res = re.sub('( class=".*?")', "", table_res)
+        table_res = re.sub("</?tbody>", "", table_res)
+        table_res = re.sub(r"\s+", " ", table_res)
+        table_res_no_space = '<html><body><table border="1" >' + table_res.replace(" ", "") + "</table></body></html>"
+        table_res_no_space = re.sub('colspan="', ' colspan="', table_res_no_space)
+        table_res_no_space = re.sub('rowspan="', ' rowspan="', table_res_no_space)
+        table_res_no_space = re.sub('border="', ' border="', table_res_no_space)
+        table_res = '<html><body><table border="1" >' + table_res + "</table></body></html>"
+    return table_res, table_res_no_space
+
+
+# port of utils/data_preprocess.py: normalized_html_table's clean_table
+def _clean_table(input_str: str) -> str:
+    input_str = input_str.replace("<sup>", "").replace("</sup>", "")
+    input_str = input_str.replace("<sub>", "").replace("</sub>", "")
+    input_str = input_str.replace("<span>", "").replace("</span>", "")
+    input_str = input_str.replace("<div>", "").replace("</div>", "")
+    input_str = input_str.replace("<p>", "").replace("</p>", "")
+    input_str = input_str.replace('<spandata-span-identity="">', "")
+    input_str = re.sub("<colgroup>.*?</colgroup>", "", input_str)
+    return input_str
+
+
+# port of utils/data_preprocess.py: normalized_html_table
+def normalized_html_table(text: str) -> str:
+    norm_text, _ = _table_html(text)
+    return _clean_table(norm_text)
+
+
+# port of utils/data_preprocess.py: normalized_latex_table's latex_template
+def _latex_template(latex_code: str) -> str:
+    return (
+        r"""
+        \documentclass[border=20pt]{article}
+        \usepackage{subcaption}
+        \usepackage{url}
+        \usepackage{graphicx}
+        \usepackage{caption}
+        \usepackage{multirow}
+        \usepackage{booktabs}
+        \usepackage{color}
+        \usepackage{colortbl}
+        \usepackage{xcolor,soul,framed}
+        \usepackage{fontspec}
+        \usepackage{amsmath,amssymb,mathtools,bm,mathrsfs,textcomp}
+        \setlength{\parindent}{0pt}"""
+        + r"""
+        \begin{document}
+        """
+        + latex_code
+        + r"""
+        \end{document}"""
+    )
+
+
+# port of utils/data_preprocess.py: normalized_latex_table's convert_latex_to_html
+def _convert_latex_to_html(latex_content: str, timeout: float) -> str:
+    latexmlc = shutil.which("latexmlc")
+    if latexmlc is None:
+        raise LatexTableError(
+            "a LaTeX table is normalised as OmniDocBench does it, by latexmlc (LaTeXML), which is not installed: "
+            "install LaTeXML (Debian/Ubuntu: apt-get install latexml)"
+        )
+    with tempfile.TemporaryDirectory(prefix="pytest-ocr-latexml-") as cache_dir:
+        tex = Path(cache_dir) / "table.tex"
+        dest = Path(cache_dir) / "table.html"
+        tex.write_text(_latex_template(latex_content), encoding="utf-8")
+        cmd = [latexmlc, "--quiet", "--nocomments", f"--log={cache_dir}/table.log", str(tex), f"--dest={dest}"]
+        try:
+            subprocess.run(
+                cmd,
+                check=True,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                timeout=timeout,
+                cwd=cache_dir,
+            )
+            html_content = dest.read_text(encoding="utf-8")
+        except subprocess.TimeoutExpired as exc:
+            raise LatexTableError(
+                f"latexmlc did not convert a LaTeX table ({len(latex_content)} characters) within {timeout:g} s"
+            ) from exc
+        except (subprocess.CalledProcessError, OSError, UnicodeDecodeError):
+            return ""  # as the original: a table latexmlc cannot convert scores as an empty one
+    tables = re.findall(r"<table\b[^>]*>(.*)</table>", html_content, re.DOTALL | re.IGNORECASE)
+    return "\n".join(f"<table>{table}</table>" for table in tables)
+
+
+# port of utils/data_preprocess.py: normalized_latex_table (its process_table_latex is never called there: the
+# LaTeX goes to latexmlc as written)
+def normalized_latex_table(text: str, *, timeout: float = LATEXMLC_TIMEOUT) -> str:
+    return normalized_html_table(_convert_latex_to_html(text, timeout))
+
+
+# port of utils/data_preprocess.py: normalized_table
+def normalized_table(text: str, format: str = "html") -> str:
+    if format == "html":
+        return normalized_html_table(text)
+    if format == "latex":
+        return normalized_latex_table(text)
+    raise ValueError(f"Invalid format: {format}")
+
+
+# port of utils/data_preprocess.py: textblock_with_norm_formula
+def textblock_with_norm_formula(text: str) -> str:
+    removal_positions = []
+    for match in inline_reg.finditer(text):
+        content = match.group(1) if match.group(1) is not None else match.group(2)
+        removal_positions.append((match.start(), match.end(), normalized_formula(content)))
+    for start, end, norm_content in sorted(removal_positions, reverse=True):
+        text = text[:start] + norm_content.strip() + text[end:]
+    return text
+
+
+# port of utils/data_preprocess.py: inline_filter
+def inline_filter(text: Any) -> tuple[str, list[dict[str, Any]]]:
+    if not isinstance(text, str):
+        text = str(text)
+    inline_array: list[dict[str, Any]] = []
+    for match in inline_reg.finditer(text):
+        position = [match.start(), match.end()]
+        content = match.group(1) if match.group(1) is not None else match.group(2)
+        clean_content = re.sub(r"\\([\\_&%^])", "", content)
+        if any(char in clean_content for char in r"\^_"):
+            inline_array.append({"category_type": "equation_inline", "position": position, "content": match.group(0)})
+            text = text.replace(match.group(0), "")
+        else:
+            text = text.replace(match.group(0), content)
+    return text, inline_array
+
+
+# port of utils/data_preprocess.py: clean_string
+def clean_string(input_string: str) -> str:
+    for junk in ("\\t", "\\n", "\t", "\n", "/t", "/n"):  # in this order, as the original's chain of replace
+        input_string = input_string.replace(junk, "")
+    return re.sub(r"[^\w\u4e00-\u9fff]", "", input_string)

@@ -1,0 +1,331 @@
+"""A page's Markdown split into OmniDocBench's blocks: text, display formulas, tables, code.
+
+Port of ``utils/extract.py`` (``md_tex_filter`` and what it calls) and of the Markdown-table-to-HTML conversion of
+``utils/table_utils.py`` of OmniDocBench (``pichiu/OmniDocBench`` at commit
+7bd6c2ebdb7676e6fd251b0e695e15e09cf3ab5d, v1.5's end-to-end evaluation), Apache License 2.0, Copyright its authors.
+The same regular expressions in the same order give the same blocks, quirks included
+(tests/test_omnidocbench_extract.py compares them with the original's). Three loops the original runs in quadratic
+time (each step slicing or rewriting the whole page) are written here to do the same in linear time: searching from
+an offset instead of in a slice (the patterns have no anchors or look-behinds), replacing each Markdown table row
+where it was found instead of at the first occurrence of its text (which is the same place: no earlier text can hold
+it), and blanking the extracted spans in one pass. The original's recursion on an unclosed ``\\begin{tabular}``
+or ``<table>`` is a loop here, so a page with a thousand of them gives its blocks instead of a ``RecursionError``.
+
+The result is the original's: a ``defaultdict(list)`` from ``category_type`` (``text_all``, ``equation_isolated``,
+``html_table``, ``latex_table``) to blocks sorted by their start, each a dict with ``category_type``, ``position``
+(``[start, end]``), ``content`` and, for some, ``fine_category_type`` and ``language``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from typing import Any
+
+from .clean import remove_markdown_fences, replace_repeated_chars
+
+Block = dict[str, Any]
+
+
+def _blank(content: str, spans: list[tuple[int, int]]) -> str:
+    """``content`` with each span replaced by as many spaces, as the original's slicing does one span at a time
+    (replacing a span twice, or two that overlap, leaves the same spaces)."""
+    if not spans:
+        return content
+    chars = list(content)
+    for start, end in spans:
+        chars[start:end] = " " * len(chars[start:end])
+    return "".join(chars)
+
+
+def _nested_blocks(text: str, begin_pattern: str, end_pattern: str) -> tuple[list[str], list[tuple[int, int]]]:
+    """Port of utils/extract.py: extract_tabular and extract_html_table (one function there for each pattern).
+
+    The outermost begin...end pairs in order; the quirks kept: after a begin the scan moves on by the length of
+    the *end* pattern's source, and when begins are left open, the scan restarts after the first open one, offset
+    by the length of the *begin* pattern's source (not of the text it matched)."""
+    begin_re = re.compile(begin_pattern)
+    end_re = re.compile(end_pattern)
+    tabulars: list[str] = []
+    positions: list[tuple[int, int]] = []
+    offset = 0  # the original recursed on text[offset:] while begins were left open
+    while True:
+        current_pos = offset
+        stack: list[int] = []
+        # the original searches text[current_pos:] at each step; a match found from an earlier position is still
+        # the first one while it starts at or after current_pos, and none found then means none now
+        begin_match = begin_re.search(text, current_pos)
+        end_match = end_re.search(text, current_pos)
+        while current_pos < len(text):
+            if begin_match and begin_match.start() < current_pos:
+                begin_match = begin_re.search(text, current_pos)
+            if end_match and end_match.start() < current_pos:
+                end_match = end_re.search(text, current_pos)
+            if not begin_match and not end_match:
+                break
+            if begin_match and (not end_match or begin_match.start() < end_match.start()):
+                stack.append(begin_match.start())
+                current_pos = begin_match.start() + len(end_pattern)
+            elif end_match:
+                if stack:
+                    start_pos = stack.pop()
+                    if not stack:
+                        end_pos = end_match.start() + len(end_pattern)
+                        tabulars.append(text[start_pos:end_pos])
+                        positions.append((start_pos, end_pos))
+                current_pos = end_match.start() + len(end_pattern)
+        if not stack:
+            return tabulars, positions
+        offset = stack[0] + len(begin_pattern)
+
+
+# port of utils/extract.py: extract_tabular
+def extract_tabular(text: str) -> tuple[list[str], list[tuple[int, int]]]:
+    return _nested_blocks(text, r"\\begin{tabular}", r"\\end{tabular}")
+
+
+# port of utils/extract.py: extract_html_table
+def extract_html_table(text: str) -> tuple[list[str], list[tuple[int, int]]]:
+    return _nested_blocks(text, r"<table(?:[^>]*)>", r"</table>")
+
+
+# port of utils/extract.py: extract_tex_table
+def extract_tex_table(content: str) -> tuple[list[str], list[tuple[int, int]]]:
+    tables = []
+    tables_positions = []
+    for match in re.finditer(r"\\begin{table}(.*?)\\end{table}", content, re.DOTALL):
+        tables.append(match.group(0))
+        tables_positions.append((match.start(), match.end()))
+    content = _blank(content, tables_positions)
+    tabulars, tabular_positions = extract_tabular(content)
+    all_result = sorted(
+        zip(tables_positions + tabular_positions, tables + tabulars, strict=True), key=lambda x: x[0][0]
+    )
+    return [table for _, table in all_result], [position for position, _ in all_result]
+
+
+display_reg = re.compile(
+    r"\$\$(.*?)\$\$|"
+    r"\\\[(.*?)\\\]|"
+    r"\$(.*?)\$|"
+    r"\\\((.*?)\\\)",
+    re.DOTALL,
+)
+_dollar_pattern = re.compile(r"\$\$(.*?)\$\$|\$(.*?)\$|\\\((.*?)\\\)", re.DOTALL)
+md_table_reg = re.compile(r"\|\s*.*?\s*\|\n", re.DOTALL)
+html_table_reg = re.compile(r"(<table.*?</table>)", re.DOTALL)
+img_pattern = r"!\[.*?\]\(.*?\)"
+code_block_reg = re.compile(r"```(\w+)\n(.*?)```", re.DOTALL)
+
+
+# port of utils/extract.py: md_tex_filter
+def md_tex_filter(content: str) -> defaultdict[str, list[Block]]:
+    """One page's Markdown (or LaTeX) as OmniDocBench's blocks by category."""
+    content = re.sub(img_pattern, "", content)
+    content = remove_markdown_fences(content)
+    content = replace_repeated_chars(content)
+    content = content.replace("<html>", "").replace("</html>", "").replace("<body>", "").replace("</body>", "")
+
+    pred_all: list[Block] = []
+
+    latex_table_array, table_positions = extract_tex_table(content)
+    spans = []
+    for latex_table, (start, _) in zip(latex_table_array, table_positions, strict=True):
+        position = [start, start + len(latex_table)]
+        pred_all.append({"category_type": "latex_table", "position": position, "content": latex_table})
+        spans.append((position[0], position[1]))
+    content = _blank(content, spans)
+
+    html_table_array, table_positions = extract_html_table(content)
+    spans = []
+    for html_table, (start, _) in zip(html_table_array, table_positions, strict=True):
+        position = [start, start + len(html_table)]
+        pred_all.append({"category_type": "html_table", "position": position, "content": html_table})
+        spans.append((position[0], position[1]))
+    content = _blank(content, spans)
+
+    spans = []
+    for match in display_reg.finditer(content):
+        matched = match.group(0)
+        if not matched:
+            continue
+        single_line = " ".join(matched.strip().split("\n"))
+        position = [match.start(), match.end()]
+        sub_match = _dollar_pattern.search(single_line)
+        if sub_match is None:
+            spans.append((position[0], position[1]))
+            pred_all.append({"category_type": "equation_isolated", "position": position, "content": single_line})
+        elif sub_match.group(1):
+            single_line = re.sub(_dollar_pattern, r"\\[\1\\]", single_line)
+            spans.append((position[0], position[1]))
+            pred_all.append({"category_type": "equation_isolated", "position": position, "content": single_line})
+        else:
+            # an inline formula: a block of its own, and left in the text as well (the original's quirk)
+            single_line = re.sub(_dollar_pattern, r"\\[\2\3\\]", single_line)
+            pred_all.append(
+                {
+                    "category_type": "equation_isolated",
+                    "position": position,
+                    "content": single_line,
+                    "fine_category_type": "equation_inline",
+                }
+            )
+    content = _blank(content, spans)
+
+    if len(md_table_reg.findall(content + "\n")) >= 2:
+        # the page is rewritten: the positions of the blocks found from here on are in the rewritten page's terms
+        content = convert_markdown_to_html(content)
+        spans = []
+        for match in html_table_reg.finditer(content):
+            position = [match.start(), match.end()]
+            spans.append((position[0], position[1]))
+            pred_all.append(
+                {
+                    "category_type": "html_table",
+                    "position": position,
+                    "content": match.group(0).strip(),
+                    "fine_category_type": "md2html_table",
+                }
+            )
+        content = _blank(content, spans)
+
+    spans = []
+    for match in code_block_reg.finditer(content):
+        position = [match.start(), match.end()]
+        spans.append((position[0], position[1]))
+        pred_all.append(
+            {
+                "category_type": "text_all",
+                "position": position,
+                "content": match.group(2).strip(),
+                "language": match.group(1),
+                "fine_category_type": "code",
+            }
+        )
+    content = _blank(content, spans)
+
+    content = re.sub(r"\\title\{(.*?)\}", r"\1", content)
+    content = re.sub(r"\\title\s*\{\s*(.*?)\s*\}", r"\1", content, flags=re.DOTALL)
+    content = re.sub(r"\\text\s*\{\s*(.*?)\s*\}", r"\1", content, flags=re.DOTALL)
+    content = re.sub(r"\\section\*?\{(.*?)\}", r"\1", content)
+    content = re.sub(r"\\section\*?\{\s*(.*?)\s*\}", r"\1", content, flags=re.DOTALL)
+
+    res = content.split("\n\n")
+    if len(res) == 1:
+        res = content.split("\n")
+
+    content_position = 0
+    for text in res:
+        # the separators are not counted: each paragraph's position drifts from its place by theirs (the original's)
+        position = [content_position, content_position + len(text)]
+        content_position += len(text)
+        text = text.strip().strip("\n")
+        text = "\n".join([line.strip() for line in text.split("\n") if line.strip()])
+        if not text:
+            continue
+        if text.startswith("<table") and text.endswith("</table>"):
+            pred_all.append({"category_type": "html_table", "position": position, "content": text})
+        elif text.startswith("$") and text.endswith("$"):
+            if text.replace("$", "").strip():
+                pred_all.append({"category_type": "equation_isolated", "position": position, "content": text.strip()})
+        else:
+            text = text.strip()
+            if text:
+                pred_all.append(
+                    {
+                        "category_type": "text_all",
+                        "position": position,
+                        "content": text,
+                        "fine_category_type": "text_block",
+                    }
+                )
+
+    pred_dataset: defaultdict[str, list[Block]] = defaultdict(list)
+    for item in sorted(pred_all, key=lambda x: x["position"][0]):
+        pred_dataset[item["category_type"]].append(item)
+    return pred_dataset
+
+
+# port of utils/table_utils.py: markdown_to_html (from intsig-textin/markdown_tester)
+def markdown_to_html(markdown_table: str) -> str:
+    rows = [row.strip() for row in markdown_table.strip().split("\n")]
+    html_table = "<table>\n  <thead>\n    <tr>\n"
+    for cell in [cell.strip() for cell in rows[0].split("|")[1:-1]]:
+        html_table += f"      <th>{cell}</th>\n"
+    html_table += "    </tr>\n  </thead>\n  <tbody>\n"
+    for row in rows[2:]:
+        html_table += "    <tr>\n"
+        for cell in [cell.strip() for cell in row.split("|")[1:-1]]:
+            html_table += f"      <td>{cell}</td>\n"
+        html_table += "    </tr>\n"
+    html_table += "  </tbody>\n</table>\n"
+    return html_table
+
+
+# port of utils/table_utils.py: find_md_table_mode
+def find_md_table_mode(line: str) -> bool:
+    return bool(re.search(r"-*?:", line) or re.search(r"---", line) or re.search(r":-*?", line))
+
+
+# port of utils/table_utils.py: delete_table_and_body
+def delete_table_and_body(input_list: list[str]) -> list[str]:
+    return [line for line in input_list if not re.search(r"</?t(able|head|body)>", line)]
+
+
+# port of utils/table_utils.py: merge_tables
+def merge_tables(input_str: str) -> str:
+    input_str = re.sub(r"<!--[\s\S]*?-->", "", input_str)
+    output_lines = []
+    for block in re.findall(r"<table>[\s\S]*?</table>", input_str):
+        block_lines = block.split("\n")
+        for i, line in enumerate(block_lines):
+            if "<th>" in line:
+                block_lines[i] = line.replace("<th>", "<td>").replace("</th>", "</td>")
+        final_tr = delete_table_and_body(block_lines)
+        if len(final_tr) > 2:
+            output_lines.extend(final_tr)
+    merged_output = "<table>\n{}\n</table>".format("\n".join(output_lines))
+    return "\n\n" + merged_output + "\n\n"
+
+
+# port of utils/table_utils.py: replace_table_with_placeholder
+def replace_table_with_placeholder(input_string: str) -> str:
+    output_lines = []
+    in_table_block = False
+    temp_block = ""
+    last_line = ""
+    for line in input_string.split("\n"):
+        if "<table>" in line:
+            in_table_block = True
+            temp_block += last_line
+        elif in_table_block:
+            if not find_md_table_mode(last_line) and "</thead>" not in last_line:
+                temp_block += "\n" + last_line
+            if "</table>" in last_line:
+                if "<table>" not in line:
+                    in_table_block = False
+                    output_lines.append(merge_tables(temp_block))
+                    temp_block = ""
+        else:
+            output_lines.append(last_line)
+        last_line = line
+    if last_line:
+        if in_table_block or "</table>" in last_line:
+            temp_block += "\n" + last_line
+            output_lines.append(merge_tables(temp_block))
+        else:
+            output_lines.append(last_line)
+    return "\n".join(output_lines)
+
+
+# port of utils/table_utils.py: convert_table
+def convert_table(input_str: str) -> str:
+    return input_str.replace("<table>", '<table border="1" >').replace("<td>", '<td colspan="1" rowspan="1">')
+
+
+# port of utils/table_utils.py: convert_markdown_to_html (the second definition, the one in effect)
+def convert_markdown_to_html(markdown_content: str) -> str:
+    markdown_content = markdown_content.replace("\r", "") + "\n"
+    # the original replaces the first occurrence of each row's text, which is where it was found
+    markdown_content = md_table_reg.sub(lambda match: markdown_to_html(match.group(0)), markdown_content)
+    return convert_table(replace_table_with_placeholder(markdown_content))
