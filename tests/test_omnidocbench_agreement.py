@@ -140,6 +140,29 @@ def test_every_page_value_and_aggregate_equals_the_originals(engine: str, elemen
         assert sum(teds_struct) / len(teds_struct) == pytest.approx(aggregates["TEDS_structure_only"]["all"], abs=1e-6)
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("element", ELEMENTS)
+def test_the_block_attribute_groups_equal_the_originals(engine: str, element: str) -> None:
+    # get_full_labels_results: each label's mean of each metric over the samples carrying it.
+    scores: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for image in [image for case_engine, image in _cases() if case_engine == engine]:
+        for sample in _scores(engine, image).of(element):
+            values = {"TEDS": sample.teds, "TEDS_structure_only": sample.teds_struct, "Edit_dist": sample.edit}
+            for label in sample.labels:
+                for metric, value in values.items():
+                    if value is not None:
+                        scores[metric][label].append(value)
+    expected = dict(_expected(engine, "metric_result")[element]["group"])
+    counts = expected.pop("sample_count", {})
+    assert {metric: set(by_label) for metric, by_label in scores.items()} == {
+        metric: set(by_label) for metric, by_label in expected.items()
+    }
+    for metric, by_label in expected.items():
+        for label, value in by_label.items():
+            assert sum(scores[metric][label]) / len(scores[metric][label]) == pytest.approx(value, abs=1e-6)
+            assert len(scores[metric][label]) == counts[label]
+
+
 def test_the_fixture_holds_every_scored_page() -> None:
     # Each engine's result files hold samples of the pages it has an output for, and no other.
     for engine in ENGINES:

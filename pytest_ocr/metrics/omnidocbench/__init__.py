@@ -2,16 +2,23 @@
 
 The reference is OmniDocBench v1.5's code (``opendatalab/OmniDocBench``; the snapshot ``pichiu/OmniDocBench`` at
 commit 7bd6c2ebdb7676e6fd251b0e695e15e09cf3ab5d, Apache-2.0): ``clean`` is its ``utils/data_preprocess.py``,
-``extract`` its ``utils/extract.py``. Its libraries (pylatexenc, exactly the version it pins, and scipy) are the
-``omnidocbench`` extra, imported when a page is first scored: ``import pytest_ocr.metrics`` never loads them.
+``extract`` its ``utils/extract.py``, ``match`` its ``utils/match_quick.py`` and ``utils/match.py``, ``page`` its
+``End2EndDataset``'s work on one page and each sample's metric values: ``score_page(page, markdown)``. Its
+libraries (pylatexenc, exactly the version it pins, and scipy) are the ``omnidocbench`` extra, imported when a
+page is first scored: ``import pytest_ocr.metrics`` never loads them.
 """
 
 from __future__ import annotations
 
 import importlib
 from types import ModuleType
+from typing import TYPE_CHECKING
 
+from ... import lazy
 from ...errors import OcrError
+
+if TYPE_CHECKING:
+    from .page import ELEMENTS, MAX_MATCH_WORK, EditCounts, PageScores, Sample, score_page
 
 SCORER = "omnidocbench"
 VERSION = "v1.5@7bd6c2e"
@@ -31,3 +38,11 @@ def require(module: str) -> ModuleType:
         raise MissingExtra(
             f"OmniDocBench's scoring needs {module.partition('.')[0]} ({exc}); install it with {INSTALL_HINT}"
         ) from exc
+
+
+# The public API, imported from page.py when first read (PEP 562).
+__getattr__, __dir__ = lazy.names(
+    __name__,
+    {name: "page" for name in ("ELEMENTS", "MAX_MATCH_WORK", "EditCounts", "PageScores", "Sample", "score_page")},
+)
+__all__ = ["ELEMENTS", "MAX_MATCH_WORK", "EditCounts", "PageScores", "Sample", "score_page"]

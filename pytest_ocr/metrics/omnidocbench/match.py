@@ -56,23 +56,9 @@ IGNORED_CATEGORIES = (
     "equation_caption",
 )
 
-TEXT_CATEGORIES = (
-    "text_block",
-    "title",
-    "code_txt",
-    "code_txt_caption",
-    "reference",
-    "equation_caption",
-    "figure_caption",
-    "figure_footnote",
-    "table_caption",
-    "table_footnote",
-    "code_algorithm",
-    "code_algorithm_caption",
-    "header",
-    "footer",
-    "page_footnote",
-    "page_number",
+# The text categories in the original's order, which orders blocks of equal "order" (see page.py).
+TEXT_CATEGORIES = ("text_block", "title", "code_txt", "code_txt_caption", "reference", "equation_caption") + tuple(
+    c for c in IGNORED_CATEGORIES if c != "equation_caption"
 )
 
 
@@ -235,6 +221,57 @@ def _gt_position(item: Item) -> Any:
     return item.get("order") if item.get("order") else item.get("position", [""])[0]
 
 
+def _unmatched_predictions(
+    pred_idx_list: Sequence[int],
+    pred_lines: list[str],
+    norm_pred_lines: list[str],
+    pred_items: list[Item],
+    img_name: str,
+) -> Item:
+    """The simple match's one entry for the predictions it matched to nothing, concatenated."""
+    return {
+        "gt_idx": [""],
+        "gt": "",
+        "pred_idx": pred_idx_list,
+        "pred": "".join(pred_lines[_] for _ in pred_idx_list),
+        "gt_position": [""],
+        "pred_position": pred_items[pred_idx_list[0]]["position"][0],  # the first prediction's
+        "norm_gt": "",
+        "norm_pred": "".join(norm_pred_lines[_] for _ in pred_idx_list),
+        "gt_category_type": "",
+        "pred_category_type": get_pred_category_type(pred_idx_list[0], pred_items),
+        "gt_attribute": [{}],
+        "edit": 1,
+        "img_id": img_name,
+    }
+
+
+def _unmatched_block(
+    gt_idx: int,
+    gt_lines: list[str],
+    norm_gt_lines: list[str],
+    gt_cat_list: list[str],
+    gt_items: list[Item],
+    img_name: str,
+) -> Item:
+    """The entry of a ground-truth block matched to nothing (a page without predictions)."""
+    return {
+        "gt_idx": [gt_idx],
+        "gt": gt_lines[gt_idx],
+        "pred_idx": [""],
+        "pred": "",
+        "gt_position": [_gt_position(gt_items[gt_idx])],
+        "pred_position": "",
+        "norm_gt": norm_gt_lines[gt_idx],
+        "norm_pred": "",
+        "gt_category_type": gt_cat_list[gt_idx],
+        "pred_category_type": "",
+        "gt_attribute": [gt_items[gt_idx].get("attribute", {})],
+        "edit": 1,
+        "img_id": img_name,
+    }
+
+
 def match_gt2pred_simple(
     gt_items: list[Item], pred_items: list[Item], line_type: str, img_name: str
 ) -> tuple[list[Item], list[Item] | None]:
@@ -247,45 +284,15 @@ def match_gt2pred_simple(
     pred_idx_list: Sequence[int]
     if not norm_gt_lines:  # the unmatched predictions, concatenated
         pred_idx_list = range(len(norm_pred_lines))
-        match_list.append(
-            {
-                "gt_idx": [""],
-                "gt": "",
-                "pred_idx": pred_idx_list,
-                "pred": "".join(pred_lines[_] for _ in pred_idx_list),
-                "gt_position": [""],
-                # Raises IndexError with no prediction either, as the original does; End2EndDataset
-                # never calls it so (no ground-truth table: no table match; see page.py).
-                "pred_position": pred_items[pred_idx_list[0]]["position"][0],
-                "norm_gt": "",
-                "norm_pred": "".join(norm_pred_lines[_] for _ in pred_idx_list),
-                "gt_category_type": "",
-                "pred_category_type": get_pred_category_type(pred_idx_list[0], pred_items),
-                "gt_attribute": [{}],
-                "edit": 1,
-                "img_id": img_name,
-            }
-        )
+        # Raises IndexError with no prediction either, as the original does (a page whose
+        # ground-truth tables all have empty HTML, and no table in its output).
+        match_list.append(_unmatched_predictions(pred_idx_list, pred_lines, norm_pred_lines, pred_items, img_name))
         return match_list, None
     elif not norm_pred_lines:
-        for gt_idx in range(len(norm_gt_lines)):
-            match_list.append(
-                {
-                    "gt_idx": [gt_idx],
-                    "gt": gt_lines[gt_idx],
-                    "pred_idx": [""],
-                    "pred": "",
-                    "gt_position": [_gt_position(gt_items[gt_idx])],
-                    "pred_position": "",
-                    "norm_gt": norm_gt_lines[gt_idx],
-                    "norm_pred": "",
-                    "gt_category_type": gt_cat_list[gt_idx],
-                    "pred_category_type": "",
-                    "gt_attribute": [gt_items[gt_idx].get("attribute", {})],
-                    "edit": 1,
-                    "img_id": img_name,
-                }
-            )
+        match_list = [
+            _unmatched_block(gt_idx, gt_lines, norm_gt_lines, gt_cat_list, gt_items, img_name)
+            for gt_idx in range(len(norm_gt_lines))
+        ]
         return match_list, None
 
     cost_matrix = compute_edit_distance_matrix_new(norm_gt_lines, norm_pred_lines)
@@ -344,23 +351,7 @@ def match_gt2pred_simple(
                     unmatch_table_pred.append(new_item)
             return match_list, unmatch_table_pred
         else:
-            match_list.append(
-                {
-                    "gt_idx": [""],
-                    "gt": "",
-                    "pred_idx": pred_idx_list,
-                    "pred": "".join(pred_lines[_] for _ in pred_idx_list),
-                    "gt_position": [""],
-                    "pred_position": pred_items[pred_idx_list[0]]["position"][0],
-                    "norm_gt": "",
-                    "norm_pred": "".join(norm_pred_lines[_] for _ in pred_idx_list),
-                    "gt_category_type": "",
-                    "pred_category_type": get_pred_category_type(pred_idx_list[0], pred_items),
-                    "gt_attribute": [{}],
-                    "edit": 1,
-                    "img_id": img_name,
-                }
-            )
+            match_list.append(_unmatched_predictions(pred_idx_list, pred_lines, norm_pred_lines, pred_items, img_name))
     return match_list, None
 
 
@@ -487,21 +478,7 @@ def match_gt2pred_quick(gt_items: list[Item], pred_items: list[Item], img_name: 
         ]
     elif not norm_pred_lines:
         return [
-            {
-                "gt_idx": [gt_idx],
-                "gt": gt_lines[gt_idx],
-                "pred_idx": [""],
-                "pred": "",
-                "gt_position": [_gt_position(gt_items[gt_idx])],
-                "pred_position": "",
-                "norm_gt": norm_gt_lines[gt_idx],
-                "norm_pred": "",
-                "gt_category_type": gt_cat_list[gt_idx],
-                "pred_category_type": "",
-                "gt_attribute": [gt_items[gt_idx].get("attribute", {})],
-                "edit": 1,
-                "img_id": img_name,
-            }
+            _unmatched_block(gt_idx, gt_lines, norm_gt_lines, gt_cat_list, gt_items, img_name)
             for gt_idx in range(len(norm_gt_lines))
         ]
     elif len(norm_gt_lines) == 1 and len(norm_pred_lines) == 1:

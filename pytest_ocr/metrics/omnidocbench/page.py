@@ -99,6 +99,12 @@ class Sample:
     def edit(self) -> float | None:
         return None if self.edit_num is None else self.edit_num / self.upper_len
 
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The block-attribute labels OmniDocBench groups this sample under
+        (``get_full_labels_results``): ``key: value`` of every merged block's attributes."""
+        return tuple(sorted({f"{k}: {v}" for attribute in self.gt_attribute for k, v in attribute.items()}))
+
 
 @dataclass(frozen=True)
 class EditCounts:
