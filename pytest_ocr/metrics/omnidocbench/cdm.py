@@ -16,6 +16,9 @@ Where the original differs from what runs here, with the same pixels and values:
     with more than 3 matched tokens silently scores 0) is ported with the one model CDM uses.
   * Node's tokenizer has a timeout here (the original waits forever); xelatex and Ghostscript have the original's
     30 s. A timeout scores the pair 0, as a failed compilation does there.
+  * xelatex runs with ``-no-shell-escape`` and ``openin_any=p``: a formula is untrusted text, and may neither run
+    a program nor ``\\input`` a file outside the TeX tree by an absolute or parent path (OmniDocBench typesets
+    the file when its tokenizer leaves the formula as written). Only such formulas can score differently.
   * OmniDocBench answers every failure (tokenizer, xelatex, an empty side, no box found) with zeros and says
     nothing; here the zeros come with ``failure`` saying why.
 
@@ -96,7 +99,7 @@ def cdm(gt_latex: str, pred_latex: str, *, timeout: float = TOOL_TIMEOUT) -> Cdm
         try:
             box_gt, size_gt = _render(gt_latex, work / "gt", tools, timeout)
             box_pred, size_pred = _render(pred_latex, work / "pred", tools, timeout)
-            matched_idxes, inliers, token_cost = _match_boxes(box_gt, box_pred, size_gt, size_pred)
+            inliers = _match_boxes(box_gt, box_pred, size_gt, size_pred)
         except _Failure as failure:
             return CdmResult(0, 0, 0, 0, 0, 0, failure=str(failure))
     final_match_num = int(np.count_nonzero(inliers))
@@ -146,6 +149,7 @@ def _run(argv: list[str], cwd: Path, timeout: float, stdin: Path | None = None) 
     env = dict(os.environ)
     for name in ("TMPDIR", "TMP", "TEMP", "TEXMFCACHE", "TEXMFVAR"):
         env[name] = str(cwd)
+    env["openin_any"] = "p"  # kpathsea: TeX reads no file by an absolute or parent path outside its tree
     try:
         return run(argv, timeout=timeout, cwd=cwd, env=env, max_stdout=MAX_OUTPUT, stdin=stdin)
     except subprocess.TimeoutExpired as exc:
@@ -194,7 +198,8 @@ def _render(latex: str, work: Path, tools: _Tools, timeout: float) -> tuple[list
         raise _Failure(f"the formula could not be prepared for rendering ({type(exc).__name__}: {exc})") from exc
     tex = work / "formula.tex"
     tex.write_text(document, encoding="utf-8")
-    _run([tools.xelatex, "-interaction=nonstopmode", f"-output-directory={work}", str(tex)], work, timeout)
+    xelatex_argv = [tools.xelatex, "-no-shell-escape", "-interaction=nonstopmode", f"-output-directory={work}"]
+    _run([*xelatex_argv, tex.name], work, timeout)  # relative: openin_any=p refuses absolute paths
     pdf = work / "formula.pdf"
     if not pdf.exists():
         raise _Failure("xelatex made no PDF of the formula")
@@ -434,8 +439,8 @@ def _centre(bbox: list[int]) -> list[float]:
 
 def _match_boxes(
     box_gt: list[dict[str, Any]], box_pred: list[dict[str, Any]], gt_size: tuple[int, int], pred_size: tuple[int, int]
-) -> tuple[list[tuple[int, int]], np.ndarray, np.ndarray]:
-    """port of cdm_metric.py: CDM._match_boxes"""
+) -> np.ndarray:
+    """port of cdm_metric.py: CDM._match_boxes (the inliers: which Hungarian matches count)"""
     if not box_gt or not box_pred:  # the original's matcher raises an IndexError on an empty side
         side = "ground truth" if not box_gt else "prediction"
         raise _Failure(f"the {side} rendered no token")
@@ -459,4 +464,4 @@ def _match_boxes(
     for idx, (a, b) in enumerate(matched_idxes):
         if inliers[idx] and token_cost[a, b] == 1:
             inliers[idx] = False
-    return matched_idxes, inliers, token_cost
+    return inliers
