@@ -79,19 +79,29 @@ def _kill(proc: subprocess.Popen) -> None:
 
 
 def run(
-    argv: list[str], *, timeout: float, cwd: Path, env: dict[str, str], max_stdout: int | None = None
+    argv: list[str],
+    *,
+    timeout: float,
+    cwd: Path,
+    env: dict[str, str],
+    max_stdout: int | None = None,
+    stdin: Path | None = None,
 ) -> subprocess.CompletedProcess:
     """Run argv in its own process group, so a timeout also kills what it started.
-    stdout is read up to ``max_stdout`` bytes, of stderr only the last STDERR_KEPT.
+    stdout is read up to ``max_stdout`` bytes, of stderr only the last STDERR_KEPT; stdin is the file
+    ``stdin`` or nothing.
 
     Raises OSError when it cannot be started, subprocess.TimeoutExpired, and
     OutputTooLarge when it printed more than ``max_stdout`` bytes (it is killed).
     """
     pipe = subprocess.PIPE
     deadline = time.monotonic() + timeout
-    with subprocess.Popen(
-        argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=pipe, stderr=pipe, start_new_session=True
-    ) as proc:
+    with (
+        open(stdin, "rb") if stdin is not None else contextlib.nullcontext(subprocess.DEVNULL) as source,
+        subprocess.Popen(
+            argv, cwd=cwd, env=env, stdin=source, stdout=pipe, stderr=pipe, start_new_session=True
+        ) as proc,
+    ):
         assert proc.stdout is not None and proc.stderr is not None
         out, err = _Reader(proc.stdout, limit=max_stdout), _Reader(proc.stderr, keep=STDERR_KEPT)
         try:
