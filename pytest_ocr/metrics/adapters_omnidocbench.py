@@ -4,7 +4,8 @@ metrics/omnidocbench/), shared by all six, turned into each metric's counts.
 Edit distances: ``{edits, upper, ratio_sum, samples}`` over the page's samples of an element
 that have a metric (OmniDocBench's Edit_dist: ``edit_num`` and ``upper_len``); the value,
 edits / upper, is its per-page edit, so the macro over pages is its ``ALL_page_avg`` and the
-micro its ``edit_whole``. TEDS: ``{teds_sum, tables}``, the micro its TEDS ``all``. A page
+micro its ``edit_whole``. TEDS: ``{teds_sum, tables}``, the micro its TEDS ``all``. CDM:
+``{cdm_sum, formulas}``, the macro its page split's ``ALL``, the micro its ``all``. A page
 without samples of an element has no value for its metrics, as OmniDocBench leaves it out of
 that element's averages: the details say why (``not_applicable``).
 
@@ -17,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .prepared import MetricResult, Prepared
-from .values import odb_edit_value, odb_teds_value
+from .values import odb_cdm_value, odb_edit_value, odb_teds_value
 
 # What a page lacks when it has no sample of an element.
 ABSENT = {
@@ -77,6 +78,24 @@ def _teds_metric(structure_only: bool) -> Callable[[Prepared], MetricResult]:
     return compute
 
 
+def _formula_cdm(p: Prepared) -> MetricResult:
+    """CDM of each display formula, as cal_metric.py's call_CDM scores every display-formula sample (those
+    Edit_dist leaves out, both sides empty, too: they score 0). A tool that is missing or breaks raises
+    (the item's error); a formula OmniDocBench scores 0 without comparing keeps its 0, and the item warns."""
+    from .omnidocbench.cdm import cdm
+
+    formulas = p.omnidocbench.of("display_formula")
+    if not formulas:
+        return MetricResult(None, {}, {**_details(p, "formula", 0), "not_applicable": ABSENT["display_formula"]})
+    results = [cdm(str(s.gt), str(s.pred)) for s in formulas]
+    counts: dict[str, float] = {"cdm_sum": sum(r.f1 for r in results), "formulas": len(results)}
+    details = _details(p, "formula", len(results), scores=[r.f1 for r in results])
+    failures = [f"CDM scored display formula {i + 1} 0: {r.failure}" for i, r in enumerate(results) if r.failure]
+    if failures:
+        details.update(failures=failures, warnings=[*details.get("warnings", []), *failures])
+    return MetricResult(odb_cdm_value(counts), counts, details)
+
+
 COMPUTE: dict[str, Callable[[Prepared], MetricResult]] = {
     "odb_text_edit": _edit_metric("text_block"),
     "odb_formula_edit": _edit_metric("display_formula"),
@@ -84,4 +103,5 @@ COMPUTE: dict[str, Callable[[Prepared], MetricResult]] = {
     "odb_reading_order_edit": _edit_metric("reading_order"),
     "odb_table_teds": _teds_metric(False),
     "odb_table_teds_struct": _teds_metric(True),
+    "odb_formula_cdm": _formula_cdm,
 }

@@ -30,6 +30,7 @@ from .values import (
     mer_value,
     ned_value,
     ngram_value,
+    odb_cdm_value,
     odb_edit_value,
     odb_teds_value,
     positional_rate,
@@ -526,6 +527,17 @@ METRICS: dict[str, MetricInfo] = {
             needs="layout",
             scorer=OMNIDOCBENCH,
         ),
+        MetricInfo(
+            "odb_formula_cdm",
+            "higher",
+            "formula",
+            "OmniDocBench v1.5 CDM of the page's display formulas (rendered, tokens matched by position): their "
+            "mean F1; not a default (xelatex, Ghostscript and Node.js, about 1.5 CPU-s a formula)",
+            _Adapter("omnidocbench", "odb_formula_cdm"),
+            odb_cdm_value,
+            needs="layout",
+            scorer=OMNIDOCBENCH,
+        ),
     )
 }
 
@@ -534,7 +546,7 @@ DEFAULT_METRICS = ("cer", "wer", "ned", "exact_match")
 TABLE_METRICS = ("teds", "teds_struct")
 FIELD_METRICS = ("field_precision", "field_recall", "field_f1")
 # OmniDocBench's end-to-end metrics, each from the one scoring of a page (adapters_omnidocbench.py).
-OMNIDOCBENCH_METRICS = (
+OMNIDOCBENCH_DEFAULTS = (
     "odb_text_edit",
     "odb_formula_edit",
     "odb_table_teds",
@@ -542,6 +554,8 @@ OMNIDOCBENCH_METRICS = (
     "odb_table_edit",
     "odb_reading_order_edit",
 )
+# and CDM, which a case asks for (metrics: [odb_formula_cdm]): it renders every formula
+OMNIDOCBENCH_METRICS = (*OMNIDOCBENCH_DEFAULTS, "odb_formula_cdm")
 # What every case with such an input gets, whether or not it asks.
 DEFAULTS_BY_INPUT = {
     "text": DEFAULT_METRICS,
@@ -549,7 +563,7 @@ DEFAULTS_BY_INPUT = {
     "schema": ("json_valid", "schema_valid", "field_completeness"),
     "task": ("task_success", "task_quality"),
     "checks": ("checks_passed",),
-    "layout": OMNIDOCBENCH_METRICS,
+    "layout": OMNIDOCBENCH_DEFAULTS,
 }
 
 

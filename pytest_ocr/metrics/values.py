@@ -104,6 +104,11 @@ def odb_teds_value(c: dict) -> float:
     return ratio(c["teds_sum"], c["tables"], empty=0.0)
 
 
+def odb_cdm_value(c: dict) -> float:
+    """OmniDocBench's CDM over display formulas: their mean (a page's value; over pooled counts its CDM ``all``)."""
+    return ratio(c["cdm_sum"], c["formulas"], empty=0.0)
+
+
 def repetition_value(c: dict) -> float:
     return ratio(c["redundant"], c["characters"], empty=0.0)
 

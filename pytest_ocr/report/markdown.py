@@ -23,10 +23,10 @@ from ..run.record import Gating, RunRecord
 from ..run.result import CaseResult, Outcome
 from ..visible import visible
 from .numbers import (
-    OMNIDOCBENCH_NOTE,
     STABILITY_ROWS,
     fact_rows,
     number,
+    omnidocbench_note,
     omnidocbench_rows,
     signed,
     stability_cell,
@@ -342,7 +342,7 @@ def _engines_table(record: RunRecord) -> list[str]:
         ]
     facts = fact_rows([asdict(f) if (f := summaries[e].facts) else None for e in engines])
     rows += [[escape(label), *cells] for label, cells in facts]
-    omnidocbench = omnidocbench_rows([summaries[e].metrics for e in engines])
+    omnidocbench = omnidocbench_rows([summaries[e] for e in engines])
     rows += [[escape(label), *cells] for label, cells in omnidocbench]
     return _table(["engine"] + [escape(e) for e in engines], rows)
 
@@ -541,7 +541,7 @@ def run_markdown(record: RunRecord, limit: int = LIST_LIMIT, project: Path | Non
         lines += _engines_table(record)
         lines += ["", "macro = mean over items; micro = pooled over items (total errors / total length)", ""]
         if any(m in OMNIDOCBENCH_METRICS for s in record.summaries.values() for m in s.metrics):
-            lines += [OMNIDOCBENCH_NOTE, ""]
+            lines += [omnidocbench_note(record.summaries.values()), ""]
     for draws in record.cached_draws:
         lines += [f"**Note:** {escape(draws.text(), 2 * CELL_CHARS)}", ""]
     if record.comparison is not None:

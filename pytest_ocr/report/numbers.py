@@ -5,10 +5,13 @@ for values so small that four decimals would hide them; full precision only in J
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 from ..scoring.facts import UNCATEGORISED
+
+if TYPE_CHECKING:
+    from ..run.aggregate import Summary
 
 TINY = 0.001  # below this (and not zero), four decimals keep fewer than three significant digits
 
@@ -53,6 +56,7 @@ def stability_cell(value: float | None) -> str:
 OMNIDOCBENCH_ROWS = (
     ("text edit", "odb_text_edit", "ALL_page_avg", "edit_whole"),
     ("formula edit", "odb_formula_edit", "ALL_page_avg", "edit_whole"),
+    ("formula CDM", "odb_formula_cdm", "page avg", "all"),
     ("table TEDS", "odb_table_teds", "page avg", "all"),
     ("table TEDS-S", "odb_table_teds_struct", "page avg", "all"),
     ("table edit", "odb_table_edit", "ALL_page_avg", "edit_whole"),
@@ -61,21 +65,34 @@ OMNIDOCBENCH_ROWS = (
 
 OMNIDOCBENCH_NOTE = (
     "OmniDocBench v1.5 end to end (quick_match): ALL_page_avg and page avg = mean over the pages that have "
-    "the element (macro); edit_whole and TEDS all = pooled over its samples (micro); no Overall (it needs CDM)"
+    "the element (macro); edit_whole and TEDS all = pooled over its samples (micro)"
 )
 
 
-def omnidocbench_rows(metrics: list[dict[str, Any]]) -> list[tuple[str, list[str]]]:
+def omnidocbench_note(summaries: Iterable[Summary]) -> str:
+    """What the table of aggregates means, and how its Overall was computed or why there is none."""
+    if any(s.omnidocbench_overall for s in summaries):
+        return (
+            f"{OMNIDOCBENCH_NOTE}; Overall = ((1 - text edit) * 100 + CDM * 100 + TEDS * 100) / 3 of the page "
+            "averages, each rounded to 3 decimals first, as OmniDocBench's notebook does"
+        )
+    return f"{OMNIDOCBENCH_NOTE}; no Overall (it needs CDM: metrics: [odb_formula_cdm])"
+
+
+def omnidocbench_rows(summaries: list[Summary]) -> list[tuple[str, list[str]]]:
     """The rows every summary (terminal, Markdown) shows per engine for OmniDocBench's metrics
     (each engine's Summary.metrics): each element's mean over the pages that have it (its
-    ALL_page_avg, with the number of pages) and over its samples pooled (edit_whole; TEDS all)."""
+    ALL_page_avg, with the number of pages) and over its samples pooled (edit_whole; TEDS all),
+    and OmniDocBench's Overall when CDM was computed."""
     rows: list[tuple[str, list[str]]] = []
     for label, metric, macro, micro in OMNIDOCBENCH_ROWS:
-        found = [m.get(metric) for m in metrics]
+        found = [s.metrics.get(metric) for s in summaries]
         if not any(found):
             continue
         rows.append((f"{label} {macro}", [f"{number(a.macro)} ({a.n} pages)" if a else "-" for a in found]))
         rows.append((f"{label} {micro}", [number(a.micro) if a else "-" for a in found]))
+    if rows and any(s.omnidocbench_overall for s in summaries):
+        rows.append(("Overall", [number(o.overall) if (o := s.omnidocbench_overall) else "-" for s in summaries]))
     return rows
 
 

@@ -15,7 +15,7 @@ from ..run.record import RunRecord
 from ..storable import json_safe
 from ..visible import visible, visible_json
 from .columns import fit, item_line, ljust, middle, rjust, width
-from .numbers import OMNIDOCBENCH_NOTE, STABILITY_ROWS, fact_rows, number, omnidocbench_rows, signed, stability_cell
+from .numbers import STABILITY_ROWS, fact_rows, number, omnidocbench_note, omnidocbench_rows, signed, stability_cell
 from .paired_text import describe, noise
 from .reasons import gate_text, noise_lines, worst_delta
 
@@ -136,7 +136,7 @@ def engine_lines(record: RunRecord, verbosity: int, columns: int | None = None) 
             for label, key in STABILITY_ROWS
         ]
     rows += fact_rows([asdict(f) if (f := summaries[e].facts) else None for e in engines])
-    omnidocbench = omnidocbench_rows([summaries[e].metrics for e in engines])
+    omnidocbench = omnidocbench_rows([summaries[e] for e in engines])
     rows += omnidocbench
     rows.append(("pages/s", [_rate(summaries[e].performance.pages_per_s) for e in engines]))
     rows.append(("time/page mean", [_seconds(summaries[e].performance.mean_s) for e in engines]))
@@ -147,7 +147,7 @@ def engine_lines(record: RunRecord, verbosity: int, columns: int | None = None) 
         "pages/s and time/page: engine time, summed over workers"
     )
     if omnidocbench:
-        lines.append(OMNIDOCBENCH_NOTE)
+        lines.append(omnidocbench_note(summaries.values()))
     if verbosity < 0:
         return lines
 

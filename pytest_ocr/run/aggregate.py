@@ -17,8 +17,9 @@ from typing import Any
 import numpy as np
 
 from ..cases.model import DatasetInfo
-from ..codec import Coded
+from ..codec import Coded, encode
 from ..metrics import METRICS, pooled
+from ..metrics.omnidocbench.overall import Overall, overall
 from ..scoring.facts import UNCATEGORISED
 from .result import CaseResult
 
@@ -96,6 +97,14 @@ class Summary(Coded):
     performance: Performance = field(default_factory=Performance)
     stability: Stability | None = None  # with repeats only
     facts: FactSummary | None = None  # items with checks only
+    # OmniDocBench's Overall, with odb_formula_cdm only: absent from the JSON otherwise
+    omnidocbench_overall: Overall | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = encode(self)
+        if self.omnidocbench_overall is None:
+            del data["omnidocbench_overall"]
+        return data
 
 
 def fact_summary(results: Iterable[CaseResult]) -> FactSummary | None:
@@ -260,6 +269,7 @@ def stability(results: Iterable[CaseResult]) -> Stability | None:
 def summarize_group(name: str, results: Sequence[CaseResult]) -> Summary:
     counts = Counter(r.outcome for r in results)
     names = sorted({n for r in results for n in r.metrics}, key=metric_order)
+    metrics = aggregate_metrics(results, names)
     return Summary(
         name,
         cases=len(results),
@@ -269,12 +279,23 @@ def summarize_group(name: str, results: Sequence[CaseResult]) -> Summary:
         filtered=counts["filtered"],
         skipped=counts["skipped"],
         cached=sum(r.cached for r in results),
-        metrics=aggregate_metrics(results, names),
+        metrics=metrics,
         top_confusions=top_confusions(results),
         performance=performance(results),
         stability=stability(results),
         facts=fact_summary(results),
+        omnidocbench_overall=omnidocbench_overall(metrics),
     )
+
+
+def omnidocbench_overall(metrics: dict[str, MetricAggregate]) -> Overall | None:
+    """OmniDocBench's Overall of these macros, when CDM was computed and some page has text (its notebook's
+    Overall is NaN otherwise)."""
+    text = metrics.get("odb_text_edit")
+    if "odb_formula_cdm" not in metrics or text is None or text.macro is None:
+        return None
+    teds = metrics.get("odb_table_teds")
+    return overall(text.macro, metrics["odb_formula_cdm"].macro, teds.macro if teds else None)
 
 
 def summarize(results: Iterable[CaseResult]) -> dict[str, Summary]:

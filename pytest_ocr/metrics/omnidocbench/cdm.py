@@ -15,7 +15,11 @@ Where the original differs from what runs here, with the same pixels and values:
   * scikit-image's ``ransac`` (0.20, the last version CDM runs on: later ones have no ``random_state`` and every CDM
     with more than 3 matched tokens silently scores 0) is ported with the one model CDM uses.
   * Node's tokenizer has a timeout here (the original waits forever); xelatex and Ghostscript have the original's
-    30 s. A timeout scores the pair 0, as a failed compilation does there.
+    30 s. A tool that times out, cannot be started or crashes (killed by a signal, or an exit status above 128, the
+    shell's way of saying so) raises :class:`CdmToolFailed` naming the tool and the formula, where the original
+    scores the pair 0 (xelatex, Ghostscript) or renders the formula untokenized (Node): a score that depends on
+    the machine's load or health is no score. A tool's ordinary failure (xelatex's errors, the tokenizer's parse
+    error) is the original's, zeros or its fallback.
   * xelatex runs with ``-no-shell-escape`` and ``openin_any=p``: a formula is untrusted text, and may neither run
     a program nor ``\\input`` a file outside the TeX tree by an absolute or parent path (OmniDocBench typesets
     the file when its tokenizer leaves the formula as written). Only such formulas can score differently.
@@ -34,6 +38,7 @@ import functools
 import io
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 from collections.abc import Sequence
@@ -45,7 +50,8 @@ import numpy as np
 from PIL import Image
 
 from ...engines.command import OutputTooLarge, run
-from ...errors import OcrError
+from ...errors import OcrError, shortened
+from ...visible import visible
 from . import cdm_latex
 
 JS_DIR = Path(__file__).parent / "cdm_js"
@@ -61,6 +67,10 @@ COST_TOKEN, COST_POSITION, COST_ORDER = 1, 0.05, 0.15  # HungarianMatcher's defa
 
 class CdmToolMissing(OcrError):
     """xelatex, Ghostscript, Node.js or a LaTeX package of CDM's template is not installed."""
+
+
+class CdmToolFailed(OcrError):
+    """A tool CDM runs timed out, could not be started or crashed: the pair has no score."""
 
 
 @dataclass(frozen=True)
@@ -97,8 +107,8 @@ def cdm(gt_latex: str, pred_latex: str, *, timeout: float = TOOL_TIMEOUT) -> Cdm
     with tempfile.TemporaryDirectory(prefix="pytest-ocr-cdm-") as directory:
         work = Path(directory)
         try:
-            box_gt, size_gt = _render(gt_latex, work / "gt", tools, timeout)
-            box_pred, size_pred = _render(pred_latex, work / "pred", tools, timeout)
+            box_gt, size_gt = _rendered(gt_latex, "ground-truth", work / "gt", tools, timeout)
+            box_pred, size_pred = _rendered(pred_latex, "predicted", work / "pred", tools, timeout)
             inliers = _match_boxes(box_gt, box_pred, size_gt, size_pred)
         except _Failure as failure:
             return CdmResult(0, 0, 0, 0, 0, 0, failure=str(failure))
@@ -117,6 +127,15 @@ class _Failure(Exception):
     """A step at which OmniDocBench's evaluate() ends in its ``except:`` and returns zeros."""
 
 
+def _rendered(
+    latex: str, side: str, work: Path, tools: _Tools, timeout: float
+) -> tuple[list[dict[str, Any]], tuple[int, int]]:
+    try:
+        return _render(latex, work, tools, timeout)
+    except CdmToolFailed as exc:
+        raise CdmToolFailed(f"CDM: {exc} on the {side} formula {visible(shortened(latex, 80))!r}") from exc
+
+
 @dataclass(frozen=True)
 class _Tools:
     xelatex: str
@@ -133,7 +152,7 @@ def _tools() -> _Tools:
             argv = [str(found["kpsewhich"]), *TEMPLATE_FILES]
             try:
                 located = _run(argv, Path(directory), TOOL_TIMEOUT).stdout.decode("utf-8", "replace").split()
-            except _Failure as exc:
+            except CdmToolFailed as exc:
                 raise CdmToolMissing(f"CDM could not look for its LaTeX packages: {exc}") from exc
         missing = [name for name in TEMPLATE_FILES if not any(path.endswith("/" + name) for path in located)]
     if missing:
@@ -150,14 +169,23 @@ def _run(argv: list[str], cwd: Path, timeout: float, stdin: Path | None = None) 
     for name in ("TMPDIR", "TMP", "TEMP", "TEXMFCACHE", "TEXMFVAR"):
         env[name] = str(cwd)
     env["openin_any"] = "p"  # kpathsea: TeX reads no file by an absolute or parent path outside its tree
+    tool = Path(argv[0]).name
     try:
-        return run(argv, timeout=timeout, cwd=cwd, env=env, max_stdout=MAX_OUTPUT, stdin=stdin)
+        done = run(argv, timeout=timeout, cwd=cwd, env=env, max_stdout=MAX_OUTPUT, stdin=stdin)
     except subprocess.TimeoutExpired as exc:
-        raise _Failure(f"{Path(argv[0]).name} took more than {timeout:g} s") from exc
+        raise CdmToolFailed(f"{tool} took more than {timeout:g} s") from exc
     except OutputTooLarge as exc:
-        raise _Failure(f"{Path(argv[0]).name} printed more than {MAX_OUTPUT} bytes") from exc
+        raise CdmToolFailed(f"{tool} printed more than {MAX_OUTPUT} bytes") from exc
     except OSError as exc:
-        raise _Failure(f"{Path(argv[0]).name} could not be started: {exc}") from exc
+        raise CdmToolFailed(f"{tool} could not be started: {exc}") from exc
+    if done.returncode < 0 or done.returncode > 128:  # a signal, or a shell (a wrapper script) reporting one
+        number = -done.returncode if done.returncode < 0 else done.returncode - 128
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            name = f"signal {number}"
+        raise CdmToolFailed(f"{tool} crashed (exit status {done.returncode}: {name})")
+    return done
 
 
 def _tokenize(latex: str, work: Path, tools: _Tools, timeout: float) -> tuple[bool, str]:
@@ -192,7 +220,7 @@ def _render(latex: str, work: Path, tools: _Tools, timeout: float) -> tuple[list
             new_latex = latex
         new_latex = new_latex.replace("< P E R C E N T A G E T O K E N >", "\\%")
         document, token_list, color_list = cdm_latex.coloured_document(cdm_latex.normalize_latex(new_latex))
-    except _Failure:
+    except (_Failure, CdmToolFailed):
         raise
     except Exception as exc:  # the original's "Preprocess latex failed": no boxes are written
         raise _Failure(f"the formula could not be prepared for rendering ({type(exc).__name__}: {exc})") from exc
