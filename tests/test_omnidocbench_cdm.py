@@ -10,12 +10,20 @@ Node.js for real (Debian: texlive-xetex texlive-lang-cjk texlive-lang-chinese gh
 from __future__ import annotations
 
 import json
+import os
+import re
+import shutil
 from pathlib import Path
 
 import pytest
+import scipy.optimize  # noqa: F401  (once per process: pytester's in-process sessions forget the modules they import)
+from conftest import load_report, run
 
 from pytest_ocr.metrics.omnidocbench import cdm as cdm_module
-from pytest_ocr.metrics.omnidocbench.cdm import CdmResult, CdmToolMissing, cdm, strip_delimiters
+from pytest_ocr.metrics.omnidocbench.cdm import CdmResult, CdmToolFailed, CdmToolMissing, cdm, strip_delimiters
+from pytest_ocr.metrics.omnidocbench.overall import overall, pandas_round3
+from pytest_ocr.report.markdown import run_markdown
+from pytest_ocr.run.record import RunRecord
 
 DATA = Path(__file__).parent / "data" / "omnidocbench"
 PAIRS = json.loads((DATA / "cdm_pairs.json").read_text(encoding="utf-8"))
@@ -84,3 +92,157 @@ def test_a_formula_cannot_read_a_file_by_its_path(tmp_path):
     formula = rf"\input{{{secret}}} \begin{{foo}}"
     result = cdm(formula, formula)
     assert (result.f1, result.failure) == (0, "xelatex made no PDF of the formula")
+
+
+# -- odb_formula_cdm: tool problems, the metric on the oracle pages, the Overall -----------------------------------
+
+
+@pytest.fixture
+def tools_found_again():
+    """_tools() remembers the tools it found: found again under the PATH a test sets, and after it."""
+    cdm_module._tools.cache_clear()
+    yield
+    cdm_module._tools.cache_clear()
+
+
+def _crashing_node(tmp_path: Path, monkeypatch) -> None:
+    """A PATH whose node aborts as Node does on a fatal error (the shell's 128 + SIGABRT), the real tools after it."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    node = bin_dir / "node"
+    node.write_text("#!/bin/sh\nexit 134\n", encoding="utf-8")
+    node.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+
+
+def test_a_crashing_tool_is_an_error_naming_the_tool_and_formula_not_a_zero(tmp_path, monkeypatch, tools_found_again):
+    _crashing_node(tmp_path, monkeypatch)
+    with pytest.raises(CdmToolFailed) as caught:
+        cdm("$$x^{2}$$", "x^{2}")
+    assert str(caught.value) == "CDM: node crashed (exit status 134: SIGABRT) on the ground-truth formula 'x^{2}'"
+
+
+def test_a_tool_past_its_timeout_is_an_error_not_a_zero(tools_found_again):
+    with pytest.raises(CdmToolFailed, match=r"^CDM: node took more than 1e-06 s on the ground-truth formula 'a\+b'$"):
+        cdm("a+b", "a+b", timeout=1e-6)
+
+
+def _formula_case(suite, image: str) -> None:
+    shutil.copy(DATA / "images" / image, suite.path / image)
+    suite.write(
+        "page.ocr.yaml",
+        f"engines:\n  handmade: {{type: omnidocbench-outputs, path: {json.dumps(str(DATA / 'handmade'))}}}\n"
+        f"id: page\nimage: {image}\nengine: handmade\n"
+        f"expected: {{layout_file: {json.dumps(str(DATA / 'pages.json'))}}}\n"
+        "metrics: [odb_formula_cdm]\n",
+    )
+
+
+def test_an_item_whose_cdm_tool_is_missing_or_crashes_is_an_error(suite, tmp_path, monkeypatch, tools_found_again):
+    _formula_case(suite, "made_formulas.png")
+    _crashing_node(tmp_path, monkeypatch)
+    assert run(suite, "--ocr-report", "report.json").ret == 1
+    (result,) = load_report(suite)["results"]
+    assert result["outcome"] == "error"
+    assert "CDM: node crashed (exit status 134: SIGABRT) on the ground-truth formula " in result["error"]
+    cdm_module._tools.cache_clear()
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing"))
+    assert run(suite, "--ocr-report", "report.json").ret == 1
+    (result,) = load_report(suite)["results"]
+    assert result["outcome"] == "error"
+    assert (
+        "CDM (OmniDocBench's formula metric) needs xelatex with xeCJK, Ghostscript and Node.js; missing: "
+        in (result["error"])
+    )
+    assert f"apt-get install --no-install-recommends {cdm_module.DEBIAN_PACKAGES}" in result["error"]
+
+
+END2END = json.loads((DATA / "cdm_end2end_expected.json").read_text(encoding="utf-8"))
+
+
+def test_the_overall_is_the_notebooks_on_omnidocbench_own_results():
+    """overall() on the values of OmniDocBench's metric_result.json equals the row its notebook computed from it."""
+    for system, expected in END2END["systems"].items():
+        teds = expected["table_page"].get("TEDS", {}).get("ALL")
+        ours = overall(
+            expected["text_block_all"]["Edit_dist"]["ALL_page_avg"],
+            expected["display_formula"]["page"]["CDM"]["ALL"],
+            teds,
+        )
+        row = expected["notebook"]
+        assert (ours.text_edit, ours.cdm, ours.teds) == (
+            row["text_block_Edit_dist"],
+            row["display_formula_CDM"],
+            row["table_TEDS"],
+        ), system
+        assert ours.overall == pytest.approx(row["overall"], abs=1e-9), system
+    # the notebook rounds as numpy does, half to even on x * 1000: not as Python's round() does
+    assert (pandas_round3(0.0785), round(0.0785, 3)) == (0.078, 0.079)
+    # rounding first is the notebook's: the Overall of unrounded inputs differs
+    assert overall(0.0785, 0.80683333, 0.45156).overall != pytest.approx((0.9215 * 100 + 80.683333 + 45.156) / 3)
+
+
+@pytest.mark.slow
+def test_odb_formula_cdm_and_the_overall_equal_omnidocbench_on_the_oracle_pages(suite):
+    """The oracle systems run as a dataset with odb_formula_cdm asked for: every page's CDM, the macro (the page
+    split's ALL), the micro (its 'all') and the Overall are OmniDocBench's (make_cdm_end2end_expected.py) to 1e-6;
+    the formulas it scores 0 without comparing keep their 0 and warn; the summaries show the Overall."""
+    root = suite.path / "bench"
+    root.mkdir()
+    shutil.copy(DATA / "pages.json", root)
+    for folder in ("images", *END2END["systems"]):
+        shutil.copytree(DATA / folder, root / folder)
+    systems = ", ".join(END2END["systems"])
+    suite.write(
+        "bench.ocr.yaml",
+        "dataset: {type: omnidocbench, path: bench}\n"
+        f"defaults: {{engine: [{systems}], metrics: [odb_formula_cdm]}}\n",
+    )
+    result = run(suite, "--ocr-report", "report.json")
+    report = load_report(suite)
+    assert report["scorers"]["odb_formula_cdm"] == {"scorer": "omnidocbench", "version": "v1.5@7bd6c2e"}
+    text = result.stdout.str()
+    markdown = run_markdown(RunRecord.from_document(report))
+    warnings: dict[tuple[str, str], list[str]] = {}
+    for system, expected in END2END["systems"].items():
+        results = {r["image"].rsplit("/", 1)[-1]: r for r in report["results"] if r["engine"] == system}
+        ours = {
+            n: r["metrics"]["odb_formula_cdm"]
+            for n, r in results.items()
+            if r["metrics"].get("odb_formula_cdm") is not None
+        }
+        assert ours == pytest.approx(expected["page_CDM"], abs=1e-6), system
+        for name, r in results.items():  # each formula's score, in OmniDocBench's order
+            scores = [s["CDM"] for s in expected["samples"] if s["img_id"] == name]
+            assert (
+                r["details"].get("odb_formula_cdm", {}).get("scores", []) == scores or not scores and name not in ours
+            )
+            warned = [w for w in r["warnings"] if "CDM scored display formula" in w]
+            if warned:  # a formula OmniDocBench scores 0 without comparing: its 0 kept, the reason said
+                warnings[(system, name)] = warned
+                assert all(scores[int(w.split()[4]) - 1] == 0 for w in warned)
+        summary = report["summary"][system]
+        aggregate = summary["metrics"]["odb_formula_cdm"]
+        assert aggregate["macro"] == pytest.approx(expected["display_formula"]["page"]["CDM"]["ALL"], abs=1e-6)
+        assert aggregate["micro"] == pytest.approx(expected["display_formula"]["all"]["CDM"]["all"], abs=1e-6)
+        assert aggregate["n"] == len(expected["page_CDM"])
+        row = expected["notebook"]
+        assert summary["omnidocbench_overall"] == pytest.approx(
+            {
+                "text_edit": row["text_block_Edit_dist"],
+                "cdm": row["display_formula_CDM"],
+                "teds": row["table_TEDS"],
+                "overall": row["overall"],
+            },
+            abs=1e-6,
+        ), system
+        assert re.search(rf"formula CDM page avg +.*{aggregate['macro']:.4f} \({aggregate['n']} pages\)", text)
+    assert warnings == {
+        (system, "made_empty.png"): ["CDM scored display formula 1 0: the prediction rendered no token"]
+        for system in ("handmade", "latex_tables")
+    }
+    overalls = [f"{report['summary'][s]['omnidocbench_overall']['overall']:.4f}" for s in report["summary"]]
+    assert re.search(r"\nOverall +" + " +".join(overalls) + r"\n", text)
+    assert "| Overall | " + " | ".join(overalls) + " |" in markdown
+    assert "each rounded to 3 decimals first, as OmniDocBench's notebook does" in text
+    assert "no Overall" not in text and "no Overall" not in markdown
