@@ -4,12 +4,12 @@ Port of ``utils/extract.py`` (``md_tex_filter`` and what it calls) and of the Ma
 ``utils/table_utils.py`` of OmniDocBench (``pichiu/OmniDocBench`` at commit
 7bd6c2ebdb7676e6fd251b0e695e15e09cf3ab5d, v1.5's end-to-end evaluation), Apache License 2.0, Copyright its authors.
 The same regular expressions in the same order give the same blocks, quirks included
-(tests/test_omnidocbench_extract.py compares them with the original's). Three loops the original runs in quadratic
-time (each step slicing or rewriting the whole page) are written here to do the same in linear time: searching from
-an offset instead of in a slice (the patterns have no anchors or look-behinds), replacing each Markdown table row
-where it was found instead of at the first occurrence of its text (which is the same place: no earlier text can hold
-it), and blanking the extracted spans in one pass. The original's recursion on an unclosed ``\\begin{tabular}``
-or ``<table>`` is a loop here, so a page with a thousand of them gives its blocks instead of a ``RecursionError``.
+(tests/test_omnidocbench_extract.py compares them with the original's). What the original does in quadratic time
+(each step slicing or rewriting the whole page) is done here in linear time with the same result: the scan for
+nested ``<table>`` and ``\\begin{tabular}`` blocks (``_nested_blocks``; the original also recurses once per block
+left open, and a page with 5,000 unclosed ``<table>`` fails there with a ``RecursionError``), the rewriting of each
+Markdown table row (in place, where the original replaces the first occurrence of its text, which is the same place:
+no earlier text can hold it) and the blanking of extracted blocks (in one pass).
 
 The result is the original's: a ``defaultdict(list)`` from ``category_type`` (``text_all``, ``equation_isolated``,
 ``html_table``, ``latex_table``) to blocks sorted by their start, each a dict with ``category_type``, ``position``
@@ -18,6 +18,7 @@ The result is the original's: a ``defaultdict(list)`` from ``category_type`` (``
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import defaultdict
 from typing import Any
@@ -38,55 +39,83 @@ def _blank(content: str, spans: list[tuple[int, int]]) -> str:
     return "".join(chars)
 
 
-def _nested_blocks(text: str, begin_pattern: str, end_pattern: str) -> tuple[list[str], list[tuple[int, int]]]:
-    """Port of utils/extract.py: extract_tabular and extract_html_table (one function there for each pattern).
+def _nested_blocks(
+    text: str, begins: list[int], ends: list[int], begin_source: str, end_source: str
+) -> tuple[list[str], list[tuple[int, int]]]:
+    r"""Port of utils/extract.py: extract_tabular and extract_html_table (one function there for each pattern),
+    given where the begin and end patterns match.
 
-    The outermost begin...end pairs in order; the quirks kept: after a begin the scan moves on by the length of
-    the *end* pattern's source, and when begins are left open, the scan restarts after the first open one, offset
-    by the length of the *begin* pattern's source (not of the text it matched)."""
-    begin_re = re.compile(begin_pattern)
-    end_re = re.compile(end_pattern)
-    tabulars: list[str] = []
+    The original scans from a position to the nearer of the next begin and end, pushes a begin, pops at an end
+    (an end with nothing open is passed over), and takes the text from the outermost begin to the end that closes it;
+    after either it moves on by the length of the *end* pattern's source (``len(r"\\end{tabular}")`` is 14, so a
+    LaTeX block takes the character after ``\end{tabular}`` with it). When begins are left open at the end of the
+    text it starts again (recursing) after the first one left open, by the length of the *begin* pattern's source.
+    That is quadratic, and recurses once per open begin; this computes the same blocks in linear time.
+
+    The tokens are the match starts in order. From a token the scan always goes on to ``succ``: the first token at or
+    after its start plus the end pattern's length, so every scan follows the same ``succ`` links. ``closer[i]``, for
+    a begin, is the end at which the scan, starting at token i with nothing open, has nothing open again (-1: never);
+    ``head[i]`` the first begin that is closed on the scan from token i with nothing open, and ``left_open[i]`` the
+    begin it ends with open (-1: none). All three are filled from the last token back."""
+    step = len(end_source)
+    tokens = sorted([(start, True) for start in begins] + [(start, False) for start in ends])
+    starts = [start for start, _ in tokens]
+    n = len(tokens)
+    succ = [n] * n
+    j = 0
+    for i, start in enumerate(starts):
+        while j < n and starts[j] < start + step:
+            j += 1
+        succ[i] = j
+    # back_to_zero[i]: the end at which the scan from token i, with one begin open, has none open (-1: never)
+    back_to_zero = [-1] * (n + 1)
+    closer = [-1] * n
+    head = [-1] * (n + 1)
+    left_open = [-1] * (n + 1)
+    for i in range(n - 1, -1, -1):
+        if not tokens[i][1]:
+            back_to_zero[i] = i
+            head[i], left_open[i] = head[succ[i]], left_open[succ[i]]
+            continue
+        closer[i] = back_to_zero[succ[i]]
+        if closer[i] == -1:
+            left_open[i] = i
+            continue
+        after = succ[closer[i]]
+        back_to_zero[i] = back_to_zero[after]
+        head[i], left_open[i] = i, left_open[after]
+
+    blocks: list[str] = []
     positions: list[tuple[int, int]] = []
-    offset = 0  # the original recursed on text[offset:] while begins were left open
+    from_pos = 0
     while True:
-        current_pos = offset
-        stack: list[int] = []
-        # the original searches text[current_pos:] at each step; a match found from an earlier position is still
-        # the first one while it starts at or after current_pos, and none found then means none now
-        begin_match = begin_re.search(text, current_pos)
-        end_match = end_re.search(text, current_pos)
-        while current_pos < len(text):
-            if begin_match and begin_match.start() < current_pos:
-                begin_match = begin_re.search(text, current_pos)
-            if end_match and end_match.start() < current_pos:
-                end_match = end_re.search(text, current_pos)
-            if not begin_match and not end_match:
-                break
-            if begin_match and (not end_match or begin_match.start() < end_match.start()):
-                stack.append(begin_match.start())
-                current_pos = begin_match.start() + len(end_pattern)
-            elif end_match:
-                if stack:
-                    start_pos = stack.pop()
-                    if not stack:
-                        end_pos = end_match.start() + len(end_pattern)
-                        tabulars.append(text[start_pos:end_pos])
-                        positions.append((start_pos, end_pos))
-                current_pos = end_match.start() + len(end_pattern)
-        if not stack:
-            return tabulars, positions
-        offset = stack[0] + len(begin_pattern)
+        first = bisect.bisect_left(starts, from_pos)
+        begin = head[first]
+        while begin != -1:
+            end_pos = starts[closer[begin]] + step
+            blocks.append(text[starts[begin] : end_pos])
+            positions.append((starts[begin], end_pos))
+            begin = head[succ[closer[begin]]]
+        if left_open[first] == -1:
+            return blocks, positions
+        from_pos = starts[left_open[first]] + len(begin_source)
 
 
 # port of utils/extract.py: extract_tabular
 def extract_tabular(text: str) -> tuple[list[str], list[tuple[int, int]]]:
-    return _nested_blocks(text, r"\\begin{tabular}", r"\\end{tabular}")
+    begins = [match.start() for match in re.finditer(r"\\begin\{tabular\}", text)]
+    ends = [match.start() for match in re.finditer(r"\\end\{tabular\}", text)]
+    return _nested_blocks(text, begins, ends, r"\\begin{tabular}", r"\\end{tabular}")
 
 
 # port of utils/extract.py: extract_html_table
 def extract_html_table(text: str) -> tuple[list[str], list[tuple[int, int]]]:
-    return _nested_blocks(text, r"<table(?:[^>]*)>", r"</table>")
+    # r"<table(?:[^>]*)>" matches where "<table" is followed, anywhere later, by a ">" (found without searching
+    # from each "<table" to it, which is quadratic on a page of "<table" and no ">")
+    last_gt = text.rfind(">")
+    begins = [match.start() for match in re.finditer("<table", text) if match.start() + 6 <= last_gt]
+    ends = [match.start() for match in re.finditer("</table>", text)]
+    return _nested_blocks(text, begins, ends, r"<table(?:[^>]*)>", r"</table>")
 
 
 # port of utils/extract.py: extract_tex_table
