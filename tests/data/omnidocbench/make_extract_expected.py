@@ -44,7 +44,7 @@ MARKDOWN_PIECES = [
     "<tr>", "<td>", "</td>", "\\begin{tabular}", "\\end{tabular}", "\\begin{table}", "\\end{table}", "```",
     "```python\n", "```markdown\n", "---", ":--", "| --- |", "a", "bc", "x^2", "_", "____", "     ", "# ", "\\title{",
     "}", "{", "\\section*{", "![img](x.png)", "<html>", "<body>", "Ｆ", "\\text{", "<th>", "</th>", "<thead>",
-    "</thead>", "<!-- c -->", "\r", " ", "\\\\", "&",
+    "</thead>", "<!-- c -->", "\r", " ", "\\\\", "&", "![", "](", ")", "(", "]", "!",
 ]  # fmt: skip
 TEXT_PIECES = [
     "$", "$$", "\\[", "\\]", "\\(", "\\)", "\\mathbf{", "\\mathrm", "}", "{", "x^2", "_", "\\alpha", "\\frac{1}{2}",
