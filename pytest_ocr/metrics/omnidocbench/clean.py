@@ -74,32 +74,73 @@ def fullwidth_to_halfwidth(s: str) -> str:
     return "".join(result)
 
 
-inline_reg = re.compile(
-    r"\$(.*?)\$|"
-    r"\\\((.*?)\\\)",
-)
+class FirstAfter:
+    """``text.find(literal, start)`` for starts that never decrease, in linear time over all of them: the first
+    occurrence found from an earlier start is still the first while it lies at or after the new one, and none found
+    then means none now."""
+
+    def __init__(self, text: str, literal: str) -> None:
+        self.text, self.literal, self.found = text, literal, -2
+
+    def __call__(self, start: int) -> int:
+        if self.found == -2 or (self.found != -1 and self.found < start):
+            self.found = self.text.find(self.literal, start)
+        return self.found
+
+
+def _inline_matches(text: str) -> list[tuple[int, int, str]]:
+    r"""What the original's ``inline_reg``, ``re.compile(r'\$(.*?)\$|\\\((.*?)\\\)')``, finds with ``finditer``, as
+    (start, end, the group that matched), in linear time where the regular expression takes quadratic time on a long
+    line of unclosed ``\(``: from a "$" to the next "$", from a "\(" to the next "\)", on the same line."""
+    dollar, dollar_close, opening, closing, newline = (
+        FirstAfter(text, literal) for literal in ("$", "$", "\\(", "\\)", "\n")
+    )
+    matches: list[tuple[int, int, str]] = []
+    pos = 0
+    while True:
+        found = [start for start in (dollar(pos), opening(pos)) if start != -1]
+        if not found:
+            return matches
+        start = min(found)
+        line_end = newline(start)
+        line_end = len(text) if line_end == -1 else line_end
+        if text.startswith("$", start):
+            end, width = dollar_close(start + 1), 1
+        else:
+            end, width = closing(start + 2), 2
+        if end == -1 or end >= line_end:
+            pos = start + 1
+            continue
+        matches.append((start, end + width, text[start + width : end]))
+        pos = end + width
+
+
+def _spliced(text: str, replacements: list[tuple[int, int, str]]) -> str:
+    """``text`` with each (start, end) span, in order and not overlapping, replaced, in one pass (the original splices
+    them in one at a time from the last, each time copying the text)."""
+    pieces = []
+    pos = 0
+    for start, end, replacement in replacements:
+        pieces += [text[pos:start], replacement]
+        pos = end
+    return "".join(pieces) + text[pos:]
 
 
 # port of utils/data_preprocess.py: textblock2unicode
 def textblock2unicode(text: str) -> str:
     removal_positions = []
-    for match in inline_reg.finditer(text):
-        position = [match.start(), match.end()]
-        content = match.group(1) if match.group(1) is not None else match.group(2)
+    for start, end, content in _inline_matches(text):
         clean_content = re.sub(r"\\([\\_&%^])", "", content)
         try:
             if any(char in clean_content for char in r"\^_"):
                 if clean_content.endswith("\\"):
                     clean_content += " "
-                unicode_content = _latex_to_text(clean_content)
-                removal_positions.append((position[0], position[1], unicode_content))
+                removal_positions.append((start, end, _latex_to_text(clean_content).strip()))
         except MissingExtra:
             raise
         except Exception:  # as the original's bare except: a formula pylatexenc cannot read stays as written
             continue
-    for start, end, unicode_content in sorted(removal_positions, reverse=True):
-        text = text[:start] + unicode_content.strip() + text[end:]
-    return text
+    return _spliced(text, removal_positions)
 
 
 _FORMULA_FILTER_LIST = [
@@ -289,13 +330,9 @@ def normalized_table(text: str, format: str = "html") -> str:
 
 # port of utils/data_preprocess.py: textblock_with_norm_formula
 def textblock_with_norm_formula(text: str) -> str:
-    removal_positions = []
-    for match in inline_reg.finditer(text):
-        content = match.group(1) if match.group(1) is not None else match.group(2)
-        removal_positions.append((match.start(), match.end(), normalized_formula(content)))
-    for start, end, norm_content in sorted(removal_positions, reverse=True):
-        text = text[:start] + norm_content.strip() + text[end:]
-    return text
+    return _spliced(
+        text, [(start, end, normalized_formula(content).strip()) for start, end, content in _inline_matches(text)]
+    )
 
 
 # port of utils/data_preprocess.py: inline_filter
@@ -303,15 +340,16 @@ def inline_filter(text: Any) -> tuple[str, list[dict[str, Any]]]:
     if not isinstance(text, str):
         text = str(text)
     inline_array: list[dict[str, Any]] = []
-    for match in inline_reg.finditer(text):
-        position = [match.start(), match.end()]
-        content = match.group(1) if match.group(1) is not None else match.group(2)
+    original = text
+    # the matches are found in the text as given, each then replaced wherever its text occurs (the original's)
+    for start, end, content in _inline_matches(text):
+        matched = original[start:end]
         clean_content = re.sub(r"\\([\\_&%^])", "", content)
         if any(char in clean_content for char in r"\^_"):
-            inline_array.append({"category_type": "equation_inline", "position": position, "content": match.group(0)})
-            text = text.replace(match.group(0), "")
+            inline_array.append({"category_type": "equation_inline", "position": [start, end], "content": matched})
+            text = text.replace(matched, "")
         else:
-            text = text.replace(match.group(0), content)
+            text = text.replace(matched, content)
     return text, inline_array
 
 

@@ -5,11 +5,14 @@ Port of ``utils/extract.py`` (``md_tex_filter`` and what it calls) and of the Ma
 7bd6c2ebdb7676e6fd251b0e695e15e09cf3ab5d, v1.5's end-to-end evaluation), Apache License 2.0, Copyright its authors.
 The same regular expressions in the same order give the same blocks, quirks included
 (tests/test_omnidocbench_extract.py compares them with the original's). What the original does in quadratic time
-(each step slicing or rewriting the whole page) is done here in linear time with the same result: the scan for
-nested ``<table>`` and ``\\begin{tabular}`` blocks (``_nested_blocks``; the original also recurses once per block
-left open, and a page with 5,000 unclosed ``<table>`` fails there with a ``RecursionError``), the rewriting of each
-Markdown table row (in place, where the original replaces the first occurrence of its text, which is the same place:
-no earlier text can hold it) and the blanking of extracted blocks (in one pass).
+(each step slicing or rewriting the whole page, or a regular expression scanning to the end of the page from each
+opening it cannot close) is done here in linear time with the same result, each step named after the original's and
+fuzzed against it: the scan for nested ``<table>`` and ``\\begin{tabular}`` blocks (``_nested_blocks``; the original
+also recurses once per block left open, and a page with 5,000 unclosed ``<table>`` fails there with a
+``RecursionError``), the regular expressions of the form "opening, anything, first closing" (images, display
+formulas, Markdown table rows, ``\\begin{table}``, HTML tables, code fences, ``\\title``, ``\\text`` and ``\\section``),
+the rewriting of each Markdown table row (in place, where the original replaces the first occurrence of its text,
+which is the same place: no earlier text can hold it) and the blanking of extracted blocks (in one pass).
 
 The result is the original's: a ``defaultdict(list)`` from ``category_type`` (``text_all``, ``equation_isolated``,
 ``html_table``, ``latex_table``) to blocks sorted by their start, each a dict with ``category_type``, ``position``
@@ -23,7 +26,7 @@ import re
 from collections import defaultdict
 from typing import Any
 
-from .clean import remove_markdown_fences, replace_repeated_chars
+from .clean import FirstAfter, remove_markdown_fences, replace_repeated_chars
 
 Block = dict[str, Any]
 
@@ -122,9 +125,9 @@ def extract_html_table(text: str) -> tuple[list[str], list[tuple[int, int]]]:
 def extract_tex_table(content: str) -> tuple[list[str], list[tuple[int, int]]]:
     tables = []
     tables_positions = []
-    for match in re.finditer(r"\\begin{table}(.*?)\\end{table}", content, re.DOTALL):
-        tables.append(match.group(0))
-        tables_positions.append((match.start(), match.end()))
+    for start, end in _delimited(content, "\\begin{table}", "\\end{table}"):  # r"\\begin{table}(.*?)\\end{table}"
+        tables.append(content[start:end])
+        tables_positions.append((start, end))
     content = _blank(content, tables_positions)
     tabulars, tabular_positions = extract_tabular(content)
     all_result = sorted(
@@ -134,21 +137,6 @@ def extract_tex_table(content: str) -> tuple[list[str], list[tuple[int, int]]]:
 
 
 _dollar_pattern = re.compile(r"\$\$(.*?)\$\$|\$(.*?)\$|\\\((.*?)\\\)", re.DOTALL)
-html_table_reg = re.compile(r"(<table.*?</table>)", re.DOTALL)
-
-
-class _FirstAfter:
-    """``text.find(literal, start)`` for starts that never decrease, in linear time over all of them: the first
-    occurrence found from an earlier start is still the first while it lies at or after the new one, and none found
-    then means none now."""
-
-    def __init__(self, text: str, literal: str) -> None:
-        self.text, self.literal, self.found = text, literal, -2
-
-    def __call__(self, start: int) -> int:
-        if self.found == -2 or (self.found != -1 and self.found < start):
-            self.found = self.text.find(self.literal, start)
-        return self.found
 
 
 def _remove_images(text: str) -> str:
@@ -156,7 +144,7 @@ def _remove_images(text: str) -> str:
     regular expression takes cubic time (5,000 "![a](" on a line take it minutes). A match from a "![" ends at the first
     ")" after the first "](" after it, all on its line: where the first "](" has no ")" after it on the line, no later
     one has."""
-    image, link, close, newline = (_FirstAfter(text, literal) for literal in ("![", "](", ")", "\n"))
+    image, link, close, newline = (FirstAfter(text, literal) for literal in ("![", "](", ")", "\n"))
     pieces = []
     pos = start = 0
     while (start := image(start)) != -1:
@@ -169,6 +157,68 @@ def _remove_images(text: str) -> str:
             continue
         pieces.append(text[pos:start])
         pos = start = end + 1
+    return "".join(pieces) + text[pos:]
+
+
+def _delimited(text: str, opening: str, closing: str) -> list[tuple[int, int]]:
+    """The spans ``re.finditer(re.escape(opening) + "(.*?)" + re.escape(closing), text, re.DOTALL)`` finds, in linear
+    time where the regular expression takes quadratic time on openings never closed: each opening to the first closing
+    after it, and where an opening has none after it, no later one has."""
+    spans = []
+    pos = 0
+    while (start := text.find(opening, pos)) != -1 and (end := text.find(closing, start + len(opening))) != -1:
+        spans.append((start, end + len(closing)))
+        pos = end + len(closing)
+    return spans
+
+
+def _code_blocks(text: str) -> list[tuple[int, int, str, str]]:
+    r"""What ``re.finditer(r'```(\w+)\n(.*?)```', text, re.DOTALL)`` finds, as (start, end, group 1, group 2), in
+    linear time where the regular expression takes quadratic time on fences never closed. A match is "```", a run of
+    word characters (``\w``: alphanumeric or "_"), a newline, and text up to the first "```" after it."""
+    blocks = []
+    fence, closing = FirstAfter(text, "```"), FirstAfter(text, "```")
+    pos = 0
+    while (start := fence(pos)) != -1:
+        word_end = start + 3
+        while word_end < len(text) and (text[word_end].isalnum() or text[word_end] == "_"):
+            word_end += 1
+        if word_end > start + 3 and text.startswith("\n", word_end):
+            end = closing(word_end + 1)
+            if end != -1:
+                blocks.append((start, end + 3, text[start + 3 : word_end], text[word_end + 1 : end]))
+                pos = end + 3
+                continue
+        pos = start + 1
+    return blocks
+
+
+def _unwrap(text: str, command: str, *, star: bool, spaced: bool, dotall: bool) -> str:
+    r"""A LaTeX command's argument in place of the command, as the original's ``re.sub`` does it with
+    ``\command`` (``\*?`` after it with ``star``, ``\s*`` with ``spaced``) ``\{(.*?)\}``, or, with ``dotall``,
+    ``\{\s*(.*?)\s*\}`` and re.DOTALL: in linear time where the regular expression takes quadratic time on
+    commands never closed (5,000 "\title{" take it 3 s). The argument runs to the first "}" after the "{"; without
+    ``dotall`` it must be on the same line, with it, it is stripped of whitespace (``\s`` is ``str.isspace``)."""
+    brace, newline = FirstAfter(text, "}"), FirstAfter(text, "\n")
+    pieces = []
+    pos = search = 0
+    while (start := text.find(command, search)) != -1:
+        search = start + 1
+        opening = start + len(command)
+        if star and text.startswith("*", opening):
+            opening += 1
+        while spaced and opening < len(text) and text[opening].isspace():
+            opening += 1
+        if not text.startswith("{", opening):
+            continue
+        end = brace(opening + 1)
+        if end == -1:
+            break
+        if not dotall and -1 < newline(opening + 1) < end:
+            continue
+        argument = text[opening + 1 : end]
+        pieces += [text[pos:start], argument.strip() if dotall else argument]
+        pos = search = end + 1
     return "".join(pieces) + text[pos:]
 
 
@@ -191,8 +241,8 @@ def _display_matches(text: str) -> list[tuple[int, int]]:
     the regular expression takes quadratic time (20,000 characters of "\[" take it 1.7 s). At each "$" or "\" it
     tries, in its order, ``$$...$$``, ``\[...\]``, ``$...$`` and ``\(...\)``, each closed at the first closing
     delimiter after the opening one."""
-    closing = {literal: _FirstAfter(text, literal) for literal in ("$$", "\\]", "$", "\\)")}
-    dollar, backslash = _FirstAfter(text, "$"), _FirstAfter(text, "\\")
+    closing = {literal: FirstAfter(text, literal) for literal in ("$$", "\\]", "$", "\\)")}
+    dollar, backslash = FirstAfter(text, "$"), FirstAfter(text, "\\")
     spans: list[tuple[int, int]] = []
     pos = 0
     while True:
@@ -214,9 +264,6 @@ def _display_matches(text: str) -> list[tuple[int, int]]:
         else:
             spans.append((start, end))
             pos = end
-
-
-code_block_reg = re.compile(r"```(\w+)\n(.*?)```", re.DOTALL)
 
 
 # port of utils/extract.py: md_tex_filter
@@ -275,39 +322,41 @@ def md_tex_filter(content: str) -> defaultdict[str, list[Block]]:
         # the page is rewritten: the positions of the blocks found from here on are in the rewritten page's terms
         content = convert_markdown_to_html(content)
         spans = []
-        for match in html_table_reg.finditer(content):
-            position = [match.start(), match.end()]
-            spans.append((position[0], position[1]))
+        for start, end in _delimited(content, "<table", "</table>"):  # html_table_reg, r"(<table.*?</table>)"
+            position = [start, end]
+            spans.append((start, end))
             pred_all.append(
                 {
                     "category_type": "html_table",
                     "position": position,
-                    "content": match.group(0).strip(),
+                    "content": content[start:end].strip(),
                     "fine_category_type": "md2html_table",
                 }
             )
         content = _blank(content, spans)
 
     spans = []
-    for match in code_block_reg.finditer(content):
-        position = [match.start(), match.end()]
-        spans.append((position[0], position[1]))
+    for start, end, language, code in _code_blocks(content):
+        position = [start, end]
+        spans.append((start, end))
         pred_all.append(
             {
                 "category_type": "text_all",
                 "position": position,
-                "content": match.group(2).strip(),
-                "language": match.group(1),
+                "content": code.strip(),
+                "language": language,
                 "fine_category_type": "code",
             }
         )
     content = _blank(content, spans)
 
-    content = re.sub(r"\\title\{(.*?)\}", r"\1", content)
-    content = re.sub(r"\\title\s*\{\s*(.*?)\s*\}", r"\1", content, flags=re.DOTALL)
-    content = re.sub(r"\\text\s*\{\s*(.*?)\s*\}", r"\1", content, flags=re.DOTALL)
-    content = re.sub(r"\\section\*?\{(.*?)\}", r"\1", content)
-    content = re.sub(r"\\section\*?\{\s*(.*?)\s*\}", r"\1", content, flags=re.DOTALL)
+    content = _unwrap(content, "\\title", star=False, spaced=False, dotall=False)  # r"\\title\{(.*?)\}"
+    content = _unwrap(content, "\\title", star=False, spaced=True, dotall=True)  # r"\\title\s*\{\s*(.*?)\s*\}", dotall
+    content = _unwrap(content, "\\text", star=False, spaced=True, dotall=True)  # r"\\text\s*\{\s*(.*?)\s*\}", dotall
+    content = _unwrap(content, "\\section", star=True, spaced=False, dotall=False)  # r"\\section\*?\{(.*?)\}"
+    content = _unwrap(
+        content, "\\section", star=True, spaced=False, dotall=True
+    )  # r"\\section\*?\{\s*(.*?)\s*\}", dotall
 
     res = content.split("\n\n")
     if len(res) == 1:
