@@ -266,6 +266,18 @@ def _display_matches(text: str) -> list[tuple[int, int]]:
             pos = end
 
 
+def _take_tables(
+    content: str, found: tuple[list[str], list[tuple[int, int]]], category: str, pred_all: list[Block]
+) -> str:
+    """Each table found made a block of ``category`` and blanked out of the page, as the original does (the block's
+    end is its start plus its length, not the end the scan gave)."""
+    spans = []
+    for table, (start, _) in zip(*found, strict=True):
+        pred_all.append({"category_type": category, "position": [start, start + len(table)], "content": table})
+        spans.append((start, start + len(table)))
+    return _blank(content, spans)
+
+
 # port of utils/extract.py: md_tex_filter
 def md_tex_filter(content: str) -> defaultdict[str, list[Block]]:
     """One page's Markdown (or LaTeX) as OmniDocBench's blocks by category."""
@@ -276,21 +288,8 @@ def md_tex_filter(content: str) -> defaultdict[str, list[Block]]:
 
     pred_all: list[Block] = []
 
-    latex_table_array, table_positions = extract_tex_table(content)
-    spans = []
-    for latex_table, (start, _) in zip(latex_table_array, table_positions, strict=True):
-        position = [start, start + len(latex_table)]
-        pred_all.append({"category_type": "latex_table", "position": position, "content": latex_table})
-        spans.append((position[0], position[1]))
-    content = _blank(content, spans)
-
-    html_table_array, table_positions = extract_html_table(content)
-    spans = []
-    for html_table, (start, _) in zip(html_table_array, table_positions, strict=True):
-        position = [start, start + len(html_table)]
-        pred_all.append({"category_type": "html_table", "position": position, "content": html_table})
-        spans.append((position[0], position[1]))
-    content = _blank(content, spans)
+    content = _take_tables(content, extract_tex_table(content), "latex_table", pred_all)
+    content = _take_tables(content, extract_html_table(content), "html_table", pred_all)
 
     spans = []
     for start, end in _display_matches(content):  # display_reg.finditer's
