@@ -3,7 +3,9 @@
 Port of ``utils/data_preprocess.py`` of OmniDocBench (``pichiu/OmniDocBench`` at commit
 7bd6c2ebdb7676e6fd251b0e695e15e09cf3ab5d, v1.5's end-to-end evaluation), Apache License 2.0, Copyright its authors.
 Same regular expressions in the same order, quirks included (tests/test_omnidocbench_extract.py compares every
-function with the original's outputs). What differs is only where the original touched the world:
+function with the original's outputs), but for the inline-formula one, which takes quadratic time on a long line of
+unclosed ``\\(``: a linear scan finds its matches (``_inline_matches``). What else differs is where the original
+touched the world:
 
 - a LaTeX table goes through ``latexmlc`` as there, but in a private temporary directory (the original writes to
   and then deletes ``./temp`` in the working directory), without a shell, bounded by a timeout; a missing
