@@ -152,7 +152,8 @@ def test_unclosed_tables_by_the_thousand_are_extracted_without_recursing():
 
 
 def test_pages_the_originals_regular_expressions_take_minutes_on_give_the_same_blocks_at_once():
-    # quadratic or cubic there (a line of 10,000 "| a " took it 17 s, 5,000 "![a](" minutes, 5,000 "\title{" 3 s);
+    # quadratic or cubic there (a line of 10,000 "| a " took it 17 s, 5,000 "![a](" minutes, 5,000 "\title{" 3 s,
+    # a formula of 20,000 "\tag{" 6 s);
     # the fixtures above hold that these scans find what its regular expressions find, on pages it can do
     pipes = "| a " * 100_000
     assert md_tex_filter(pipes)["text_all"][0]["content"] == pipes.strip()
@@ -164,3 +165,5 @@ def test_pages_the_originals_regular_expressions_take_minutes_on_give_the_same_b
         page = unclosed * 100_000
         assert md_tex_filter(page)["text_all"][0]["content"] == page.strip()
     assert textblock2unicode("\\(a " * 100_000 + "$x^2$") == "\\(a " * 100_000 + "x^2"
+    formula = "\\tag{" * 100_000 + "\\[a" * 100_000
+    assert clean.normalized_formula(formula) == formula

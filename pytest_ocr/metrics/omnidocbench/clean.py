@@ -155,17 +155,50 @@ _FORMULA_FILTER_LIST = [
 ]  # fmt: skip
 
 
+def _first_bracketed(text: str) -> str | None:
+    r"""The group of ``re.search(r'\\\[(.+?)(?<!\\)\\\]', text)``, in linear time where the regular expression takes
+    quadratic time on many ``\[`` never closed: from the first "\[" that has one, on its line, the text up to the
+    first "\]" at least a character on whose backslash is not itself escaped."""
+    opening, closing, newline = (FirstAfter(text, literal) for literal in ("\\[", "\\]", "\n"))
+    pos = 0
+    while (start := opening(pos)) != -1:
+        end = closing(start + 3)
+        while end != -1 and text[end - 1] == "\\":
+            end = closing(end + 1)
+        if end == -1:
+            return None
+        if not -1 < newline(start + 2) < end:
+            return text[start + 2 : end]
+        pos = start + 1
+    return None
+
+
+def _without_on_line(text: str, opening: str) -> str:
+    r"""``re.sub(re.escape(opening) + r'.*?\}', '', text)`` in linear time where the regular expression takes
+    quadratic time on many openings never closed: each opening, up to the first "}" after it on its line, removed."""
+    closing, newline = FirstAfter(text, "}"), FirstAfter(text, "\n")
+    pieces = []
+    pos = search = 0
+    while (start := text.find(opening, search)) != -1:
+        end = closing(start + len(opening))
+        if end == -1:
+            break
+        if -1 < newline(start) < end:
+            search = start + 1
+            continue
+        pieces.append(text[pos:start])
+        pos = search = end + 1
+    return "".join(pieces) + text[pos:]
+
+
 # port of utils/data_preprocess.py: normalized_formula
 def normalized_formula(text: str) -> str:
     text = text.strip().strip("$").strip("\n")
-    match = re.compile(r"\\\[(.+?)(?<!\\)\\\]").search(text)
-    if match:
-        text = match.group(1).strip()
-    text = re.compile(r"\\tag\{.*?\}").sub("", text)
-    text = re.compile(r"\\hspace\{.*?\}").sub("", text)
-    text = re.compile(r"\\begin\{.*?\}").sub("", text)
-    text = re.compile(r"\\end\{.*?\}").sub("", text)
-    text = re.compile(r"\\arraycolsep.*?\}").sub("", text)
+    bracketed = _first_bracketed(text)  # re.compile(r"\\\[(.+?)(?<!\\)\\\]").search(text).group(1)
+    if bracketed is not None:
+        text = bracketed.strip()
+    for opening in ("\\tag{", "\\hspace{", "\\begin{", "\\end{", "\\arraycolsep"):
+        text = _without_on_line(text, opening)  # re.compile(re.escape(opening) + r".*?\}").sub("", text)
     text = text.strip(".")
     for filter_text in _FORMULA_FILTER_LIST:
         text = text.replace(filter_text, "")
