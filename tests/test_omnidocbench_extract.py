@@ -167,3 +167,9 @@ def test_pages_the_originals_regular_expressions_take_minutes_on_give_the_same_b
     assert textblock2unicode("\\(a " * 100_000 + "$x^2$") == "\\(a " * 100_000 + "x^2"
     formula = "\\tag{" * 100_000 + "\\[a" * 100_000
     assert clean.normalized_formula(formula) == formula
+    display = "\\[" + "\\(a" * 100_000 + "\\]"
+    assert md_tex_filter(display)["equation_isolated"][0]["content"] == display
+    comments = "| a |\n|---|\n" + "<!--" * 100_000 + "\n| b |\n"
+    blocks = md_tex_filter(comments)  # the line between the two rows is taken into the table, and lost there
+    assert [len(block["content"]) for block in blocks["html_table"]] == [88, 88]
+    assert "text_all" not in blocks

@@ -136,9 +136,6 @@ def extract_tex_table(content: str) -> tuple[list[str], list[tuple[int, int]]]:
     return [table for _, table in all_result], [position for position, _ in all_result]
 
 
-_dollar_pattern = re.compile(r"\$\$(.*?)\$\$|\$(.*?)\$|\\\((.*?)\\\)", re.DOTALL)
-
-
 def _remove_images(text: str) -> str:
     r"""``re.sub(r'!\[.*?\]\(.*?\)', '', text)``, the original's removal of Markdown images, in linear time where the
     regular expression takes cubic time (5,000 "![a](" on a line take it minutes). A match from a "![" ends at the first
@@ -170,6 +167,13 @@ def _delimited(text: str, opening: str, closing: str) -> list[tuple[int, int]]:
         spans.append((start, end + len(closing)))
         pos = end + len(closing)
     return spans
+
+
+def _gaps(spans: list[tuple[int, int]], length: int) -> list[tuple[int, int]]:
+    """The spans of ``range(length)`` between ``spans`` (in order, not overlapping)."""
+    ends = [0] + [end for _, end in spans]
+    starts = [start for start, _ in spans] + [length]
+    return list(zip(ends, starts, strict=True))
 
 
 def _code_blocks(text: str) -> list[tuple[int, int, str, str]]:
@@ -235,35 +239,44 @@ def _md_table_rows(text: str) -> list[tuple[int, int]]:
     return rows
 
 
-def _display_matches(text: str) -> list[tuple[int, int]]:
-    r"""The spans the original's ``display_reg``,
-    ``re.compile(r'\$\$(.*?)\$\$|\\\[(.*?)\\\]|\$(.*?)\$|\\\((.*?)\\\)', re.DOTALL)``, finds, in linear time where
-    the regular expression takes quadratic time (20,000 characters of "\[" take it 1.7 s). At each "$" or "\" it
-    tries, in its order, ``$$...$$``, ``\[...\]``, ``$...$`` and ``\(...\)``, each closed at the first closing
-    delimiter after the opening one."""
-    closing = {literal: FirstAfter(text, literal) for literal in ("$$", "\\]", "$", "\\)")}
+def _delimiter_matches(text: str, *, brackets: bool) -> list[tuple[int, int, str]]:
+    r"""The matches, as (start, end, opening delimiter), the original's ``display_reg``,
+    ``re.compile(r'\$\$(.*?)\$\$|\\\[(.*?)\\\]|\$(.*?)\$|\\\((.*?)\\\)', re.DOTALL)``, finds with ``finditer``, or,
+    without ``brackets``, its ``dollar_pattern`` (the same without ``\[...\]``), in linear time where the regular
+    expression takes quadratic time (20,000 characters of "\[" take it 1.7 s). At each "$" or "\" it tries, in its
+    order, ``$$...$$``, ``\[...\]``, ``$...$`` and ``\(...\)``, each closed at the first closing delimiter after the
+    opening one."""
+    delimiters = [("$$", "$$"), ("\\[", "\\]"), ("$", "$"), ("\\(", "\\)")]
+    if not brackets:
+        del delimiters[1]
+    closing = {opening: FirstAfter(text, close) for opening, close in delimiters}
     dollar, backslash = FirstAfter(text, "$"), FirstAfter(text, "\\")
-    spans: list[tuple[int, int]] = []
+    matches: list[tuple[int, int, str]] = []
     pos = 0
     while True:
         candidates = [found for found in (dollar(pos), backslash(pos)) if found != -1]
         if not candidates:
-            return spans
+            return matches
         start = min(candidates)
-        end = -1
-        if text.startswith("$$", start) and (found := closing["$$"](start + 2)) != -1:
-            end = found + 2
-        elif text.startswith("\\[", start) and (found := closing["\\]"](start + 2)) != -1:
-            end = found + 2
-        elif text.startswith("$", start) and (found := closing["$"](start + 1)) != -1:
-            end = found + 1
-        elif text.startswith("\\(", start) and (found := closing["\\)"](start + 2)) != -1:
-            end = found + 2
-        if end == -1:
-            pos = start + 1
+        for opening, close in delimiters:
+            if text.startswith(opening, start) and (found := closing[opening](start + len(opening))) != -1:
+                matches.append((start, found + len(close), opening))
+                pos = found + len(close)
+                break
         else:
-            spans.append((start, end))
-            pos = end
+            pos = start + 1
+
+
+def _dollar_sub(single_line: str, matches: list[tuple[int, int, str]], groups: tuple[str, ...]) -> str:
+    r"""``re.sub(dollar_pattern, template, single_line)`` for the template ``\\[\1\\]`` (groups ``("$$",)``) or
+    ``\\[\2\3\\]`` (groups ``("$", "\\(")``): each match made ``\[`` its content if it is one of those groups ``\]``."""
+    pieces = []
+    pos = 0
+    for start, end, opening in matches:
+        content = single_line[start + len(opening) : end - len(opening)] if opening in groups else ""
+        pieces += [single_line[pos:start], "\\[", content, "\\]"]
+        pos = end
+    return "".join(pieces) + single_line[pos:]
 
 
 def _take_tables(
@@ -292,21 +305,21 @@ def md_tex_filter(content: str) -> defaultdict[str, list[Block]]:
     content = _take_tables(content, extract_html_table(content), "html_table", pred_all)
 
     spans = []
-    for start, end in _display_matches(content):  # display_reg.finditer's
+    for start, end, _ in _delimiter_matches(content, brackets=True):  # display_reg.finditer's
         matched = content[start:end]
         single_line = " ".join(matched.strip().split("\n"))
         position = [start, end]
-        sub_match = _dollar_pattern.search(single_line)
-        if sub_match is None:
+        dollar_matches = _delimiter_matches(single_line, brackets=False)
+        if not dollar_matches:  # dollar_pattern.search(single_line) is None
             spans.append((position[0], position[1]))
             pred_all.append({"category_type": "equation_isolated", "position": position, "content": single_line})
-        elif sub_match.group(1):
-            single_line = re.sub(_dollar_pattern, r"\\[\1\\]", single_line)
+        elif dollar_matches[0][2] == "$$" and dollar_matches[0][1] - dollar_matches[0][0] > 4:  # group 1 not empty
+            single_line = _dollar_sub(single_line, dollar_matches, ("$$",))
             spans.append((position[0], position[1]))
             pred_all.append({"category_type": "equation_isolated", "position": position, "content": single_line})
         else:
             # an inline formula: a block of its own, and left in the text as well (the original's quirk)
-            single_line = re.sub(_dollar_pattern, r"\\[\2\3\\]", single_line)
+            single_line = _dollar_sub(single_line, dollar_matches, ("$", "\\("))
             pred_all.append(
                 {
                     "category_type": "equation_isolated",
@@ -421,9 +434,11 @@ def delete_table_and_body(input_list: list[str]) -> list[str]:
 
 # port of utils/table_utils.py: merge_tables
 def merge_tables(input_str: str) -> str:
-    input_str = re.sub(r"<!--[\s\S]*?-->", "", input_str)
+    comments = _delimited(input_str, "<!--", "-->")  # re.sub(r"<!--[\s\S]*?-->", "", input_str)
+    input_str = "".join(input_str[start:end] for start, end in _gaps(comments, len(input_str)))
     output_lines = []
-    for block in re.findall(r"<table>[\s\S]*?</table>", input_str):
+    for start, end in _delimited(input_str, "<table>", "</table>"):  # re.findall(r"<table>[\s\S]*?</table>", ...)
+        block = input_str[start:end]
         block_lines = block.split("\n")
         for i, line in enumerate(block_lines):
             if "<th>" in line:
