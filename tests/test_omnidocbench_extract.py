@@ -96,6 +96,14 @@ def test_the_quirks_users_are_told_about_are_the_originals():
     }
 
 
+def test_a_markdown_table_loses_its_cells_that_hold_a_colon_or_three_dashes_as_the_original_does():
+    # its Markdown conversion drops every line of the converted table that looks like a separator row
+    page = "| time | event |\n|---|---|\n| 12:30 | lunch |\n| 14:00 | talk --- late |\n| 15 | tea |\n"
+    (table,) = md_tex_filter(page)["html_table"]
+    cells = [line.strip() for line in table["content"].split("\n") if "<td" in line]
+    assert cells == [f'<td colspan="1" rowspan="1">{text}</td>' for text in ("time", "event", "lunch", "15", "tea")]
+
+
 def test_html_is_read_as_beautifulsoup_4_11_1_reads_it():
     # a <br/> after a <br> stays open and takes the rest of its cell in (fixed in beautifulsoup4 4.13)
     assert normalized_table("<table><tr><td>a<br>b<br/>c</td></tr></table>") == (
