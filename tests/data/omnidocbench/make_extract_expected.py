@@ -44,12 +44,13 @@ MARKDOWN_PIECES = [
     "<tr>", "<td>", "</td>", "\\begin{tabular}", "\\end{tabular}", "\\begin{table}", "\\end{table}", "```",
     "```python\n", "```markdown\n", "---", ":--", "| --- |", "a", "bc", "x^2", "_", "____", "     ", "# ", "\\title{",
     "}", "{", "\\section*{", "![img](x.png)", "<html>", "<body>", "Ｆ", "\\text{", "<th>", "</th>", "<thead>",
-    "</thead>", "<!-- c -->", "\r", " ", "\\\\", "&",
+    "</thead>", "<!-- c -->", "\r", " ", "\\\\", "&", "![", "](", ")", "(", "]", "!",
 ]  # fmt: skip
 TEXT_PIECES = [
     "$", "$$", "\\[", "\\]", "\\(", "\\)", "\\mathbf{", "\\mathrm", "}", "{", "x^2", "_", "\\alpha", "\\frac{1}{2}",
     "\\tag{3}", "\\begin{array}{cc}", "\\end{array}", "\\left(", "\\right)", "\\\\", "&", " ", "\n", "\t", "\\t", "/n",
     "Ｆ", "数", "é", "a", "1", ".", "\\text{hi}", "\\hspace{1cm}", "%", "^", "\\%", "\\_", "ﬁ", "²", "\\", "$x_1$",
+    "\\tag{", "\\arraycolsep", "\\\\]", "\\end{",
 ]  # fmt: skip
 HTML_PIECES = [
     "<table>", "</table>", '<table border=1 class="t">', "<tr>", "</tr>", "<td>", "</td>", '<th colspan="2" rowspan=3>',
