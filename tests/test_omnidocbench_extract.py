@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from pytest_ocr.metrics.omnidocbench import INSTALL_HINT, MissingExtra, clean
-from pytest_ocr.metrics.omnidocbench.clean import LatexTableError, normalized_table, textblock2unicode
+from pytest_ocr.metrics.omnidocbench.clean import normalized_table, textblock2unicode
 from pytest_ocr.metrics.omnidocbench.extract import md_tex_filter
 
 DATA = Path(__file__).parent / "data"
@@ -57,7 +57,7 @@ def test_strings_give_the_blocks_omnidocbench_gives():
     assert wrong == []
 
 
-CLEAN = [case for case in EXPECTED["clean"] if case["args"] != ["latex"]]
+CLEAN = EXPECTED["clean"]
 
 
 @pytest.mark.parametrize("case", CLEAN, ids=lambda case: f"{case['function']}-{case['inputs']}")
@@ -67,14 +67,6 @@ def test_a_cleaning_function_gives_omnidocbenchs_outputs(case):
     outputs = [as_json(function(text, *case["args"])) for text in inputs]
     wrong = [(text, got) for text, got, want in zip(inputs, outputs, case["outputs"], strict=True) if got != want]
     assert wrong == []
-
-
-@pytest.mark.slow  # latexmlc takes about 4 s a table
-def test_latex_tables_are_normalised_through_latexmlc_as_omnidocbench_does():
-    (case,) = [case for case in EXPECTED["clean"] if case["args"] == ["latex"]]
-    inputs = EXPECTED["corpus"]["latex_tables"]
-    assert [normalized_table(text, "latex") for text in inputs] == case["outputs"]
-    assert "" in case["outputs"]  # the unclosed tabular latexmlc cannot convert: an empty table, as there
 
 
 def test_the_quirks_users_are_told_about_are_the_originals():
@@ -109,23 +101,6 @@ def test_html_is_read_as_beautifulsoup_4_11_1_reads_it():
     assert normalized_table("<table><tr><td>a<br>b<br/>c</td></tr></table>") == (
         '<html><body><table border="1" ><tr><td>a<br/>b<br>c</br></td></tr></table></body></html>'
     )
-
-
-def test_a_missing_latexmlc_is_one_clear_error_not_an_empty_table(monkeypatch):
-    monkeypatch.setenv("PATH", "")
-    with pytest.raises(LatexTableError, match=r"latexmlc \(LaTeXML\), which is not installed.*apt-get install latexml"):
-        normalized_table("\\begin{tabular}{c} a \\end{tabular}", "latex")
-
-
-def test_latexmlc_is_bounded_by_a_timeout():
-    table = "\\begin{tabular}{c} a \\end{tabular}"
-    with pytest.raises(LatexTableError, match=r"did not convert a LaTeX table \(34 characters\) within 0.01 s"):
-        clean.normalized_latex_table(table, timeout=0.01)
-
-
-def test_an_unknown_table_format_is_refused_as_the_original_refuses_it():
-    with pytest.raises(ValueError, match="Invalid format: markdown"):
-        normalized_table("| a |", "markdown")
 
 
 def test_a_missing_pylatexenc_names_the_extra_to_install(monkeypatch):

@@ -7,13 +7,12 @@ function with the original's outputs), but for the inline-formula one, which tak
 unclosed ``\\(``: a linear scan finds its matches (``_inline_matches``). What else differs is where the original
 touched the world:
 
-- a LaTeX table goes through ``latexmlc`` as there, but in a private temporary directory (the original writes to
-  and then deletes ``./temp`` in the working directory), without a shell, bounded by a timeout; a missing
-  ``latexmlc`` is an error here, where the original silently scored the table as empty;
 - HTML is read by BeautifulSoup's html.parser as the beautifulsoup4 4.11.1 OmniDocBench pins reads it (see
   ``_html_parser_411``), whatever newer version is installed.
 
-Left out, as the end-to-end evaluation never calls them: ``find_special_unicode`` (a diagnostic) and
+Left out, as the end-to-end evaluation never calls them: ``normalized_latex_table`` (LaTeX tables through
+``latexmlc``: the end-to-end evaluation always normalises tables as HTML, see page.py), ``find_special_unicode``
+(a diagnostic) and
 ``inline_filter_unicode``, which runs pylatexenc on the whole text and never returns when the text ends in a
 backslash.
 """
@@ -23,22 +22,10 @@ from __future__ import annotations
 import functools
 import html
 import re
-import shutil
-import subprocess
-import tempfile
 import unicodedata
-from pathlib import Path
 from typing import Any
 
-from ...errors import OcrError
 from . import MissingExtra, require
-
-# latexmlc takes a few seconds a table; one that has not finished in a minute is stuck
-LATEXMLC_TIMEOUT = 60.0
-
-
-class LatexTableError(OcrError):
-    """A LaTeX table could not be normalised as OmniDocBench does (no latexmlc, or it did not finish)."""
 
 
 def _latex_to_text(text: str) -> str:
@@ -288,82 +275,12 @@ def normalized_html_table(text: str) -> str:
     return _clean_table(norm_text)
 
 
-# port of utils/data_preprocess.py: normalized_latex_table's latex_template
-def _latex_template(latex_code: str) -> str:
-    return (
-        r"""
-        \documentclass[border=20pt]{article}
-        \usepackage{subcaption}
-        \usepackage{url}
-        \usepackage{graphicx}
-        \usepackage{caption}
-        \usepackage{multirow}
-        \usepackage{booktabs}
-        \usepackage{color}
-        \usepackage{colortbl}
-        \usepackage{xcolor,soul,framed}
-        \usepackage{fontspec}
-        \usepackage{amsmath,amssymb,mathtools,bm,mathrsfs,textcomp}
-        \setlength{\parindent}{0pt}"""
-        + r"""
-        \begin{document}
-        """
-        + latex_code
-        + r"""
-        \end{document}"""
-    )
+# port of utils/data_preprocess.py: normalized_table. The end-to-end evaluation only ever asks for html (see
+# page.py), so its LaTeX branch (latexmlc) is not ported.
+def normalized_table(text: str) -> str:
+    return normalized_html_table(text)
 
 
-# port of utils/data_preprocess.py: normalized_latex_table's convert_latex_to_html
-def _convert_latex_to_html(latex_content: str, timeout: float) -> str:
-    latexmlc = shutil.which("latexmlc")
-    if latexmlc is None:
-        raise LatexTableError(
-            "a LaTeX table is normalised as OmniDocBench does it, by latexmlc (LaTeXML), which is not installed: "
-            "install LaTeXML (Debian/Ubuntu: apt-get install latexml)"
-        )
-    with tempfile.TemporaryDirectory(prefix="pytest-ocr-latexml-") as cache_dir:
-        tex = Path(cache_dir) / "table.tex"
-        dest = Path(cache_dir) / "table.html"
-        tex.write_text(_latex_template(latex_content), encoding="utf-8")
-        cmd = [latexmlc, "--quiet", "--nocomments", f"--log={cache_dir}/table.log", str(tex), f"--dest={dest}"]
-        try:
-            subprocess.run(
-                cmd,
-                check=True,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                timeout=timeout,
-                cwd=cache_dir,
-            )
-            html_content = dest.read_text(encoding="utf-8")
-        except subprocess.TimeoutExpired as exc:
-            raise LatexTableError(
-                f"latexmlc did not convert a LaTeX table ({len(latex_content)} characters) within {timeout:g} s"
-            ) from exc
-        except (subprocess.CalledProcessError, OSError, UnicodeDecodeError):
-            return ""  # as the original: a table latexmlc cannot convert scores as an empty one
-    tables = re.findall(r"<table\b[^>]*>(.*)</table>", html_content, re.DOTALL | re.IGNORECASE)
-    return "\n".join(f"<table>{table}</table>" for table in tables)
-
-
-# port of utils/data_preprocess.py: normalized_latex_table (its process_table_latex is never called there: the
-# LaTeX goes to latexmlc as written)
-def normalized_latex_table(text: str, *, timeout: float = LATEXMLC_TIMEOUT) -> str:
-    return normalized_html_table(_convert_latex_to_html(text, timeout))
-
-
-# port of utils/data_preprocess.py: normalized_table
-def normalized_table(text: str, format: str = "html") -> str:
-    if format == "html":
-        return normalized_html_table(text)
-    if format == "latex":
-        return normalized_latex_table(text)
-    raise ValueError(f"Invalid format: {format}")
-
-
-# port of utils/data_preprocess.py: textblock_with_norm_formula
 def textblock_with_norm_formula(text: str) -> str:
     return _spliced(
         text, [(start, end, normalized_formula(content).strip()) for start, end, content in _inline_matches(text)]
