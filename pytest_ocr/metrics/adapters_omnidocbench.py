@@ -34,7 +34,6 @@ def _details(p: Prepared, unit: str, samples: int, **more: object) -> dict:
     details: dict[str, object] = {
         "unit": unit,
         "samples": samples,
-        "table_format": page.table_format,
         "match_work": page.match_work,
         **more,
     }
