@@ -431,6 +431,7 @@ def test_needs_of_every_metric():
         "task_success": "task", "task_quality": "task", "repetition": "output", "checks_passed": "checks",
         "odb_text_edit": "layout", "odb_formula_edit": "layout", "odb_table_edit": "layout",
         "odb_reading_order_edit": "layout", "odb_table_teds": "layout", "odb_table_teds_struct": "layout",
+        "odb_formula_cdm": "layout",
     }  # fmt: skip
     for name, info in METRICS.items():
         assert info.needs == new.get(name, "text"), name
