@@ -21,8 +21,10 @@ from conftest import load_report, run
 
 from pytest_ocr.metrics.omnidocbench import cdm as cdm_module
 from pytest_ocr.metrics.omnidocbench.cdm import CdmResult, CdmToolFailed, CdmToolMissing, cdm, strip_delimiters
-from pytest_ocr.metrics.omnidocbench.overall import overall, pandas_round3
+from pytest_ocr.metrics.omnidocbench.overall import Overall, overall, pandas_round3
 from pytest_ocr.report.markdown import run_markdown
+from pytest_ocr.report.numbers import omnidocbench_note, omnidocbench_rows
+from pytest_ocr.run.aggregate import MetricAggregate, Summary, omnidocbench_overall
 from pytest_ocr.run.record import RunRecord
 
 DATA = Path(__file__).parent / "data" / "omnidocbench"
@@ -246,3 +248,24 @@ def test_odb_formula_cdm_and_the_overall_equal_omnidocbench_on_the_oracle_pages(
     assert "| Overall | " + " | ".join(overalls) + " |" in markdown
     assert "each rounded to 3 decimals first, as OmniDocBench's notebook does" in text
     assert "no Overall" not in text and "no Overall" not in markdown
+
+
+def test_without_cdm_the_summary_says_the_overall_needs_it_and_the_json_has_none():
+    def agg(macro: float | None, n: int) -> MetricAggregate:
+        return MetricAggregate(macro=macro, micro=macro, n=n)
+
+    without = {"odb_text_edit": agg(0.0785, 3), "odb_table_teds": agg(0.5, 1)}
+    summary = Summary("vlm", cases=3, metrics=without, omnidocbench_overall=omnidocbench_overall(without))
+    assert summary.omnidocbench_overall is None and "omnidocbench_overall" not in summary.to_dict()
+    assert omnidocbench_note([summary]).endswith("; no Overall (it needs CDM: metrics: [odb_formula_cdm])")
+    assert "Overall" not in [label for label, _ in omnidocbench_rows([summary])]
+    # CDM computed, no page with a formula nor a table: both 0, as the notebook takes a missing value
+    with_cdm = {"odb_text_edit": agg(0.0785, 3), "odb_formula_cdm": agg(None, 0)}
+    found = omnidocbench_overall(with_cdm)
+    assert found == Overall(text_edit=0.078, cdm=0.0, teds=0.0, overall=(1 - 0.078) * 100 / 3)
+    summary = Summary("vlm", cases=3, metrics=with_cdm, omnidocbench_overall=found)
+    assert Summary.from_dict(summary.to_dict()) == summary
+    assert ("Overall", ["30.7333"]) in omnidocbench_rows([summary])
+    assert "no Overall" not in omnidocbench_note([summary])
+    # no page with text: the notebook's Overall is NaN, here none
+    assert omnidocbench_overall({"odb_text_edit": agg(None, 0), "odb_formula_cdm": agg(1.0, 1)}) is None
