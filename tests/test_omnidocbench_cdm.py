@@ -15,6 +15,7 @@ import re
 import shutil
 from pathlib import Path
 
+import bs4  # noqa: F401  (once per process, as test_omnidocbench_suite.py says)
 import pytest
 import scipy.optimize  # noqa: F401  (once per process: pytester's in-process sessions forget the modules they import)
 from conftest import load_report, run

@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import bs4  # noqa: F401  (see below)
 import pytest
 import scipy.optimize  # noqa: F401  (see below)
 from conftest import REPO, load_report, run
@@ -22,7 +23,8 @@ from pytest_ocr.report.markdown import run_markdown
 from pytest_ocr.run.record import RunRecord
 
 # scipy is imported here, once: pytester's in-process sessions forget the modules they import,
-# and scipy's compiled modules cannot be imported a second time in one process.
+# and scipy's compiled modules cannot be imported a second time in one process. bs4 too: clean.py
+# keeps the HTML tree builder it made from the first bs4 it imported, which a second bs4 cannot use.
 
 ORACLE = REPO / "tests" / "data" / "omnidocbench"
 PAGES = json.loads((ORACLE / "pages.json").read_text(encoding="utf-8"))
