@@ -1,5 +1,5 @@
 """OmniDocBench's end-to-end metrics of a page: one scoring of the page (``Prepared.omnidocbench``,
-metrics/omnidocbench/), shared by all six, turned into each metric's counts.
+metrics/omnidocbench/), shared by all seven, turned into each metric's counts.
 
 Edit distances: ``{edits, upper, ratio_sum, samples}`` over the page's samples of an element
 that have a metric (OmniDocBench's Edit_dist: ``edit_num`` and ``upper_len``); the value,
