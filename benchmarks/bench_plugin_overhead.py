@@ -401,15 +401,16 @@ def generate(root: Path, n: int) -> dict[str, Path]:
 
 
 def run(
-    directory: Path, *args: str, prefix: list[str] | None = None, plugins: str = "off"
+    directory: Path, *args: str, prefix: list[str] | None = None, plugins: str = "off", tree: Path | None = None
 ) -> tuple[float, float, str, float]:
     """Wall seconds, peak RSS in MB, the last line and CPU seconds (user + system) of one
-    pytest session. On a machine other work shares, CPU time is the steadier figure."""
+    pytest session, with pytest-ocr from ``tree`` when given (a folder holding a
+    ``pytest_ocr`` package, found before the installed one). On a machine other work
+    shares, CPU time is the steadier figure."""
     argv = [sys.executable, *(prefix or ["-m", "pytest"]), *PYTEST_OPTIONS, *PLUGINS[plugins], *args]
+    env = SESSION_ENV if tree is None else {**SESSION_ENV, "PYTHONPATH": str(tree)}
     start = time.perf_counter()
-    proc = subprocess.Popen(
-        argv, cwd=directory, env=SESSION_ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
+    proc = subprocess.Popen(argv, cwd=directory, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     output = proc.stdout.read() if proc.stdout else ""
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - start
@@ -420,13 +421,22 @@ def run(
     return elapsed, usage.ru_maxrss / 1024, lines[-1] if lines else "", usage.ru_utime + usage.ru_stime
 
 
-SIDES = {"plain": ("plain", []), "ocr": ("ocr", []), "ocr+json": ("ocr", ["--ocr-report", "report.json"])}
+SIDES: dict[str, tuple[str, list[str], Path | None]] = {
+    "plain": ("plain", [], None),
+    "ocr": ("ocr", [], None),
+    "ocr+json": ("ocr", ["--ocr-report", "report.json"], None),
+}
 
 
 def measure_sizes(
-    root: Path, sizes: list[int], reps: int, plugins: str = "off"
+    root: Path, sizes: list[int], reps: int, plugins: str = "off", before: Path | None = None
 ) -> dict[int, dict[str, tuple[float, float, float]]]:
-    """Per N and side: median wall seconds, largest peak RSS in MB, median CPU seconds."""
+    """Per N and side: median wall seconds, largest peak RSS in MB, median CPU seconds.
+    ``before``: a tree of another pytest-ocr (``--before``), its ocr+json side measured in
+    the same rotation as a side of its own."""
+    sides = dict(SIDES)
+    if before is not None:
+        sides["before"] = ("ocr", ["--ocr-report", "report.json"], before)
     found: dict[int, dict[str, tuple[float, float, float]]] = {}
     for n in sizes:
         base = root / f"n{n}"
@@ -434,24 +444,28 @@ def measure_sizes(
         if not base.exists():  # the same data for every way of measuring
             base.mkdir()
             dirs = generate(base, n)
-        times: dict[str, list[float]] = {side: [] for side in SIDES}
-        rss: dict[str, list[float]] = {side: [] for side in SIDES}
-        cpu: dict[str, list[float]] = {side: [] for side in SIDES}
-        for where, args in SIDES.values():  # warm-up: byte-compiles, fills the file cache
-            run(dirs[where], *args, plugins=plugins)
-        order = list(SIDES)
+        times: dict[str, list[float]] = {side: [] for side in sides}
+        rss: dict[str, list[float]] = {side: [] for side in sides}
+        cpu: dict[str, list[float]] = {side: [] for side in sides}
+        for where, args, tree in sides.values():  # warm-up: byte-compiles, fills the file cache
+            run(dirs[where], *args, plugins=plugins, tree=tree)
+        order = list(sides)
         for rep in range(reps):
             for side in order[rep % len(order) :] + order[: rep % len(order)]:
-                where, args = SIDES[side]
-                seconds, peak, _, used = run(dirs[where], *args, plugins=plugins)
+                where, args, tree = sides[side]
+                seconds, peak, _, used = run(dirs[where], *args, plugins=plugins, tree=tree)
                 times[side].append(seconds)
                 rss[side].append(peak)
                 cpu[side].append(used)
         found[n] = {
-            side: (statistics.median(times[side]), max(rss[side]), statistics.median(cpu[side])) for side in SIDES
+            side: (statistics.median(times[side]), max(rss[side]), statistics.median(cpu[side])) for side in sides
         }
         plain_s, plain_mb, plain_cpu = found[n]["plain"]
-        print(f"N = {n:,}, other plugins {plugins}")
+        print(
+            f"N = {n:,}, other plugins {plugins}; the plain side's spread: wall {min(times['plain']):.2f}-"
+            f"{max(times['plain']):.2f} s, CPU {min(cpu['plain']):.2f}-{max(cpu['plain']):.2f} s; "
+            f"load average {os.getloadavg()[0]:.1f}"
+        )
         for side, (seconds, mb, used) in found[n].items():
             print(
                 f"  {side:<9} {seconds:7.2f} s  {seconds / n * 1000:6.3f} ms/case  {seconds / plain_s:5.2f}x   "
@@ -558,6 +572,12 @@ def main() -> None:
     parser.add_argument(
         "--plugins", default="off", help="A with the other installed plugins off, on, or off,on: both (default off)"
     )
+    parser.add_argument(
+        "--before",
+        type=Path,
+        help="A also measures the pytest-ocr in this folder (one holding a pytest_ocr package, e.g. "
+        "`git archive COMMIT pytest_ocr | tar -x -C DIR`) as a side of its own: before and after in one run",
+    )
     args = parser.parse_args()
     ways = args.plugins.split(",")
     if not ways or any(way not in PLUGINS for way in ways):
@@ -568,7 +588,7 @@ def main() -> None:
         root = Path(tmp)
         print(f"{args.reps} timed runs per side after one warm-up, order rotated; pytest {' '.join(PYTEST_OPTIONS)}")
         for way in ways if "A" in parts else ():
-            found = measure_sizes(root, sizes, args.reps, way)
+            found = measure_sizes(root, sizes, args.reps, way, args.before)
             small, large = sizes[0], sizes[-1]
             time_ratio = max(found[n]["ocr+json"][0] / found[n]["plain"][0] for n in sizes)
             cpu_ratio = max(found[n]["ocr+json"][2] / found[n]["plain"][2] for n in sizes)
@@ -580,6 +600,15 @@ def main() -> None:
                 f"peak RSS at {large:,}: {rss_ratio:.2f}x (target <= {TARGET_RSS}); cost per case {small:,} -> "
                 f"{large:,}: {per_case:.2f}x (target <= {TARGET_FLAT})"
             )
+            if args.before is not None:
+                print(
+                    f"   before ({args.before}): "
+                    + "; ".join(
+                        f"{n:,}: {found[n]['before'][0] / found[n]['plain'][0]:.2f}x wall, "
+                        f"{found[n]['before'][2] / found[n]['plain'][2]:.2f}x CPU"
+                        for n in sizes
+                    )
+                )
         if "B" in parts:
             measure_load(root)
         if "C" in parts:
