@@ -133,8 +133,9 @@ class _Collector:
         self.parts: tuple[list, list, list, list] = ([], [], [], [])  # replaced ref, replaced hyp, deleted, inserted
 
     def add(self, blocks: list, a: Units, b: Units) -> None:
-        """``blocks``: opcodes (tag, i1, i2, j1, j2) into ``a`` and ``b``; one pass over them
-        (a scored item aligns twice: this loop is most of what that costs in Python)."""
+        """``blocks``: opcodes (tag, i1, i2, j1, j2) into ``a`` and ``b``, counted (and the
+        edited units kept) in one pass: a scored item aligns twice."""
+        keep = self.keep
         substitutions = deletions = insertions = 0
         rep_a: list = []
         rep_b: list = []
@@ -145,21 +146,23 @@ class _Collector:
                 continue
             if tag == "replace":
                 substitutions += i2 - i1
-                rep_a.append(a[i1:i2])
-                rep_b.append(b[j1:j2])
+                if keep:
+                    rep_a.append(a[i1:i2])
+                    rep_b.append(b[j1:j2])
             elif tag == "delete":
                 deletions += i2 - i1
-                dels.append(a[i1:i2])
+                if keep:
+                    dels.append(a[i1:i2])
             else:
                 insertions += j2 - j1
-                ins.append(b[j1:j2])
+                if keep:
+                    ins.append(b[j1:j2])
         self.substitutions += substitutions
         self.deletions += deletions
         self.insertions += insertions
-        if self.keep:
-            for part, pieces in zip(self.parts, (rep_a, rep_b, dels, ins), strict=True):
-                if pieces:
-                    part.append(self._join(pieces))
+        for part, pieces in zip(self.parts, (rep_a, rep_b, dels, ins), strict=True):
+            if pieces:
+                part.append(self._join(pieces))
 
     def _join(self, pieces: list) -> Units:
         return "".join(pieces) if self.text else list(chain.from_iterable(pieces))
