@@ -213,26 +213,26 @@ machine's speed varied by 1.5x between these two runs, see plain's times)
     (0.3-0.5 s at 20,000).
 
     2026-11-27 (issue 28, h-perf, session 4), per-item Python removed, no number or output changed
-    (9f4e19d, 4aedef8): an alignment's blocks counted in one pass into a named tuple, the metrics a
-    case computes and what they lack looked up once per combination, evaluate's values, details and
-    warnings in one loop, a record's engine fingerprint hashed once per fingerprint (it was hashed
-    for every record, 4 us), the image hashed for the input hash through its descriptor (8.7 ->
-    5.4 us). ``--only A --plugins off,on --reps 3 --before <4138eb9's tree>``, one run, the
-    before side measured in the same rotation; other sessions kept the load at 7 to 90 (the plain
-    side's CPU time spread 1.34-1.56 s at 2,000 and 10.98-13.84 s at 20,000):
-                         ocr+json / plain, CPU (wall)           peak RSS
-        plugins  N       before          after
-        off      2,000   1.90x (1.95x)   2.09x (2.35x)        98 MB 1.81x
-        off      20,000  1.47x (1.84x)   1.43x (1.34x)       248 MB 1.48x
-        on       2,000   1.45x (1.47x)   1.46x (1.50x)        98 MB 1.64x
-        on       20,000  1.48x (1.66x)   1.44x (1.41x)       252 MB 1.45x
-    (the off, 2,000 sides ran beside a -n 2 test session of this worktree: noise.) Then, on a
-    quiet moment (load 1.2 to 4), /tmp's A/B of the same two trees (CPU medians, the other
-    plugins off): 2,000, 5 runs: plain 1.06 s, before 1.79x, after 1.72x; 20,000, 2 runs: plain
-    10.82 s, before 15.82 s 1.46x, after 14.79 s 1.37x. The time target is not met: at 20,000 an
-    item costs about 200 us of CPU more than the plain test's, at 2,000 the OCR session's fixed
-    cost (its modules, numpy for the intervals: about 0.35 s) adds to that. Per item, measured
-    alone on the generated data (CPU time, best of 15): the four default metrics 36-42 us
+    (9f4e19d, 4aedef8, 9b712e8): an alignment's blocks counted in one pass into a named tuple, the
+    metrics a case computes and what they lack looked up once per combination, evaluate's values,
+    details and warnings in one loop, a record's engine fingerprint hashed once per fingerprint
+    (it was hashed for every record, 4 us), the image hashed for the input hash through its
+    descriptor (8.7 -> 5.4 us). ``--only A --plugins off,on --reps 3 --before <4138eb9's tree>``,
+    before and after in the same rotation, twice (CPU, then wall, ocr+json against plain):
+                         loads 7 to 90                      loads 1.8 to 7
+        plugins  N       before        after                before        after           peak RSS
+        off      2,000   1.90x 1.95x   2.09x 2.35x          1.70x 1.71x   1.69x 1.71x     98 MB 1.81x
+        off      20,000  1.47x 1.84x   1.43x 1.34x          1.40x 1.61x   1.40x 1.75x    251 MB 1.51x
+        on       2,000   1.45x 1.47x   1.46x 1.50x          1.44x 1.41x   1.35x 1.34x     99 MB 1.64x
+        on       20,000  1.48x 1.66x   1.44x 1.41x          1.51x 1.59x   1.39x 1.38x    252 MB 1.46x
+    The plain side's spread in the second run: CPU 1.08-1.16 s and 10.17-10.25 s (off), 1.44-1.55 s
+    and 10.99-12.08 s (on); wall up to 1.45x its fastest. Peak RSS is the largest of four runs:
+    before 247 MB (1.48x) in the same run, 246 and 247 MB in an A/B of the two trees at a load of
+    2 to 4 (the other plugins off, CPU medians of 2 runs: plain 10.60 s, before 1.36x, after 1.33x,
+    0.34 s or 17 us an item less). The time target is not met: at 20,000 an item costs about
+    200 us of CPU more than the plain test's; at 2,000 the OCR session's fixed cost (its modules,
+    numpy for the intervals: about 0.35 s) adds to that. Per item, measured alone on the
+    generated data (CPU time, best of 15, a quiet moment): the four default metrics 36-42 us
     (rapidfuzz's two alignments 3.5 us of it, the rest Python: normalising both texts, splitting
     words, counting S/D/I, the confusions, four details dicts) and evaluate around them 8-10 us;
     the inputs read and checked 13 us; the input hash 4 us and the image's sha256 5.4 us; the
