@@ -18,7 +18,8 @@ from conftest import REPO, load_report, run
 from pytest_ocr import limits
 from pytest_ocr.engines.base import EngineError, EngineSpec
 from pytest_ocr.engines.page_outputs import OmniDocBenchOutputsEngine
-from pytest_ocr.report.markdown import run_markdown
+from pytest_ocr.report.markdown import escape, run_markdown
+from pytest_ocr.report.numbers import number
 from pytest_ocr.run.record import RunRecord
 
 # scipy is imported here, once: pytester's in-process sessions forget the modules they import,
@@ -323,6 +324,16 @@ def test_every_page_and_aggregate_agrees_with_omnidocbench(suite, bench, system)
     markdown = run_markdown(RunRecord.from_document(report))  # the GitHub step summary: the same table
     assert f"| text edit ALL\\_page\\_avg | {edit['macro']:.4f} ({edit['n']} pages) |" in markdown
     assert "OmniDocBench v1.5 end to end (quick_match)" in markdown and "odb_text_edit macro" not in markdown
+    # OmniDocBench's grouped results: in the Markdown summary, folded; the terminal says where they are.
+    assert "OmniDocBench by page attribute and by block attribute: in the JSON report" in text
+    assert "<details><summary>OmniDocBench by page attribute and by block attribute</summary>" in markdown
+    page = grouped["text_block"]["page"]["Edit_dist"]
+    assert f"| language: english | {number(page['language: english'])} |" in markdown
+    group = grouped["table"]["group"]
+    label = "line: full_line"
+    if label in group["sample_count"]:  # columns: each metric as OmniDocBench orders them, then samples
+        cells = [number(group[m][label]) for m in group if m != "sample_count"]
+        assert f"| {escape(label)} | {' | '.join(cells)} | {group['sample_count'][label]} |" in markdown
 
 
 # -- case files ------------------------------------------------------------------------------

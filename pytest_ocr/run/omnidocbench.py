@@ -67,7 +67,8 @@ def omnidocbench_tables(results: Iterable[CaseResult], every: Iterable[CaseResul
         if sums:
             group[metric] = {label: math.fsum(sums[label]) / counts[label] for label in sorted(sums)}
         group["sample_count"].update(counts)  # the last metric's count stays
-    for table in tables.values():
+    for table in tables.values():  # in order, as OmniDocBench's sort_nested_dict leaves them
+        table["page"] = dict(sorted(table["page"].items()))
         table["group"] = dict(sorted(table["group"].items()))
         table["group"]["sample_count"] = dict(sorted(table["group"]["sample_count"].items()))
     return tables
