@@ -460,6 +460,30 @@ def test_the_match_bound_falls_back_to_the_simple_match_with_a_warning(suite):
     assert "warnings (1 items):" in result.stdout.str()
 
 
+def test_a_page_key_without_its_page_in_the_run_keeps_its_own_attributes(suite, bench):
+    """made_quirk_tif.tif is filed under made_quirk.png's attributes when made_quirk.png is in the
+    run (above); filtered out, the TIFF page keeps its own (OmniDocBench looks them up in the whole
+    ground-truth file, and fails when no page has that name)."""
+    _dataset(suite, bench, extra=", filter: {data_source: newspaper, layout: single_column}")
+    suite.write("bench.ocr.yaml", (suite.path / "bench.ocr.yaml").read_text() + "defaults: {engine: [handmade]}\n")
+    assert run(suite, "--ocr-report", "report.json").ret == 0
+    report = load_report(suite)
+    (item,) = report["results"]
+    assert item["case"] == "made_quirk_tif"
+    page = report["summary"]["handmade"]["omnidocbench"]["text_block"]["page"]["Edit_dist"]
+    value = item["metrics"]["odb_text_edit"]
+    assert page == {
+        "ALL": value,
+        "colorful_backgroud: False": value,
+        "data_source: newspaper": value,
+        "fuzzy_scan": value,
+        "fuzzy_scan: True": value,
+        "language: english": value,
+        "layout: single_column": value,
+        "watermark: False": value,
+    }
+
+
 def test_rescoring_the_dataset_gives_its_numbers_to_the_bit(suite, bench):
     """pytest-ocr rescore scores the stored outputs of a report again against the pages' ground
     truth, which the dataset reads again, without an engine: every value the same."""
