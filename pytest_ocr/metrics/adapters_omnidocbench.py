@@ -42,7 +42,6 @@ def _details(p: Prepared, unit: str, samples: int, **more: object) -> dict:
     details: dict[str, object] = {
         "unit": unit,
         "samples": samples,
-        "table_format": page.table_format,
         "match_work": page.match_work,
         "page": {"key": page.split_page, "name": page.name, "attributes": list(page.attributes)},
         **more,

@@ -3,15 +3,16 @@
 Port of ``utils/data_preprocess.py`` of OmniDocBench (``pichiu/OmniDocBench`` at commit
 7bd6c2ebdb7676e6fd251b0e695e15e09cf3ab5d, v1.5's end-to-end evaluation), Apache License 2.0, Copyright its authors.
 Same regular expressions in the same order, quirks included (tests/test_omnidocbench_extract.py compares every
-function with the original's outputs). What differs is only where the original touched the world:
+function with the original's outputs), but for the inline-formula one, which takes quadratic time on a long line of
+unclosed ``\\(``: a linear scan finds its matches (``_inline_matches``). What else differs is where the original
+touched the world:
 
-- a LaTeX table goes through ``latexmlc`` as there, but in a private temporary directory (the original writes to
-  and then deletes ``./temp`` in the working directory), without a shell, bounded by a timeout; a missing
-  ``latexmlc`` is an error here, where the original silently scored the table as empty;
 - HTML is read by BeautifulSoup's html.parser as the beautifulsoup4 4.11.1 OmniDocBench pins reads it (see
   ``_html_parser_411``), whatever newer version is installed.
 
-Left out, as the end-to-end evaluation never calls them: ``find_special_unicode`` (a diagnostic) and
+Left out, as the end-to-end evaluation never calls them: ``normalized_latex_table`` (LaTeX tables through
+``latexmlc``: the end-to-end evaluation always normalises tables as HTML, see page.py), ``find_special_unicode``
+(a diagnostic) and
 ``inline_filter_unicode``, which runs pylatexenc on the whole text and never returns when the text ends in a
 backslash.
 """
@@ -21,22 +22,10 @@ from __future__ import annotations
 import functools
 import html
 import re
-import shutil
-import subprocess
-import tempfile
 import unicodedata
-from pathlib import Path
 from typing import Any
 
-from ...errors import OcrError
 from . import MissingExtra, require
-
-# latexmlc takes a few seconds a table; one that has not finished in a minute is stuck
-LATEXMLC_TIMEOUT = 60.0
-
-
-class LatexTableError(OcrError):
-    """A LaTeX table could not be normalised as OmniDocBench does (no latexmlc, or it did not finish)."""
 
 
 def _latex_to_text(text: str) -> str:
@@ -74,32 +63,73 @@ def fullwidth_to_halfwidth(s: str) -> str:
     return "".join(result)
 
 
-inline_reg = re.compile(
-    r"\$(.*?)\$|"
-    r"\\\((.*?)\\\)",
-)
+class FirstAfter:
+    """``text.find(literal, start)`` for starts that never decrease, in linear time over all of them: the first
+    occurrence found from an earlier start is still the first while it lies at or after the new one, and none found
+    then means none now."""
+
+    def __init__(self, text: str, literal: str) -> None:
+        self.text, self.literal, self.found = text, literal, -2
+
+    def __call__(self, start: int) -> int:
+        if self.found == -2 or (self.found != -1 and self.found < start):
+            self.found = self.text.find(self.literal, start)
+        return self.found
+
+
+def _inline_matches(text: str) -> list[tuple[int, int, str]]:
+    r"""What the original's ``inline_reg``, ``re.compile(r'\$(.*?)\$|\\\((.*?)\\\)')``, finds with ``finditer``, as
+    (start, end, the group that matched), in linear time where the regular expression takes quadratic time on a long
+    line of unclosed ``\(``: from a "$" to the next "$", from a "\(" to the next "\)", on the same line."""
+    dollar, dollar_close, opening, closing, newline = (
+        FirstAfter(text, literal) for literal in ("$", "$", "\\(", "\\)", "\n")
+    )
+    matches: list[tuple[int, int, str]] = []
+    pos = 0
+    while True:
+        found = [start for start in (dollar(pos), opening(pos)) if start != -1]
+        if not found:
+            return matches
+        start = min(found)
+        line_end = newline(start)
+        line_end = len(text) if line_end == -1 else line_end
+        if text.startswith("$", start):
+            end, width = dollar_close(start + 1), 1
+        else:
+            end, width = closing(start + 2), 2
+        if end == -1 or end >= line_end:
+            pos = start + 1
+            continue
+        matches.append((start, end + width, text[start + width : end]))
+        pos = end + width
+
+
+def _spliced(text: str, replacements: list[tuple[int, int, str]]) -> str:
+    """``text`` with each (start, end) span, in order and not overlapping, replaced, in one pass (the original splices
+    them in one at a time from the last, each time copying the text)."""
+    pieces = []
+    pos = 0
+    for start, end, replacement in replacements:
+        pieces += [text[pos:start], replacement]
+        pos = end
+    return "".join(pieces) + text[pos:]
 
 
 # port of utils/data_preprocess.py: textblock2unicode
 def textblock2unicode(text: str) -> str:
     removal_positions = []
-    for match in inline_reg.finditer(text):
-        position = [match.start(), match.end()]
-        content = match.group(1) if match.group(1) is not None else match.group(2)
+    for start, end, content in _inline_matches(text):
         clean_content = re.sub(r"\\([\\_&%^])", "", content)
         try:
             if any(char in clean_content for char in r"\^_"):
                 if clean_content.endswith("\\"):
                     clean_content += " "
-                unicode_content = _latex_to_text(clean_content)
-                removal_positions.append((position[0], position[1], unicode_content))
+                removal_positions.append((start, end, _latex_to_text(clean_content).strip()))
         except MissingExtra:
             raise
         except Exception:  # as the original's bare except: a formula pylatexenc cannot read stays as written
             continue
-    for start, end, unicode_content in sorted(removal_positions, reverse=True):
-        text = text[:start] + unicode_content.strip() + text[end:]
-    return text
+    return _spliced(text, removal_positions)
 
 
 _FORMULA_FILTER_LIST = [
@@ -112,17 +142,50 @@ _FORMULA_FILTER_LIST = [
 ]  # fmt: skip
 
 
+def _first_bracketed(text: str) -> str | None:
+    r"""The group of ``re.search(r'\\\[(.+?)(?<!\\)\\\]', text)``, in linear time where the regular expression takes
+    quadratic time on many ``\[`` never closed: from the first "\[" that has one, on its line, the text up to the
+    first "\]" at least a character on whose backslash is not itself escaped."""
+    opening, closing, newline = (FirstAfter(text, literal) for literal in ("\\[", "\\]", "\n"))
+    pos = 0
+    while (start := opening(pos)) != -1:
+        end = closing(start + 3)
+        while end != -1 and text[end - 1] == "\\":
+            end = closing(end + 1)
+        if end == -1:
+            return None
+        if not -1 < newline(start + 2) < end:
+            return text[start + 2 : end]
+        pos = start + 1
+    return None
+
+
+def _without_on_line(text: str, opening: str) -> str:
+    r"""``re.sub(re.escape(opening) + r'.*?\}', '', text)`` in linear time where the regular expression takes
+    quadratic time on many openings never closed: each opening, up to the first "}" after it on its line, removed."""
+    closing, newline = FirstAfter(text, "}"), FirstAfter(text, "\n")
+    pieces = []
+    pos = search = 0
+    while (start := text.find(opening, search)) != -1:
+        end = closing(start + len(opening))
+        if end == -1:
+            break
+        if -1 < newline(start) < end:
+            search = start + 1
+            continue
+        pieces.append(text[pos:start])
+        pos = search = end + 1
+    return "".join(pieces) + text[pos:]
+
+
 # port of utils/data_preprocess.py: normalized_formula
 def normalized_formula(text: str) -> str:
     text = text.strip().strip("$").strip("\n")
-    match = re.compile(r"\\\[(.+?)(?<!\\)\\\]").search(text)
-    if match:
-        text = match.group(1).strip()
-    text = re.compile(r"\\tag\{.*?\}").sub("", text)
-    text = re.compile(r"\\hspace\{.*?\}").sub("", text)
-    text = re.compile(r"\\begin\{.*?\}").sub("", text)
-    text = re.compile(r"\\end\{.*?\}").sub("", text)
-    text = re.compile(r"\\arraycolsep.*?\}").sub("", text)
+    bracketed = _first_bracketed(text)  # re.compile(r"\\\[(.+?)(?<!\\)\\\]").search(text).group(1)
+    if bracketed is not None:
+        text = bracketed.strip()
+    for opening in ("\\tag{", "\\hspace{", "\\begin{", "\\end{", "\\arraycolsep"):
+        text = _without_on_line(text, opening)  # re.compile(re.escape(opening) + r".*?\}").sub("", text)
     text = text.strip(".")
     for filter_text in _FORMULA_FILTER_LIST:
         text = text.replace(filter_text, "")
@@ -212,90 +275,16 @@ def normalized_html_table(text: str) -> str:
     return _clean_table(norm_text)
 
 
-# port of utils/data_preprocess.py: normalized_latex_table's latex_template
-def _latex_template(latex_code: str) -> str:
-    return (
-        r"""
-        \documentclass[border=20pt]{article}
-        \usepackage{subcaption}
-        \usepackage{url}
-        \usepackage{graphicx}
-        \usepackage{caption}
-        \usepackage{multirow}
-        \usepackage{booktabs}
-        \usepackage{color}
-        \usepackage{colortbl}
-        \usepackage{xcolor,soul,framed}
-        \usepackage{fontspec}
-        \usepackage{amsmath,amssymb,mathtools,bm,mathrsfs,textcomp}
-        \setlength{\parindent}{0pt}"""
-        + r"""
-        \begin{document}
-        """
-        + latex_code
-        + r"""
-        \end{document}"""
-    )
+# port of utils/data_preprocess.py: normalized_table. The end-to-end evaluation only ever asks for html (see
+# page.py), so its LaTeX branch (latexmlc) is not ported.
+def normalized_table(text: str) -> str:
+    return normalized_html_table(text)
 
 
-# port of utils/data_preprocess.py: normalized_latex_table's convert_latex_to_html
-def _convert_latex_to_html(latex_content: str, timeout: float) -> str:
-    latexmlc = shutil.which("latexmlc")
-    if latexmlc is None:
-        raise LatexTableError(
-            "a LaTeX table is normalised as OmniDocBench does it, by latexmlc (LaTeXML), which is not installed: "
-            "install LaTeXML (Debian/Ubuntu: apt-get install latexml)"
-        )
-    with tempfile.TemporaryDirectory(prefix="pytest-ocr-latexml-") as cache_dir:
-        tex = Path(cache_dir) / "table.tex"
-        dest = Path(cache_dir) / "table.html"
-        tex.write_text(_latex_template(latex_content), encoding="utf-8")
-        cmd = [latexmlc, "--quiet", "--nocomments", f"--log={cache_dir}/table.log", str(tex), f"--dest={dest}"]
-        try:
-            subprocess.run(
-                cmd,
-                check=True,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                timeout=timeout,
-                cwd=cache_dir,
-            )
-            html_content = dest.read_text(encoding="utf-8")
-        except subprocess.TimeoutExpired as exc:
-            raise LatexTableError(
-                f"latexmlc did not convert a LaTeX table ({len(latex_content)} characters) within {timeout:g} s"
-            ) from exc
-        except (subprocess.CalledProcessError, OSError, UnicodeDecodeError):
-            return ""  # as the original: a table latexmlc cannot convert scores as an empty one
-    tables = re.findall(r"<table\b[^>]*>(.*)</table>", html_content, re.DOTALL | re.IGNORECASE)
-    return "\n".join(f"<table>{table}</table>" for table in tables)
-
-
-# port of utils/data_preprocess.py: normalized_latex_table (its process_table_latex is never called there: the
-# LaTeX goes to latexmlc as written)
-def normalized_latex_table(text: str, *, timeout: float = LATEXMLC_TIMEOUT) -> str:
-    return normalized_html_table(_convert_latex_to_html(text, timeout))
-
-
-# port of utils/data_preprocess.py: normalized_table
-def normalized_table(text: str, format: str = "html") -> str:
-    if format == "html":
-        return normalized_html_table(text)
-    if format == "latex":
-        return normalized_latex_table(text)
-    raise ValueError(f"Invalid format: {format}")
-
-
-# port of utils/data_preprocess.py: textblock_with_norm_formula
 def textblock_with_norm_formula(text: str) -> str:
-    removal_positions = []
-    for match in inline_reg.finditer(text):
-        content = match.group(1) if match.group(1) is not None else match.group(2)
-        removal_positions.append((match.start(), match.end(), normalized_formula(content)))
-    for start, end, norm_content in sorted(removal_positions, reverse=True):
-        text = text[:start] + norm_content.strip() + text[end:]
-    return text
+    return _spliced(
+        text, [(start, end, normalized_formula(content).strip()) for start, end, content in _inline_matches(text)]
+    )
 
 
 # port of utils/data_preprocess.py: inline_filter
@@ -303,15 +292,16 @@ def inline_filter(text: Any) -> tuple[str, list[dict[str, Any]]]:
     if not isinstance(text, str):
         text = str(text)
     inline_array: list[dict[str, Any]] = []
-    for match in inline_reg.finditer(text):
-        position = [match.start(), match.end()]
-        content = match.group(1) if match.group(1) is not None else match.group(2)
+    original = text
+    # the matches are found in the text as given, each then replaced wherever its text occurs (the original's)
+    for start, end, content in _inline_matches(text):
+        matched = original[start:end]
         clean_content = re.sub(r"\\([\\_&%^])", "", content)
         if any(char in clean_content for char in r"\^_"):
-            inline_array.append({"category_type": "equation_inline", "position": position, "content": match.group(0)})
-            text = text.replace(match.group(0), "")
+            inline_array.append({"category_type": "equation_inline", "position": [start, end], "content": matched})
+            text = text.replace(matched, "")
         else:
-            text = text.replace(match.group(0), content)
+            text = text.replace(matched, content)
     return text, inline_array
 
 

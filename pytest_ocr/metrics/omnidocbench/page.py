@@ -10,11 +10,11 @@ pair a ``Sample`` with the values OmniDocBench's result JSON holds for it.
 
 What OmniDocBench decides over a whole dataset is decided here for the page:
 
-- the format the predicted tables are normalised in (``table_format``). OmniDocBench's
-  rule (latex when the dataset matched more LaTeX than HTML tables) compares the LaTeX
-  matches with the HTML ones after appending the former to the latter, so it always
-  decides ``html``: None means that. A LaTeX table in the output is matched, then scored as
-  an empty prediction (its ``pred`` fields emptied), as OmniDocBench does.
+- the format the predicted tables are normalised in. OmniDocBench's rule (latex when the
+  dataset matched more LaTeX than HTML tables) compares the LaTeX matches with the HTML ones
+  after appending the former to the latter, so it always decides html: tables are always
+  normalised as HTML here. A LaTeX table in the output is matched, then scored as an empty
+  prediction (its ``pred`` fields emptied), as OmniDocBench does.
 - a display formula of the ground truth matched to a prediction that is not a formula
   becomes a text sample (its ``gt`` through pylatexenc's latex2text, ``norm_gt`` cleaned as
   text). OmniDocBench does so only when the dataset has at least one text sample; here
@@ -125,7 +125,7 @@ class EditCounts:
 @dataclass(frozen=True)
 class PageScores:
     """A page's samples. ``page``: the image's basename (OmniDocBench's ``img_id``);
-    ``table_format``: how its predicted tables were normalised; ``fallback``: why the
+    ``fallback``: why the
     simple match was used (None: the quick match was); ``match_work``: the work the quick
     match did (when it fell back, before it stopped), against ``max_match_work``;
     ``not_compared``: why a table pair beyond TEDS's bounds scored 0 (see ``teds_pair``);
@@ -134,7 +134,6 @@ class PageScores:
 
     page: str
     samples: tuple[Sample, ...]
-    table_format: str
     fallback: str | None
     match_work: int = 0
     not_compared: tuple[str, ...] = ()
@@ -188,17 +187,11 @@ def page_attributes(page: dict[str, Any]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-def score_page(
-    page: dict[str, Any], markdown: str, *, table_format: str | None = None, max_match_work: int = MAX_MATCH_WORK
-) -> PageScores:
+def score_page(page: dict[str, Any], markdown: str, *, max_match_work: int = MAX_MATCH_WORK) -> PageScores:
     """OmniDocBench v1.5's end-to-end samples of one page: ``page`` is one element of its
     ground-truth JSON list (``layout_dets``, ``page_info``, ``extra.relation``), ``markdown``
-    the page's predicted Markdown. ``table_format``: None (what OmniDocBench always decides,
-    ``html``), ``html`` or ``latex``. ``max_match_work``: the quick match's bound (see
+    the page's predicted Markdown. ``max_match_work``: the quick match's bound (see
     ``match``); past it the simple match is used and ``fallback`` says why."""
-    table_format = table_format or "html"
-    if table_format not in ("html", "latex"):
-        raise ValueError(f"table_format: expected html or latex, got {table_format!r}")
     img_name = os.path.basename(page["page_info"]["image_path"])
     work = Work(max_match_work)
     plain, formulas, latex_tables, html_tables, order, fallback = _matched_elements(page, markdown, img_name, work)
@@ -221,7 +214,7 @@ def score_page(
     tables = html_tables + latex_tables
     for table in tables:
         table["norm_gt"] = normalized_table(table["gt"])
-        table["norm_pred"] = normalized_table(table["pred"], table_format)
+        table["norm_pred"] = normalized_table(table["pred"])
 
     samples = [_sample("text_block", s) for s in text_samples]
     samples += [_sample("display_formula", s) for s in display]
@@ -233,9 +226,7 @@ def score_page(
             not_compared.append(why)
     if order:
         samples.append(_sample("reading_order", order))
-    return PageScores(
-        img_name, tuple(samples), table_format, fallback, work.done, tuple(not_compared), page_attributes(page)
-    )
+    return PageScores(img_name, tuple(samples), fallback, work.done, tuple(not_compared), page_attributes(page))
 
 
 def get_page_elements(selected_annos: dict[str, Any]) -> defaultdict[str, list[Item]]:

@@ -1,14 +1,15 @@
 """Record OmniDocBench's own extraction and cleaning outputs on our corpus: extract_expected.json.
 
-Run with OmniDocBench's environment (its requirements.txt; pylatexenc 3.0a30, beautifulsoup4 4.11.1) and LaTeXML's
-``latexmlc`` on PATH, from this directory or anywhere:
+Run with OmniDocBench's environment (its requirements.txt; pylatexenc 3.0a30, beautifulsoup4 4.11.1), from this
+directory or anywhere:
 
     python make_extract_expected.py /path/to/OmniDocBench
 
 where /path/to/OmniDocBench is a checkout of ``pichiu/OmniDocBench`` at commit
-7bd6c2ebdb7676e6fd251b0e695e15e09cf3ab5d (the script refuses another commit). Nothing is written into the checkout:
-the LaTeX tables are normalised (OmniDocBench writes ``./temp`` there) with a temporary directory as the working
-directory. tests/test_omnidocbench_extract.py asserts that pytest_ocr.metrics.omnidocbench gives these outputs;
+7bd6c2ebdb7676e6fd251b0e695e15e09cf3ab5d (the script refuses another commit). Nothing is written into the checkout.
+LaTeX tables are not normalised: the end-to-end evaluation always normalises tables as HTML (its LaTeX branch,
+through latexmlc, is never reached; see pytest_ocr.metrics.omnidocbench.page).
+tests/test_omnidocbench_extract.py asserts that pytest_ocr.metrics.omnidocbench gives these outputs;
 it does not run this script, which needs OmniDocBench's code.
 
 The corpus: every olmOCR pipeline Markdown file of tests/data/olmocr-bench-sample/olmocr_pipeline/ (Apache-2.0, see
@@ -26,7 +27,6 @@ import os
 import random
 import subprocess
 import sys
-import tempfile
 from importlib.metadata import version
 from pathlib import Path
 
@@ -44,12 +44,13 @@ MARKDOWN_PIECES = [
     "<tr>", "<td>", "</td>", "\\begin{tabular}", "\\end{tabular}", "\\begin{table}", "\\end{table}", "```",
     "```python\n", "```markdown\n", "---", ":--", "| --- |", "a", "bc", "x^2", "_", "____", "     ", "# ", "\\title{",
     "}", "{", "\\section*{", "![img](x.png)", "<html>", "<body>", "Ｆ", "\\text{", "<th>", "</th>", "<thead>",
-    "</thead>", "<!-- c -->", "\r", " ", "\\\\", "&",
+    "</thead>", "<!-- c -->", "\r", " ", "\\\\", "&", "![", "](", ")", "(", "]", "!",
 ]  # fmt: skip
 TEXT_PIECES = [
     "$", "$$", "\\[", "\\]", "\\(", "\\)", "\\mathbf{", "\\mathrm", "}", "{", "x^2", "_", "\\alpha", "\\frac{1}{2}",
     "\\tag{3}", "\\begin{array}{cc}", "\\end{array}", "\\left(", "\\right)", "\\\\", "&", " ", "\n", "\t", "\\t", "/n",
     "Ｆ", "数", "é", "a", "1", ".", "\\text{hi}", "\\hspace{1cm}", "%", "^", "\\%", "\\_", "ﬁ", "²", "\\", "$x_1$",
+    "\\tag{", "\\arraycolsep", "\\\\]", "\\end{",
 ]  # fmt: skip
 HTML_PIECES = [
     "<table>", "</table>", '<table border=1 class="t">', "<tr>", "</tr>", "<td>", "</td>", '<th colspan="2" rowspan=3>',
@@ -160,11 +161,6 @@ def run_all(odb: Path) -> dict:
             calls("replace_repeated_chars", "strings"),
             calls("fullwidth_to_halfwidth", "strings"),
         ]
-        with tempfile.TemporaryDirectory() as scratch:
-            os.chdir(scratch)  # normalized_latex_table writes and deletes ./temp
-            clean.append(calls("normalized_table", "latex_tables", "latex"))
-            os.chdir(odb)
-    latexml = subprocess.run(["latexmlc", "--VERSION"], capture_output=True, text=True, check=True)
     return {
         "reference": {
             "repository": "pichiu/OmniDocBench",
@@ -174,7 +170,6 @@ def run_all(odb: Path) -> dict:
             "python": sys.version.split()[0],
             "pylatexenc": version("pylatexenc"),
             "beautifulsoup4": version("beautifulsoup4"),
-            "latexml": (latexml.stdout + latexml.stderr).strip(),
         },
         "pages": pages,
         "strings": strings,
