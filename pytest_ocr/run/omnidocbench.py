@@ -52,7 +52,8 @@ def omnidocbench_tables(results: Iterable[CaseResult], every: Iterable[CaseResul
     }
     tables: dict[str, dict[str, Any]] = {}
     for name, (element, metric) in ORIGINAL.items():
-        have = [r for r in scored if r.metrics.get(name) is not None]
+        # an item recorded before its details held its page (a shard of an older run) is left out
+        have = [r for r in scored if r.metrics.get(name) is not None and "page" in r.details.get(name, {})]
         if not have:
             continue
         table = tables.setdefault(element, {"page": {}, "group": {"sample_count": {}}})
