@@ -17,9 +17,10 @@ from typing import Any
 import numpy as np
 
 from ..cases.model import DatasetInfo
-from ..codec import Coded
+from ..codec import Coded, encode
 from ..metrics import METRICS, pooled
 from ..scoring.facts import UNCATEGORISED
+from .omnidocbench import omnidocbench_tables
 from .result import CaseResult
 
 BOOTSTRAP_RESAMPLES = 1000
@@ -96,6 +97,14 @@ class Summary(Coded):
     performance: Performance = field(default_factory=Performance)
     stability: Stability | None = None  # with repeats only
     facts: FactSummary | None = None  # items with checks only
+    # OmniDocBench's page and group results (run/omnidocbench.py); an engine's, with its metrics only
+    omnidocbench: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = encode(self)
+        if self.omnidocbench is None:  # a report without OmniDocBench's metrics is as it was
+            del data["omnidocbench"]
+        return data
 
 
 def fact_summary(results: Iterable[CaseResult]) -> FactSummary | None:
@@ -282,7 +291,8 @@ def summarize(results: Iterable[CaseResult]) -> dict[str, Summary]:
     confusions, speed, and the same per tag and per group. Results of case files that
     could not be loaded belong to no engine."""
     by_engine: dict[str, list[CaseResult]] = defaultdict(list)
-    for r in sorted(results, key=lambda r: r.key):  # the bootstrap depends on order
+    every = sorted(results, key=lambda r: r.key)  # the bootstrap depends on order
+    for r in every:
         if r.engine is not None:
             by_engine[r.engine].append(r)
     summaries = {}
@@ -296,6 +306,7 @@ def summarize(results: Iterable[CaseResult]) -> dict[str, Summary]:
             if r.group:
                 members[f"group:{r.group}"].append(r)
         summary.groups = {key: summarize_group(key, members[key]) for key in sorted(members)}
+        summary.omnidocbench = omnidocbench_tables(rs, every)
         summaries[engine] = summary
     return summaries
 
