@@ -212,6 +212,35 @@ machine's speed varied by 1.5x between these two runs, see plain's times)
     which walk about 7% more objects than the plain test's but take up to twice as long
     (0.3-0.5 s at 20,000).
 
+    2026-11-27 (issue 28, h-perf, session 4), per-item Python removed, no number or output changed
+    (9f4e19d, 4aedef8, 9b712e8): an alignment's blocks counted in one pass into a named tuple, the
+    metrics a case computes and what they lack looked up once per combination, evaluate's values,
+    details and warnings in one loop, a record's engine fingerprint hashed once per fingerprint
+    (it was hashed for every record, 4 us), the image hashed for the input hash through its
+    descriptor (8.7 -> 5.4 us). ``--only A --plugins off,on --reps 3 --before <4138eb9's tree>``,
+    before and after in the same rotation, twice (CPU, then wall, ocr+json against plain):
+                         loads 7 to 90                      loads 1.8 to 7
+        plugins  N       before        after                before        after           peak RSS
+        off      2,000   1.90x 1.95x   2.09x 2.35x          1.70x 1.71x   1.69x 1.71x     98 MB 1.81x
+        off      20,000  1.47x 1.84x   1.43x 1.34x          1.40x 1.61x   1.40x 1.75x    251 MB 1.51x
+        on       2,000   1.45x 1.47x   1.46x 1.50x          1.44x 1.41x   1.35x 1.34x     99 MB 1.64x
+        on       20,000  1.48x 1.66x   1.44x 1.41x          1.51x 1.59x   1.39x 1.38x    252 MB 1.46x
+    The plain side's spread in the second run: CPU 1.08-1.16 s and 10.17-10.25 s (off), 1.44-1.55 s
+    and 10.99-12.08 s (on); wall up to 1.45x its fastest. Peak RSS is the largest of four runs:
+    before 247 MB (1.48x) in the same run, 246 and 247 MB in an A/B of the two trees at a load of
+    2 to 4 (the other plugins off, CPU medians of 2 runs: plain 10.60 s, before 1.36x, after 1.33x,
+    0.34 s or 17 us an item less). The time target is not met: at 20,000 an item costs about
+    200 us of CPU more than the plain test's; at 2,000 the OCR session's fixed cost (its modules,
+    numpy for the intervals: about 0.35 s) adds to that. Per item, measured alone on the
+    generated data (CPU time, best of 15, a quiet moment): the four default metrics 36-42 us
+    (rapidfuzz's two alignments 3.5 us of it, the rest Python: normalising both texts, splitting
+    words, counting S/D/I, the confusions, four details dicts) and evaluate around them 8-10 us;
+    the inputs read and checked 13 us; the input hash 4 us and the image's sha256 5.4 us; the
+    result made and checked against the report schema about 10 us; SharedParts 13 us; the JSON
+    record 3.5 us and its encoding 19 us. Scoring details computed lazily would save nothing
+    in any run: the run summary reads every item's confusions and counts (top confusions, micro
+    averages), the schema check reads every details dict, the JSON report writes them all.
+
     Where the rest goes. Time: per item, the metrics and their details (alignments with
     the confusions kept, about 40 us), reading the ground truth and checking the image
     (open, fstat, header), the result's construction and schema check (13 us), pytest's
@@ -401,15 +430,16 @@ def generate(root: Path, n: int) -> dict[str, Path]:
 
 
 def run(
-    directory: Path, *args: str, prefix: list[str] | None = None, plugins: str = "off"
+    directory: Path, *args: str, prefix: list[str] | None = None, plugins: str = "off", tree: Path | None = None
 ) -> tuple[float, float, str, float]:
     """Wall seconds, peak RSS in MB, the last line and CPU seconds (user + system) of one
-    pytest session. On a machine other work shares, CPU time is the steadier figure."""
+    pytest session, with pytest-ocr from ``tree`` when given (a folder holding a
+    ``pytest_ocr`` package, found before the installed one). On a machine other work
+    shares, CPU time is the steadier figure."""
     argv = [sys.executable, *(prefix or ["-m", "pytest"]), *PYTEST_OPTIONS, *PLUGINS[plugins], *args]
+    env = SESSION_ENV if tree is None else {**SESSION_ENV, "PYTHONPATH": str(tree)}
     start = time.perf_counter()
-    proc = subprocess.Popen(
-        argv, cwd=directory, env=SESSION_ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
+    proc = subprocess.Popen(argv, cwd=directory, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     output = proc.stdout.read() if proc.stdout else ""
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - start
@@ -420,13 +450,22 @@ def run(
     return elapsed, usage.ru_maxrss / 1024, lines[-1] if lines else "", usage.ru_utime + usage.ru_stime
 
 
-SIDES = {"plain": ("plain", []), "ocr": ("ocr", []), "ocr+json": ("ocr", ["--ocr-report", "report.json"])}
+SIDES: dict[str, tuple[str, list[str], Path | None]] = {
+    "plain": ("plain", [], None),
+    "ocr": ("ocr", [], None),
+    "ocr+json": ("ocr", ["--ocr-report", "report.json"], None),
+}
 
 
 def measure_sizes(
-    root: Path, sizes: list[int], reps: int, plugins: str = "off"
+    root: Path, sizes: list[int], reps: int, plugins: str = "off", before: Path | None = None
 ) -> dict[int, dict[str, tuple[float, float, float]]]:
-    """Per N and side: median wall seconds, largest peak RSS in MB, median CPU seconds."""
+    """Per N and side: median wall seconds, largest peak RSS in MB, median CPU seconds.
+    ``before``: a tree of another pytest-ocr (``--before``), its ocr+json side measured in
+    the same rotation as a side of its own."""
+    sides = dict(SIDES)
+    if before is not None:
+        sides["before"] = ("ocr", ["--ocr-report", "report.json"], before)
     found: dict[int, dict[str, tuple[float, float, float]]] = {}
     for n in sizes:
         base = root / f"n{n}"
@@ -434,24 +473,28 @@ def measure_sizes(
         if not base.exists():  # the same data for every way of measuring
             base.mkdir()
             dirs = generate(base, n)
-        times: dict[str, list[float]] = {side: [] for side in SIDES}
-        rss: dict[str, list[float]] = {side: [] for side in SIDES}
-        cpu: dict[str, list[float]] = {side: [] for side in SIDES}
-        for where, args in SIDES.values():  # warm-up: byte-compiles, fills the file cache
-            run(dirs[where], *args, plugins=plugins)
-        order = list(SIDES)
+        times: dict[str, list[float]] = {side: [] for side in sides}
+        rss: dict[str, list[float]] = {side: [] for side in sides}
+        cpu: dict[str, list[float]] = {side: [] for side in sides}
+        for where, args, tree in sides.values():  # warm-up: byte-compiles, fills the file cache
+            run(dirs[where], *args, plugins=plugins, tree=tree)
+        order = list(sides)
         for rep in range(reps):
             for side in order[rep % len(order) :] + order[: rep % len(order)]:
-                where, args = SIDES[side]
-                seconds, peak, _, used = run(dirs[where], *args, plugins=plugins)
+                where, args, tree = sides[side]
+                seconds, peak, _, used = run(dirs[where], *args, plugins=plugins, tree=tree)
                 times[side].append(seconds)
                 rss[side].append(peak)
                 cpu[side].append(used)
         found[n] = {
-            side: (statistics.median(times[side]), max(rss[side]), statistics.median(cpu[side])) for side in SIDES
+            side: (statistics.median(times[side]), max(rss[side]), statistics.median(cpu[side])) for side in sides
         }
         plain_s, plain_mb, plain_cpu = found[n]["plain"]
-        print(f"N = {n:,}, other plugins {plugins}")
+        print(
+            f"N = {n:,}, other plugins {plugins}; the plain side's spread: wall {min(times['plain']):.2f}-"
+            f"{max(times['plain']):.2f} s, CPU {min(cpu['plain']):.2f}-{max(cpu['plain']):.2f} s; "
+            f"load average {os.getloadavg()[0]:.1f}"
+        )
         for side, (seconds, mb, used) in found[n].items():
             print(
                 f"  {side:<9} {seconds:7.2f} s  {seconds / n * 1000:6.3f} ms/case  {seconds / plain_s:5.2f}x   "
@@ -558,6 +601,12 @@ def main() -> None:
     parser.add_argument(
         "--plugins", default="off", help="A with the other installed plugins off, on, or off,on: both (default off)"
     )
+    parser.add_argument(
+        "--before",
+        type=Path,
+        help="A also measures the pytest-ocr in this folder (one holding a pytest_ocr package, e.g. "
+        "`git archive COMMIT pytest_ocr | tar -x -C DIR`) as a side of its own: before and after in one run",
+    )
     args = parser.parse_args()
     ways = args.plugins.split(",")
     if not ways or any(way not in PLUGINS for way in ways):
@@ -568,7 +617,7 @@ def main() -> None:
         root = Path(tmp)
         print(f"{args.reps} timed runs per side after one warm-up, order rotated; pytest {' '.join(PYTEST_OPTIONS)}")
         for way in ways if "A" in parts else ():
-            found = measure_sizes(root, sizes, args.reps, way)
+            found = measure_sizes(root, sizes, args.reps, way, args.before)
             small, large = sizes[0], sizes[-1]
             time_ratio = max(found[n]["ocr+json"][0] / found[n]["plain"][0] for n in sizes)
             cpu_ratio = max(found[n]["ocr+json"][2] / found[n]["plain"][2] for n in sizes)
@@ -580,6 +629,15 @@ def main() -> None:
                 f"peak RSS at {large:,}: {rss_ratio:.2f}x (target <= {TARGET_RSS}); cost per case {small:,} -> "
                 f"{large:,}: {per_case:.2f}x (target <= {TARGET_FLAT})"
             )
+            if args.before is not None:
+                print(
+                    f"   before ({args.before}): "
+                    + "; ".join(
+                        f"{n:,}: {found[n]['before'][0] / found[n]['plain'][0]:.2f}x wall, "
+                        f"{found[n]['before'][2] / found[n]['plain'][2]:.2f}x CPU"
+                        for n in sizes
+                    )
+                )
         if "B" in parts:
             measure_load(root)
         if "C" in parts:

@@ -27,12 +27,12 @@ def test_example_suite_passes(tmp_path):
         timeout=600,
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
-    assert "28 passed" in result.stdout
+    assert "30 passed" in result.stdout
     assert "OCR summary" in result.stdout
 
     report = json.loads(report_path.read_text(encoding="utf-8"))
     jsonschema.validate(report, report_schema())
-    assert len(report["results"]) == 28
+    assert len(report["results"]) == 30
     for record in report["results"]:
         assert record["outcome"] == "passed"
         assert record["thresholds"], f"{record['id']} gates on nothing"
@@ -56,3 +56,12 @@ def test_example_suite_passes(tmp_path):
         "not-garbage": True,
         "no-download-line": False,  # Tesseract reads the page furniture too
     }
+    # the page scored as OmniDocBench scores it: the stored olmOCR output and Tesseract, and its table
+    scored = {r["engine"]: r for r in report["results"] if r["case"] == "earnings"}
+    assert set(scored) == {"olmocr", "tesseract-eng"}
+    assert all(set(r["thresholds"]) == {"odb_text_edit", "odb_reading_order_edit"} for r in scored.values())
+    teds = {engine: r["metrics"]["odb_table_teds"] for engine, r in scored.items()}
+    assert teds["olmocr"] > 0.5 and teds["tesseract-eng"] == 0  # Tesseract writes no table
+    assert "text edit ALL_page_avg" in result.stdout and "table TEDS all" in result.stdout
+    grouped = report["summary"]["olmocr"]["omnidocbench"]
+    assert grouped["table"]["group"]["sample_count"] == {label: 1 for label in grouped["table"]["group"]["TEDS"]}

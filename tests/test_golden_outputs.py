@@ -54,6 +54,7 @@ RECOGNITIONS = GOLDEN / "recognitions"
 REPORT, MARKDOWN, TERMINAL = "report.json", "step-summary.md", "terminal.txt"
 REGENERATE = "PYTEST_OCR_REGENERATE_GOLDEN"
 
+STORED = ("omnidocbench-outputs", "page-outputs")  # engine types that read a suite's stored outputs
 DEFAULT_ENGINES = ("tesseract", "rapidocr")  # engine types named as engines by cases that declare none
 COLUMNS = "120"
 MASK = "<masked>"
@@ -102,20 +103,24 @@ def copy_suite(root: Path) -> None:
 def replayed_case_file(text: str) -> str:
     """The case file with each engine it declares replaced by a predictions engine reading
     that engine's recognitions, the rest of the ``engines:`` block blank: every other line
-    stays where it was."""
-    declared = set(yaml.safe_load(text).get("engines") or ())
+    stays where it was. An engine of stored outputs (STORED) stays as it is: it reads files
+    of the suite, the same on every machine, and is not timed (a predictions engine is)."""
+    engines = yaml.safe_load(text).get("engines") or {}
+    declared = {name for name, spec in engines.items() if spec.get("type") not in STORED}
     lines = text.splitlines(keepends=True)
     if not declared:
         return text
     start = lines.index("engines:\n") + 1
     end = next(i for i in range(start, len(lines)) if lines[i][:1] not in (" ", "\n", "#"))
     replaced = set()
+    kept = False
     for i in range(start, end):
         name = re.fullmatch(r"  ([\w-]+):\s*", lines[i])
+        kept = name[1] not in declared if name else kept
         if name and name[1] in declared:
             replaced.add(name[1])
             lines[i] = f"  {name[1]}: {{type: predictions, path: ../recognitions/{name[1]}.jsonl}}\n"
-        else:
+        elif not kept:
             lines[i] = "\n"
     assert replaced == declared, f"engines not found in the engines block: {declared - replaced}"
     return "".join(lines)
@@ -140,6 +145,8 @@ def record_recognitions(root: Path, recognitions: Path) -> dict:
     report = session(root).report
     texts: dict[str, dict[str, str]] = {}
     for result in report["results"]:
+        if report["engines"][result["engine"]]["type"] in STORED:  # replayed as they are
+            continue
         image = Path(result["image"])
         key = f"{image.parent.name}/{image.name}" + (f"#page={result['page']}" if result.get("page") else "")
         assert key not in texts.setdefault(result["engine"], {}), f"two images keyed {key}"

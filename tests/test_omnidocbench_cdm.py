@@ -258,7 +258,7 @@ def test_without_cdm_the_summary_says_the_overall_needs_it_and_the_json_has_none
     without = {"odb_text_edit": agg(0.0785, 3), "odb_table_teds": agg(0.5, 1)}
     summary = Summary("vlm", cases=3, metrics=without, omnidocbench_overall=omnidocbench_overall(without))
     assert summary.omnidocbench_overall is None and "omnidocbench_overall" not in summary.to_dict()
-    assert omnidocbench_note([summary]).endswith("; no Overall (it needs CDM: metrics: [odb_formula_cdm])")
+    assert omnidocbench_note([summary]).endswith("; no Overall (it needs CDM)")
     assert "Overall" not in [label for label, _ in omnidocbench_rows([summary])]
     # CDM computed, no page with a formula nor a table: both 0, as the notebook takes a missing value
     with_cdm = {"odb_text_edit": agg(0.0785, 3), "odb_formula_cdm": agg(None, 0)}

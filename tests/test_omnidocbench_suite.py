@@ -19,7 +19,8 @@ from conftest import REPO, load_report, run
 from pytest_ocr import limits
 from pytest_ocr.engines.base import EngineError, EngineSpec
 from pytest_ocr.engines.page_outputs import OmniDocBenchOutputsEngine
-from pytest_ocr.report.markdown import run_markdown
+from pytest_ocr.report.markdown import escape, run_markdown
+from pytest_ocr.report.numbers import number
 from pytest_ocr.run.record import RunRecord
 
 # scipy is imported here, once: pytester's in-process sessions forget the modules they import,
@@ -241,11 +242,10 @@ def _per_page(system: str, element: str, metric: str) -> dict[str, float]:
 @pytest.mark.parametrize("system", SYSTEMS)
 def test_every_page_and_aggregate_agrees_with_omnidocbench(suite, bench, system):
     """Each page's value, the macro (ALL_page_avg), the micro (edit_whole; TEDS all) and the
-    macro per tag (get_page_split) are OmniDocBench's own, to 1e-6, for every metric. The one
-    difference is OmniDocBench's: its page split files made_quirk_tif.tif under made_quirk.png
-    (``_split_key``), so for the attributes of those two pages (and its 'ALL', which then counts
-    them as one page) the test holds pytest-ocr's value, each page as itself, to the mean of
-    OmniDocBench's own per-page values over the pages that carry the attribute."""
+    grouped results, by page attribute (get_page_split, its colliding page keys included:
+    made_quirk_tif.tif is filed and pooled under made_quirk.png) and by block attribute
+    (get_full_labels_results, with its sample counts), are OmniDocBench's own, to 1e-6, for
+    every metric. The per-tag macro is the page split wherever no page keys collide."""
     suite.write(
         "bench.ocr.yaml",
         f"dataset: {{type: omnidocbench, path: {json.dumps(str(bench))}}}\ndefaults: {{engine: [{system}]}}\n",
@@ -268,8 +268,8 @@ def test_every_page_and_aggregate_agrees_with_omnidocbench(suite, bench, system)
         assert report["scorers"][name] == {"scorer": "omnidocbench", "version": "v1.5@7bd6c2e"}
     tags = _attribute_tags()
     scored = [n for n, r in results.items() if r["outcome"] == "passed"]
-    quirky = {_split_key(n) for n in scored if not n.endswith((".jpg", ".png"))}
-    moved = {n for n in scored if _split_key(n) in quirky}  # the pages OmniDocBench's split pools
+    collide = {_split_key(n) for n in scored if not n.endswith((".jpg", ".png"))}
+    pooled = {n for n in scored if _split_key(n) in collide}  # the pages OmniDocBench's split pools
     attributes_of = {
         Path(p["page_info"]["image_path"]).name: {
             *(e for v in p["page_info"]["page_attribute"].values() if isinstance(v, list) for e in v),
@@ -277,7 +277,7 @@ def test_every_page_and_aggregate_agrees_with_omnidocbench(suite, bench, system)
         }
         for p in PAGES
     }
-    touched = {a for n in moved for a in ("ALL", *attributes_of[n])}  # none for a system without those pages
+    shared = {a for n in pooled for a in ("ALL", *attributes_of[n])}  # none for a system without those pages
     compared = 0
     for (element, metric), name in METRICS.items():
         per_page = _per_page(system, element, metric)
@@ -295,13 +295,27 @@ def test_every_page_and_aggregate_agrees_with_omnidocbench(suite, bench, system)
             assert aggregate["micro"] == pytest.approx(values["all"], abs=1e-6), name
         assert aggregate["n"] == len(per_page)
         for attribute, value in expected[element]["page"][metric].items():
-            if attribute in touched:
-                pages = [n for n in ours if attribute == "ALL" or attribute in attributes_of[n]]
-                value = sum(per_page[_page_key(n)] for n in pages) / len(pages)
-            found = aggregate if attribute == "ALL" else summary["groups"][f"tag:{tags[attribute]}"]["metrics"][name]
-            assert found["macro"] == pytest.approx(value, abs=1e-6), (name, attribute)
-            compared += 1
-    assert compared > 50
+            if attribute not in shared:  # the per-tag macro: each page as itself
+                groups = summary["groups"]
+                found = aggregate if attribute == "ALL" else groups[f"tag:{tags[attribute]}"]["metrics"][name]
+                assert found["macro"] == pytest.approx(value, abs=1e-6), (name, attribute)
+    # OmniDocBench's grouped results: every value and sample count, nothing else.
+    grouped = summary["omnidocbench"]
+    assert set(grouped) == {element for element, parts in expected.items() if parts["page"] or parts["group"]}
+    for element, parts in grouped.items():
+        for part in ("page", "group"):
+            theirs = expected[element][part]
+            assert parts[part].keys() == theirs.keys(), (element, part)
+            for metric, values in theirs.items():
+                assert parts[part][metric].keys() == values.keys(), (element, part, metric)
+                for key, value in values.items():
+                    if metric == "sample_count":
+                        assert parts[part][metric][key] == value, (element, key)
+                    else:
+                        assert parts[part][metric][key] == pytest.approx(value, abs=1e-6), (element, metric, key)
+                    compared += 1
+    every = [v for parts in expected.values() for part in ("page", "group") for v in parts[part].values()]
+    assert compared == sum(map(len, every)) > 50
     # The summary shows OmniDocBench's table, in its terms.
     text = result.stdout.str()
     edit = summary["metrics"]["odb_text_edit"]
@@ -312,6 +326,16 @@ def test_every_page_and_aggregate_agrees_with_omnidocbench(suite, bench, system)
     markdown = run_markdown(RunRecord.from_document(report))  # the GitHub step summary: the same table
     assert f"| text edit ALL\\_page\\_avg | {edit['macro']:.4f} ({edit['n']} pages) |" in markdown
     assert "OmniDocBench v1.5 end to end (quick_match)" in markdown and "odb_text_edit macro" not in markdown
+    # OmniDocBench's grouped results: in the Markdown summary, folded; the terminal says where they are.
+    assert "OmniDocBench by page attribute and by block attribute: in the JSON report" in text
+    assert "<details><summary>OmniDocBench by page attribute and by block attribute</summary>" in markdown
+    page = grouped["text_block"]["page"]["Edit_dist"]
+    assert f"| language: english | {number(page['language: english'])} |" in markdown
+    group = grouped["table"]["group"]
+    label = "line: full_line"
+    if label in group["sample_count"]:  # columns: each metric as OmniDocBench orders them, then samples
+        cells = [number(group[m][label]) for m in group if m != "sample_count"]
+        assert f"| {escape(label)} | {' | '.join(cells)} | {group['sample_count'][label]} |" in markdown
 
 
 # -- case files ------------------------------------------------------------------------------
@@ -436,6 +460,30 @@ def test_the_match_bound_falls_back_to_the_simple_match_with_a_warning(suite):
     assert "max_match_work=1" in warning
     assert simple["details"]["odb_text_edit"]["fallback"] in warning
     assert "warnings (1 items):" in result.stdout.str()
+
+
+def test_a_page_key_without_its_page_in_the_run_keeps_its_own_attributes(suite, bench):
+    """made_quirk_tif.tif is filed under made_quirk.png's attributes when made_quirk.png is in the
+    run (above); filtered out, the TIFF page keeps its own (OmniDocBench looks them up in the whole
+    ground-truth file, and fails when no page has that name)."""
+    _dataset(suite, bench, extra=", filter: {data_source: newspaper, layout: single_column}")
+    suite.write("bench.ocr.yaml", (suite.path / "bench.ocr.yaml").read_text() + "defaults: {engine: [handmade]}\n")
+    assert run(suite, "--ocr-report", "report.json").ret == 0
+    report = load_report(suite)
+    (item,) = report["results"]
+    assert item["case"] == "made_quirk_tif"
+    page = report["summary"]["handmade"]["omnidocbench"]["text_block"]["page"]["Edit_dist"]
+    value = item["metrics"]["odb_text_edit"]
+    assert page == {
+        "ALL": value,
+        "colorful_backgroud: False": value,
+        "data_source: newspaper": value,
+        "fuzzy_scan": value,
+        "fuzzy_scan: True": value,
+        "language: english": value,
+        "layout: single_column": value,
+        "watermark: False": value,
+    }
 
 
 def test_rescoring_the_dataset_gives_its_numbers_to_the_bit(suite, bench):

@@ -9,16 +9,25 @@ micro its ``edit_whole``. TEDS: ``{teds_sum, tables}``, the micro its TEDS ``all
 without samples of an element has no value for its metrics, as OmniDocBench leaves it out of
 that element's averages: the details say why (``not_applicable``).
 
+For OmniDocBench's grouped results (run/omnidocbench.py) the details also hold the page's
+``page`` (``key``: the page its page split files it under, ``name``: its own, ``attributes``:
+its page attributes in the split's names) and ``groups``: per block-attribute label, the sum
+of its samples' values and their number (get_full_labels_results).
+
 The catalogue (registry.py) finds them by name in ``COMPUTE``; a run without them never
 imports this module, scipy nor pylatexenc.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 from .prepared import MetricResult, Prepared
 from .values import odb_cdm_value, odb_edit_value, odb_teds_value
+
+if TYPE_CHECKING:
+    from .omnidocbench.page import Sample
 
 # What a page lacks when it has no sample of an element.
 ABSENT = {
@@ -35,12 +44,24 @@ def _details(p: Prepared, unit: str, samples: int, **more: object) -> dict:
         "unit": unit,
         "samples": samples,
         "match_work": page.match_work,
+        "page": {"key": page.split_page, "name": page.name, "attributes": list(page.attributes)},
         **more,
     }
     if page.fallback is not None:  # the work bound was reached: the simple match scored the page
         details["fallback"] = page.fallback
         details["warnings"] = [f"OmniDocBench's quick match gave up on this page ({page.fallback}): {FALLBACK}"]
     return details
+
+
+def _groups(scored: Iterable[tuple[Sample, float]]) -> dict[str, list[float]]:
+    """Per block-attribute label: [sum of the values of the samples under it, their number]."""
+    groups: dict[str, list[float]] = {}
+    for sample, value in scored:
+        for label in sample.labels:
+            group = groups.setdefault(label, [0.0, 0])
+            group[0] += value
+            group[1] += 1
+    return groups
 
 
 FALLBACK = "its text was matched by the simple method, as OmniDocBench does when its match times out"
@@ -54,7 +75,8 @@ def _edit_metric(element: str) -> Callable[[Prepared], MetricResult]:
             return MetricResult(None, {}, {**_details(p, "character", 0), "not_applicable": ABSENT[element]})
         counts: dict[str, float] = {"edits": c.edits, "upper": c.upper, "ratio_sum": c.ratio_sum, "samples": c.samples}
         empty = sum(not s.pred for s in page.of(element) if s.edit_num is not None)
-        details = _details(p, "character", c.samples, empty_predictions=empty)
+        scored = ((s, s.edit) for s in page.of(element) if s.edit is not None)
+        details = _details(p, "character", c.samples, empty_predictions=empty, groups=_groups(scored))
         return MetricResult(odb_edit_value(counts), counts, details)
 
     return compute
@@ -68,7 +90,10 @@ def _teds_metric(structure_only: bool) -> Callable[[Prepared], MetricResult]:
         scores = [s.teds_struct if structure_only else s.teds for s in tables]
         counts: dict[str, float] = {"teds_sum": sum(t or 0.0 for t in scores), "tables": len(tables)}
         empty = sum(not s.pred for s in tables)
-        details = _details(p, "table", len(tables), structure_only=structure_only, empty_predictions=empty)
+        groups = _groups(zip(tables, (t or 0.0 for t in scores), strict=True))
+        details = _details(
+            p, "table", len(tables), structure_only=structure_only, empty_predictions=empty, groups=groups
+        )
         not_compared = list(p.omnidocbench.not_compared)
         if not_compared:  # pairs beyond TEDS's bounds, scored 0: the item warns
             details.update(not_compared=not_compared, warnings=[*details.get("warnings", []), *not_compared])

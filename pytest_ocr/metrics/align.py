@@ -45,11 +45,10 @@ import zlib
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from itertools import accumulate, chain
 from operator import itemgetter
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from rapidfuzz.distance import Editops, Indel, Levenshtein, Opcodes
@@ -95,14 +94,14 @@ def _codes(text: str) -> np.ndarray:
     return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
 
 
-@dataclass(frozen=True)
-class Alignment:
+class Alignment(NamedTuple):
     """A Levenshtein (or Indel) alignment of two sequences, counted.
 
     ``replaced`` holds the substituted units of both sides (pairwise), ``deleted`` and
     ``inserted`` the others, in order (only when asked for). ``approximate`` is None
     for the exact alignment, else what the cheaper path did; ``lower_bound`` is then a
-    lower bound on the edit distance."""
+    lower bound on the edit distance. A named tuple: every scored item makes two, and a
+    frozen dataclass of ten fields took 1.7 us to make."""
 
     substitutions: int
     deletions: int
@@ -134,22 +133,36 @@ class _Collector:
         self.parts: tuple[list, list, list, list] = ([], [], [], [])  # replaced ref, replaced hyp, deleted, inserted
 
     def add(self, blocks: list, a: Units, b: Units) -> None:
-        """``blocks``: opcodes (tag, i1, i2, j1, j2) into ``a`` and ``b``."""
-        replaced = [op for op in blocks if op[0] == "replace"]
-        deleted = [op for op in blocks if op[0] == "delete"]
-        inserted = [op for op in blocks if op[0] == "insert"]
-        self.substitutions += sum([i2 - i1 for _, i1, i2, _, _ in replaced])
-        self.deletions += sum([i2 - i1 for _, i1, i2, _, _ in deleted])
-        self.insertions += sum([j2 - j1 for _, _, _, j1, j2 in inserted])
-        if self.keep:
-            rep_a, rep_b, dels, ins = self.parts
-            if replaced:
-                rep_a.append(self._join([a[i1:i2] for _, i1, i2, _, _ in replaced]))
-                rep_b.append(self._join([b[j1:j2] for _, _, _, j1, j2 in replaced]))
-            if deleted:
-                dels.append(self._join([a[i1:i2] for _, i1, i2, _, _ in deleted]))
-            if inserted:
-                ins.append(self._join([b[j1:j2] for _, _, _, j1, j2 in inserted]))
+        """``blocks``: opcodes (tag, i1, i2, j1, j2) into ``a`` and ``b``, counted (and the
+        edited units kept) in one pass: a scored item aligns twice."""
+        keep = self.keep
+        substitutions = deletions = insertions = 0
+        rep_a: list = []
+        rep_b: list = []
+        dels: list = []
+        ins: list = []
+        for tag, i1, i2, j1, j2 in blocks:
+            if tag == "equal":
+                continue
+            if tag == "replace":
+                substitutions += i2 - i1
+                if keep:
+                    rep_a.append(a[i1:i2])
+                    rep_b.append(b[j1:j2])
+            elif tag == "delete":
+                deletions += i2 - i1
+                if keep:
+                    dels.append(a[i1:i2])
+            else:
+                insertions += j2 - j1
+                if keep:
+                    ins.append(b[j1:j2])
+        self.substitutions += substitutions
+        self.deletions += deletions
+        self.insertions += insertions
+        for part, pieces in zip(self.parts, (rep_a, rep_b, dels, ins), strict=True):
+            if pieces:
+                part.append(self._join(pieces))
 
     def _join(self, pieces: list) -> Units:
         return "".join(pieces) if self.text else list(chain.from_iterable(pieces))

@@ -234,6 +234,8 @@ def confusions(
 def confusion_table(alignment: Alignment) -> Counter:
     """The confusions of an alignment made with ``keep=True``."""
     table: Counter = Counter(zip(*alignment.replaced, strict=True))
-    table.update(zip(alignment.deleted, repeat(DELETE), strict=False))
-    table.update(zip(repeat(INSERT), alignment.inserted, strict=False))
+    if alignment.deleted:  # most alignments have few edits: an empty update costs as much as a short one
+        table.update(zip(alignment.deleted, repeat(DELETE), strict=False))
+    if alignment.inserted:
+        table.update(zip(repeat(INSERT), alignment.inserted, strict=False))
     return table

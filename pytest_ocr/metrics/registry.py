@@ -13,6 +13,7 @@ This module is the catalogue; prepared.py prepares a pair, the adapters_*.py com
 
 from __future__ import annotations
 
+import functools
 import importlib
 import warnings
 from collections.abc import Callable, Collection, Iterable
@@ -571,8 +572,13 @@ def metrics_for(inputs: Collection[str], requested: Iterable[str] = ()) -> list[
     """The metrics a case with these inputs (``text``, ``fields``, ``schema``, ``task``)
     computes: the defaults of each input it has, then those it asks for by name, in order,
     once each. The one place that decides which metrics apply to a case."""
+    return list(_metrics_for(frozenset(inputs), tuple(requested)))
+
+
+@functools.lru_cache(maxsize=256)  # asked once per item; a suite's cases ask a few different ways
+def _metrics_for(inputs: frozenset[str], requested: tuple[str, ...]) -> tuple[str, ...]:
     names = [name for given in DEFAULTS_BY_INPUT if given in inputs for name in DEFAULTS_BY_INPUT[given]]
-    return list(dict.fromkeys([*names, *requested]))
+    return tuple(dict.fromkeys([*names, *requested]))
 
 
 def scorer_of(name: str) -> Scorer:
@@ -597,6 +603,12 @@ def pooled(name: str, counts: dict[str, float]) -> float:
 
 def unknown_metrics(names: Iterable[str]) -> list[str]:
     return [n for n in names if n not in METRICS]
+
+
+@functools.lru_cache(maxsize=256)  # asked once per item with the same few combinations
+def _lacking(names: tuple[str, ...], inputs: frozenset[str]) -> tuple[str, ...]:
+    """What each of the metrics ``names`` needs and ``inputs`` does not give, one line each."""
+    return tuple(f"{name} needs {NEEDS[METRICS[name].needs]}" for name in names if not METRICS[name].accepts(inputs))
 
 
 def score(
@@ -628,8 +640,7 @@ def score(
     unknown = unknown_metrics(names)
     if unknown:
         raise KeyError(f"unknown metric(s) {', '.join(unknown)}; known: {', '.join(sorted(METRICS))}")
-    inputs = {"text"} | (structured or NO_STRUCTURE).inputs()
-    lacking = [f"{name} needs {NEEDS[METRICS[name].needs]}" for name in names if not METRICS[name].accepts(inputs)]
+    lacking = _lacking(tuple(names), frozenset({"text"} | (structured or NO_STRUCTURE).inputs()))
     if lacking:
         raise ValueError("; ".join(lacking) + ", and none was given")
     prepared = Prepared(

@@ -347,6 +347,33 @@ def _engines_table(record: RunRecord) -> list[str]:
     return _table(["engine"] + [escape(e) for e in engines], rows)
 
 
+def _omnidocbench_tables(record: RunRecord) -> list[str]:
+    """OmniDocBench's grouped results (run/omnidocbench.py), engines side by side, folded: per
+    element, by page attribute (the mean over pages) and by block attribute (the mean over
+    samples, with their count), in OmniDocBench's names."""
+    tables = {e: s.omnidocbench for e, s in record.summaries.items() if s.omnidocbench}
+    if not tables:
+        return []
+    lines = ["<details><summary>OmniDocBench by page attribute and by block attribute</summary>", ""]
+    for element in dict.fromkeys(e for t in tables.values() for e in t):
+        for part, title in (("page", "by page attribute (mean over pages)"), ("group", "by block attribute")):
+            found = {e: t.get(element, {}).get(part, {}) for e, t in tables.items()}
+            metrics = list(dict.fromkeys(m for f in found.values() for m in f if m != "sample_count"))
+            labels = sorted({label for f in found.values() for m in metrics for label in f.get(m, {})})
+            if not labels:
+                continue
+            header = ["attribute"] + [escape(f"{e} {m}") for e in tables for m in metrics]
+            header += [escape(f"{e} samples") for e in tables] if part == "group" else []
+            rows = []
+            for label in labels:
+                row = [escape(label)] + [number(found[e].get(m, {}).get(label)) for e in tables for m in metrics]
+                if part == "group":
+                    row += [str(found[e].get("sample_count", {}).get(label, "-")) for e in tables]
+                rows.append(row)
+            lines += [f"**{escape(element)} {title}**", "", *_table(header, rows), ""]
+    return [*lines, "</details>", ""]
+
+
 def _where(r: CaseResult) -> str:
     """The item's case, and for a dataset item the entry it comes from (as Case.location)."""
     where = f"{r.file}:{r.line}"
@@ -542,6 +569,7 @@ def run_markdown(record: RunRecord, limit: int = LIST_LIMIT, project: Path | Non
         lines += ["", "macro = mean over items; micro = pooled over items (total errors / total length)", ""]
         if any(m in OMNIDOCBENCH_METRICS for s in record.summaries.values() for m in s.metrics):
             lines += [omnidocbench_note(record.summaries.values()), ""]
+        lines += _omnidocbench_tables(record)
     for draws in record.cached_draws:
         lines += [f"**Note:** {escape(draws.text(), 2 * CELL_CHARS)}", ""]
     if record.comparison is not None:

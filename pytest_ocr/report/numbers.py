@@ -76,7 +76,7 @@ def omnidocbench_note(summaries: Iterable[Summary]) -> str:
             f"{OMNIDOCBENCH_NOTE}; Overall = ((1 - text edit) * 100 + CDM * 100 + TEDS * 100) / 3 of the page "
             "averages, each rounded to 3 decimals first, as OmniDocBench's notebook does"
         )
-    return f"{OMNIDOCBENCH_NOTE}; no Overall (it needs CDM: metrics: [odb_formula_cdm])"
+    return f"{OMNIDOCBENCH_NOTE}; no Overall (it needs CDM)"
 
 
 def omnidocbench_rows(summaries: list[Summary]) -> list[tuple[str, list[str]]]:

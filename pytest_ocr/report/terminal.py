@@ -148,6 +148,10 @@ def engine_lines(record: RunRecord, verbosity: int, columns: int | None = None) 
     )
     if omnidocbench:
         lines.append(omnidocbench_note(summaries.values()))
+        lines.append(  # too long for a terminal
+            "OmniDocBench by page attribute and by block attribute: in the JSON report "
+            "(summary.ENGINE.omnidocbench) and the Markdown job summary"
+        )
     if verbosity < 0:
         return lines
 

@@ -21,6 +21,7 @@ from ..codec import Coded, encode
 from ..metrics import METRICS, pooled
 from ..metrics.omnidocbench.overall import Overall, overall
 from ..scoring.facts import UNCATEGORISED
+from .omnidocbench import omnidocbench_tables
 from .result import CaseResult
 
 BOOTSTRAP_RESAMPLES = 1000
@@ -97,13 +98,16 @@ class Summary(Coded):
     performance: Performance = field(default_factory=Performance)
     stability: Stability | None = None  # with repeats only
     facts: FactSummary | None = None  # items with checks only
-    # OmniDocBench's Overall, with odb_formula_cdm only: absent from the JSON otherwise
+    # OmniDocBench's page and group results (run/omnidocbench.py); an engine's, with its metrics only
+    omnidocbench: dict[str, Any] | None = None
+    # OmniDocBench's Overall, with odb_formula_cdm only
     omnidocbench_overall: Overall | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = encode(self)
-        if self.omnidocbench_overall is None:
-            del data["omnidocbench_overall"]
+        for name in ("omnidocbench", "omnidocbench_overall"):  # a report without them is as it was
+            if data[name] is None:
+                del data[name]
         return data
 
 
@@ -303,7 +307,8 @@ def summarize(results: Iterable[CaseResult]) -> dict[str, Summary]:
     confusions, speed, and the same per tag and per group. Results of case files that
     could not be loaded belong to no engine."""
     by_engine: dict[str, list[CaseResult]] = defaultdict(list)
-    for r in sorted(results, key=lambda r: r.key):  # the bootstrap depends on order
+    every = sorted(results, key=lambda r: r.key)  # the bootstrap depends on order
+    for r in every:
         if r.engine is not None:
             by_engine[r.engine].append(r)
     summaries = {}
@@ -317,6 +322,7 @@ def summarize(results: Iterable[CaseResult]) -> dict[str, Summary]:
             if r.group:
                 members[f"group:{r.group}"].append(r)
         summary.groups = {key: summarize_group(key, members[key]) for key in sorted(members)}
+        summary.omnidocbench = omnidocbench_tables(rs, every)
         summaries[engine] = summary
     return summaries
 

@@ -126,7 +126,7 @@ class CaseResult:
         data = self.to_dict()
         del data["scored"]  # follows from the texts and the steps the report holds
         fingerprint = data.pop("fingerprint")
-        data["fingerprint_id"] = fingerprint_id(fingerprint) if fingerprint else None
+        data["fingerprint_id"] = _fingerprint_id(fingerprint) if fingerprint else None
         return data
 
     @classmethod
@@ -138,6 +138,18 @@ class CaseResult:
             fingerprint.pop("fingerprint_id", None)
             result.fingerprint = fingerprint
         return result
+
+
+# The last fingerprint hashed, and its id: a run's results share their engine's one
+# fingerprint (SharedParts), and hashing it again for every record cost 4 us an item.
+# Held here, so its identity cannot pass to another object.
+_last_fingerprint: list[Any] = [None, None]
+
+
+def _fingerprint_id(fingerprint: dict[str, Any]) -> str:
+    if fingerprint is not _last_fingerprint[0]:
+        _last_fingerprint[:] = [fingerprint, fingerprint_id(fingerprint)]
+    return str(_last_fingerprint[1])
 
 
 def first_line(text: str | None) -> str:

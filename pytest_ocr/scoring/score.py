@@ -82,30 +82,31 @@ def evaluate(case: Case, inputs: Inputs, recognition: Recognition, extracted: Ex
         structured=_structured(case, inputs, extracted, verdicts),
         empty_reference_value=case.empty_reference_value,
     )
-    values = {name: s.value for name, s in scores.items()}
-    warnings = list(recognition.warnings)
-    if loop is not None:
-        warnings.append(describe_loop(loop))
-    warnings.extend(_approximations(scores))
-    # the field metrics share one comparison: its warnings once
-    warnings.extend(dict.fromkeys(w for s in scores.values() for w in s.details.get("warnings") or ()))
-    return Evaluation(
-        metrics=values,
-        # the counts travel with each value so aggregation can pool them (micro)
-        details={name: {**s.details, "counts": s.counts} for name, s in scores.items()},
-        checks=judge(case.thresholds, values, not_applicable(values, {n: s.details for n, s in scores.items()})),
-        warnings=warnings,
-        facts=verdicts,
-    )
-
-
-def _approximations(scores: dict[str, MetricResult]) -> list[str]:
-    """One warning per cheaper path a long output made the metrics take, naming the
-    metrics it served: their values are bounds, not exact (docs/how-to/troubleshooting.md, "When something
-    is wrong")."""
-    served: dict[str, list[str]] = {}
+    # One pass over the scores (this runs for every item): values, details, and what the warnings need.
+    values: dict[str, float | None] = {}
+    details: dict[str, dict[str, Any]] = {}
+    served: dict[str, list[str]] = {}  # a cheaper path a long output made the metrics take -> the metrics
+    compared: dict[str, None] = {}  # the field metrics share one comparison: its warnings once
     for name, s in scores.items():
+        values[name] = s.value
+        # the counts travel with each value so aggregation can pool them (micro)
+        details[name] = {**s.details, "counts": s.counts}
         for key in ("alignment", "tokenization"):  # the details keys of a cheaper path
             if how := s.details.get(key):
                 served.setdefault(how, []).append(name)
-    return [f"{', '.join(names)}: {how}" for how, names in served.items()]
+        if said := s.details.get("warnings"):
+            compared.update(dict.fromkeys(said))
+    warnings = list(recognition.warnings)
+    if loop is not None:
+        warnings.append(describe_loop(loop))
+    # One warning per cheaper path, naming the metrics it served: their values are bounds,
+    # not exact (docs/how-to/troubleshooting.md, "When something is wrong").
+    warnings.extend(f"{', '.join(names)}: {how}" for how, names in served.items())
+    warnings.extend(compared)
+    return Evaluation(
+        metrics=values,
+        details=details,
+        checks=judge(case.thresholds, values, not_applicable(values, details)),
+        warnings=warnings,
+        facts=verdicts,
+    )

@@ -128,13 +128,16 @@ class PageScores:
     ``fallback``: why the
     simple match was used (None: the quick match was); ``match_work``: the work the quick
     match did (when it fell back, before it stopped), against ``max_match_work``;
-    ``not_compared``: why a table pair beyond TEDS's bounds scored 0 (see ``teds_pair``)."""
+    ``not_compared``: why a table pair beyond TEDS's bounds scored 0 (see ``teds_pair``);
+    ``attributes``: the page's attributes as OmniDocBench's page split names them
+    (``page_attributes``)."""
 
     page: str
     samples: tuple[Sample, ...]
     fallback: str | None
     match_work: int = 0
     not_compared: tuple[str, ...] = ()
+    attributes: tuple[str, ...] = ()
 
     def of(self, element: str) -> tuple[Sample, ...]:
         return tuple(s for s in self.samples if s.element == element)
@@ -156,6 +159,32 @@ class PageScores:
         if self.page.endswith(".jpg") or self.page.endswith(".png"):
             return self.page
         return "_".join(self.page.split("_")[:-1])
+
+    @property
+    def split_page(self) -> str:
+        """The page whose attributes OmniDocBench's page split (metrics/show_result.py:
+        get_page_split) files this page's samples under, pooled with every page of that key.
+        Quirk: the image name without its last four characters when it ends in .jpg or .png,
+        else as ``edit_group`` (``made_quirk_tif.tif`` is filed under ``made_quirk.png``)."""
+        return self.page[:-4] if self.page.endswith((".jpg", ".png")) else self.edit_group
+
+    @property
+    def name(self) -> str:
+        """The page's own key in the split's table of attributes (task/end2end_run_eval.py:
+        the image name without its last four characters, whatever they are)."""
+        return self.page[:-4]
+
+
+def page_attributes(page: dict[str, Any]) -> tuple[str, ...]:
+    """The names get_page_split (metrics/show_result.py) gives a page's attributes:
+    ``key: value``, a list's entries alone (special issues), those containing "table" left out."""
+    names: list[str] = []
+    for key, value in page["page_info"].get("page_attribute", {}).items():
+        if isinstance(value, list):
+            names += [entry for entry in value if "table" not in entry]
+        else:
+            names.append(f"{key}: {value}")
+    return tuple(dict.fromkeys(names))
 
 
 def score_page(page: dict[str, Any], markdown: str, *, max_match_work: int = MAX_MATCH_WORK) -> PageScores:
@@ -197,7 +226,7 @@ def score_page(page: dict[str, Any], markdown: str, *, max_match_work: int = MAX
             not_compared.append(why)
     if order:
         samples.append(_sample("reading_order", order))
-    return PageScores(img_name, tuple(samples), fallback, work.done, tuple(not_compared))
+    return PageScores(img_name, tuple(samples), fallback, work.done, tuple(not_compared), page_attributes(page))
 
 
 def get_page_elements(selected_annos: dict[str, Any]) -> defaultdict[str, list[Item]]:
