@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -593,3 +594,26 @@ def test_predictions_one_csv_per_model_tells_batches_apart(tmp_path):
     assert engine.recognize(Path("only.png")).text == "x"  # unique across batches: found by name alone
     with pytest.raises(EngineError, match="no prediction for p1.png"):
         engine.recognize(Path("p1.png"))  # in two batches: the name alone is ambiguous
+
+
+@pytest.mark.parametrize(
+    ("type_", "name", "options"),
+    [
+        ("page-outputs", "doc_pg1_repeat1.md", {"documents": "."}),
+        ("omnidocbench-outputs", "doc.md", {}),
+    ],
+)
+def test_a_stored_output_engines_version_is_its_outputs_contents_not_their_times(tmp_path, type_, name, options):
+    # a baseline made in another clone (other mtimes) must see the same engine
+    def version(folder: Path) -> str:
+        engine = EngineRegistry().create(spec(type_, path=str(folder), **options))
+        return engine.fingerprint()["version"]
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    for folder in (first, second):
+        folder.mkdir()
+        (folder / name).write_text("# Results\n\nRevenue grew.\n", encoding="utf-8")
+    os.utime(second / name, ns=(0, 0))
+    assert version(first) == version(second)
+    (second / name).write_text("# Results\n\nRevenue fell.\n", encoding="utf-8")
+    assert version(first) != version(second)

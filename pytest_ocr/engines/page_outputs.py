@@ -68,10 +68,9 @@ class PageOutputsEngine(EngineBase):
                 relative = file.relative_to(self.path).parent / match["document"]
                 key = (relative.as_posix(), int(match["page"]))
                 found.setdefault(key, []).append((int(match["repeat"]), file))
-                stat = file.stat()
-                listing.append((file.relative_to(self.path).as_posix(), stat.st_size, stat.st_mtime_ns))
+                listing.append((file.relative_to(self.path).as_posix(), file))
         self._index = {key: [file for _, file in sorted(files)] for key, files in found.items()}
-        self._digest = hashlib.sha256(json.dumps(sorted(listing)).encode()).hexdigest()[:16]
+        self._digest = _digest(listing, self.tree)
         return self._index
 
     def outputs(self, document: Path, page: int) -> list[Recognition]:
@@ -96,6 +95,26 @@ class PageOutputsEngine(EngineBase):
         # whether links may lead out decides which items error, never what an output reads
         config = {k: v for k, v in self.options.items() if k != "follow_symlinks"}
         return {"type": "page-outputs", "version": self._digest, "config": config}
+
+
+def _digest(listing: list[tuple[str, Path]], tree: Tree) -> str:
+    """The engine's version: its outputs' names and contents (never their times, which every checkout
+    changes: a baseline from another clone would see another engine). A link out of the folder is
+    named, not read."""
+    digest = hashlib.sha256()
+    for name, file in sorted(listing):
+        digest.update(json.dumps(name).encode())
+        if tree.outside(file) is not None:
+            digest.update(b"outside")
+            continue
+        try:
+            with open(file, "rb") as stream:
+                while chunk := stream.read(1 << 20):
+                    digest.update(chunk)
+        except OSError as exc:  # reading it for the item says what is wrong; here it only differs
+            digest.update(f"unreadable {exc.errno}".encode())
+        digest.update(b"\0")
+    return digest.hexdigest()[:16]
 
 
 def _read(file: Path, tree: Tree) -> str:
@@ -144,13 +163,13 @@ class OmniDocBenchOutputsEngine(EngineBase):
 
     def _load(self) -> set[str]:
         if self._names is None:
-            listing = []
-            for entry in os.scandir(self.path):
-                if entry.name.endswith((".md", ".mmd")):
-                    stat = entry.stat()
-                    listing.append((entry.name, stat.st_size, stat.st_mtime_ns))
-            self._names = {name for name, _, _ in listing}
-            self._digest = hashlib.sha256(json.dumps(sorted(listing)).encode()).hexdigest()[:16]
+            listing = [
+                (entry.name, Path(entry.path))
+                for entry in os.scandir(self.path)
+                if entry.name.endswith((".md", ".mmd"))
+            ]
+            self._names = {name for name, _ in listing}
+            self._digest = _digest(listing, self.tree)
         return self._names
 
     def outputs(self, document: Path, page: int) -> list[Recognition]:
