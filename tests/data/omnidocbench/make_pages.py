@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pypdfium2
 from made_pages import MADE_PAGES
+from made_pages import attrs as page_attrs
 from PIL import Image, ImageDraw, ImageFont
 
 HERE = Path(__file__).resolve().parent
@@ -48,20 +49,6 @@ def B(cat, lines=(), text=None, latex=None, html=None, attr=None, box=None, tex=
         "box": box,
         "tex": tex,
     }
-
-
-def page_attrs(data_source, language, layout, special_issue=None, **flags):
-    attrs = {
-        "data_source": data_source,
-        "language": language,
-        "layout": layout,
-        "watermark": flags.get("watermark", False),
-        "fuzzy_scan": flags.get("fuzzy_scan", False),
-        "colorful_backgroud": flags.get("colorful_backgroud", False),
-    }
-    if special_issue is not None:
-        attrs["special_issue"] = special_issue
-    return attrs
 
 
 # ---------------------------------------------------------------- olmOCR-Bench sample pages
