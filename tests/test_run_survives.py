@@ -5,6 +5,7 @@ mode, an error a user causes shown without a traceback."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import signal
@@ -77,9 +78,19 @@ def subprocess_pytest(root: Path, *args: str, umask: int | None = None, **kwargs
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-        preexec_fn=(lambda: os.umask(umask)) if umask is not None else None,
+        preexec_fn=functools.partial(_as_from_a_terminal, umask),
         **kwargs,
     )
+
+
+def _as_from_a_terminal(umask: int | None) -> None:
+    """The child's Ctrl-C as a terminal gives it: this test process may run where SIGINT is
+    ignored or blocked (a pytest-xdist worker after other tests), which a child inherits, and a
+    child ignoring SIGINT never sees the test's Ctrl-C."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
+    if umask is not None:
+        os.umask(umask)
 
 
 def finish(proc: subprocess.Popen, timeout: float = 120) -> tuple[int, str]:
