@@ -188,7 +188,8 @@ def test_the_overall_is_the_notebooks_on_omnidocbench_own_results():
 @pytest.mark.slow
 def test_odb_formula_cdm_and_the_overall_equal_omnidocbench_on_the_oracle_pages(suite):
     """The oracle systems run as a dataset with odb_formula_cdm asked for: every page's CDM, the macro (the page
-    split's ALL), the micro (its 'all') and the Overall are OmniDocBench's (make_cdm_end2end_expected.py) to 1e-6;
+    split's ALL), the micro (its 'all'), the grouped tables and the Overall are OmniDocBench's
+    (make_cdm_end2end_expected.py) to 1e-6;
     the formulas it scores 0 without comparing keep their 0 and warn; the summaries show the Overall."""
     root = suite.path / "bench"
     root.mkdir()
@@ -229,6 +230,13 @@ def test_odb_formula_cdm_and_the_overall_equal_omnidocbench_on_the_oracle_pages(
         assert aggregate["macro"] == pytest.approx(expected["display_formula"]["page"]["CDM"]["ALL"], abs=1e-6)
         assert aggregate["micro"] == pytest.approx(expected["display_formula"]["all"]["CDM"]["all"], abs=1e-6)
         assert aggregate["n"] == len(expected["page_CDM"])
+        # OmniDocBench's grouped results with CDM: its column beside Edit_dist, by page and by block attribute
+        grouped = summary["omnidocbench"]["display_formula"]
+        for part in ("page", "group"):
+            theirs = expected["display_formula"][part]
+            assert grouped[part].keys() == theirs.keys() >= {"CDM", "Edit_dist"}, (system, part)
+            for metric, values in theirs.items():
+                assert grouped[part][metric] == pytest.approx(values, abs=1e-6), (system, part, metric)
         row = expected["notebook"]
         assert summary["omnidocbench_overall"] == pytest.approx(
             {

@@ -113,7 +113,8 @@ def _formula_cdm(p: Prepared) -> MetricResult:
         return MetricResult(None, {}, {**_details(p, "formula", 0), "not_applicable": ABSENT["display_formula"]})
     results = [cdm(str(s.gt), str(s.pred)) for s in formulas]
     counts: dict[str, float] = {"cdm_sum": sum(r.f1 for r in results), "formulas": len(results)}
-    details = _details(p, "formula", len(results), scores=[r.f1 for r in results])
+    scores = [r.f1 for r in results]
+    details = _details(p, "formula", len(results), scores=scores, groups=_groups(zip(formulas, scores, strict=True)))
     failures = [f"CDM scored display formula {i + 1} 0: {r.failure}" for i, r in enumerate(results) if r.failure]
     if failures:
         details.update(failures=failures, warnings=[*details.get("warnings", []), *failures])

@@ -11,8 +11,9 @@ them at v1.5 (7bd6c2e), from what each item's OmniDocBench metrics record in the
   attributes of the page that has the key's name. Where no page of the run has that name,
   OmniDocBench fails (KeyError); here the page keeps its own attributes.
 - group: per block-attribute label, the mean of the values of the samples under it, and
-  ``sample_count``. Quirk kept: a table label's count is its Edit_dist samples' (the last
-  metric OmniDocBench gives a table), or its TEDS samples' when it has none.
+  ``sample_count``. Quirk kept: a label's count is that of the last metric OmniDocBench gives
+  its samples: a table label's its Edit_dist samples' (or its TEDS samples' when it has none),
+  a display-formula label's its CDM samples' when CDM ran.
 """
 
 from __future__ import annotations
@@ -26,10 +27,12 @@ from ..metrics import pooled
 from .result import CaseResult
 
 # Each metric as OmniDocBench names it in its results, (element, metric), in the order it
-# gives a sample its metrics (a table: TEDS, TEDS_structure_only, then Edit_dist).
+# gives a sample its metrics (a table: TEDS, TEDS_structure_only, then Edit_dist; a display
+# formula: Edit_dist, then CDM).
 ORIGINAL = {
     "odb_text_edit": ("text_block", "Edit_dist"),
     "odb_formula_edit": ("display_formula", "Edit_dist"),
+    "odb_formula_cdm": ("display_formula", "CDM"),
     "odb_table_teds": ("table", "TEDS"),
     "odb_table_teds_struct": ("table", "TEDS_structure_only"),
     "odb_table_edit": ("table", "Edit_dist"),

@@ -6,7 +6,8 @@ The source: OmniDocBench v1.5's code, the snapshot pichiu/OmniDocBench at commit
 make_expected.py does, on make_expected.py's config with `CDM` added to display_formula's metrics (the config
 OmniDocBench's comment describes: "CDM can be calculated directly by calling CDM in config file"), then runs the
 notebook's first two cells on the run's *_metric_result.json, and keeps: every display-formula sample's CDM, the
-page split of CDM and of TEDS, the `all` CDM, the text ALL_page_avg and the notebook's table row (the Overall).
+display formulas' results (`all`, the page split and the block-attribute groups, CDM beside Edit_dist), TEDS's
+page split, the text ALL_page_avg and the notebook's table row (the Overall).
 
 Two environments, as OmniDocBench needs them (its end-to-end code runs on today's numpy and scikit-image, its CDM
 only on scikit-image 0.20, with which every CDM of more than 3 matched tokens scores 0 otherwise):
@@ -122,7 +123,7 @@ def run(odb: Path, python: str, cdm_python: str, system: str) -> dict:
             ],
             # get_page_split's per-page step (the mean of a page's samples), before the mean over pages
             "page_CDM": {page: sum(scores) / len(scores) for page, scores in per_page.items()},
-            "display_formula": {"all": result["display_formula"]["all"], "page": result["display_formula"]["page"]},
+            "display_formula": result["display_formula"],  # all, page and group, each with CDM
             "table_page": result["table"]["page"],
             "text_block_all": result["text_block"]["all"],
             "notebook": json.loads((work / "notebook.json").read_text()),
