@@ -692,7 +692,7 @@ def parser() -> argparse.ArgumentParser:
 
     from .cli_history import add_parser as add_history  # argparse only: the store when it runs
 
-    add_history(commands)
+    add_history(commands, rule_options)
     return main
 
 

@@ -17,7 +17,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -37,9 +37,12 @@ class HistoryCommandError(OcrError):
     """Bad input to a history subcommand: exit 2."""
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from .cli import rule_options  # the command line's, which is what calls this
-
+def add_parser(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+    rule_options: Callable[[argparse.ArgumentParser], None],
+) -> None:
+    """``history`` and its subcommands; ``rule_options`` adds ``compare``'s ``--fail-on`` and ``--min-match``,
+    which ``history comment`` shares."""
     h = commands.add_parser(
         "history",
         help="read the history store: trend, regressions, item, flaky, runs, show, export, prune, html, comment",

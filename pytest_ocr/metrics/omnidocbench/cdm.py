@@ -49,8 +49,8 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from ...engines.command import OutputTooLarge, run
 from ...errors import OcrError, shortened
+from ...subprocesses import OutputTooLarge, run
 from ...visible import visible
 from . import cdm_latex
 
