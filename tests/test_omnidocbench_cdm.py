@@ -32,6 +32,7 @@ DATA = Path(__file__).parent / "data" / "omnidocbench"
 PAIRS = json.loads((DATA / "cdm_pairs.json").read_text(encoding="utf-8"))
 EXPECTED = {row["id"]: row for row in json.loads((DATA / "cdm_expected.json").read_text(encoding="utf-8"))["results"]}
 # values CDM's README publishes for its figure (metrics/cdm/assets/demo/cdm_demo.png)
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]")
 PUBLISHED = {"cdm_demo_case1": 1.0, "cdm_demo_case2": 0.933, "cdm_demo_case3": 0.7}
 
 
@@ -53,6 +54,9 @@ def test_cdm_equals_omnidocbench(pair):
         expected["recall"],
         expected["precision"],
     )
+    # characters without a glyph here (CJK: the template's font is not installed) are named, no others
+    gt, pred = strip_delimiters(pair["gt"], pair["pred"])
+    assert set(result.missing_glyphs) == set(CJK.findall(gt + pred)), pair["id"]
     if expected["F1_score"] > 0:
         assert result.failure is None
         assert (result.gt_tokens, result.pred_tokens) == (expected["gt_boxes"], expected["pred_boxes"])
@@ -64,6 +68,32 @@ def test_a_pair_scored_zero_without_comparison_says_why():
     assert cdm("a^{2}+b^{2}=c^{2}", "") == CdmResult(0, 0, 0, 0, 0, 0, failure="the prediction rendered no token")
     unbalanced = cdm(r"\frac{a}{b}", r"$$\frac{a}{$$")
     assert (unbalanced.f1, unbalanced.failure) == (0, "xelatex made no PDF of the formula")
+
+
+@pytest.mark.slow
+def test_an_item_names_the_characters_that_rendered_as_nothing(suite):
+    """A CJK formula scores as OmniDocBench scores it on a machine without its template's CJK font, and the item
+    warns that its value depends on the fonts installed."""
+    shutil.copy(DATA / "images" / "made_formulas.png", suite.path / "cjk.png")
+    formula = {"category_type": "equation_isolated", "poly": [10, 10, 300, 10, 300, 60, 10, 60], "ignore": False}
+    formula |= {"order": 1, "anno_id": 0, "latex": r"v = \text{速度}", "attribute": {"formula_type": "print"}}
+    page_info = {"image_path": "cjk.png", "page_attribute": {"language": "simplified_chinese"}}
+    layout = [{"layout_dets": [formula], "page_info": page_info, "extra": {"relation": []}}]
+    (suite.path / "layout.json").write_text(json.dumps(layout, ensure_ascii=False), encoding="utf-8")
+    (suite.path / "outputs").mkdir()
+    (suite.path / "outputs" / "cjk.md").write_text("$$v = \\text{速度} + 1$$\n", encoding="utf-8")
+    suite.write(
+        "page.ocr.yaml",
+        "engines:\n  vlm: {type: omnidocbench-outputs, path: outputs}\n"
+        "id: page\nimage: cjk.png\nengine: vlm\nexpected: {layout_file: layout.json}\nmetrics: [odb_formula_cdm]\n",
+    )
+    assert run(suite, "--ocr-report", "report.json").ret == 0
+    (result,) = load_report(suite)["results"]
+    assert result["metrics"]["odb_formula_cdm"] == EXPECTED["hand_cjk_text"]["F1_score"] == 0.667
+    assert result["warnings"] == [
+        "CDM of display formula 1: no font here has '度速', which rendered as nothing; it scores otherwise where the "
+        "fonts of OmniDocBench's template are installed (its CJK font: Source Han Sans SC)"
+    ]
 
 
 def test_a_missing_tool_is_one_message_naming_the_debian_packages(monkeypatch, tmp_path):

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
+from ..visible import visible
 from .prepared import MetricResult, Prepared
 from .values import odb_cdm_value, odb_edit_value, odb_teds_value
 
@@ -118,7 +119,20 @@ def _formula_cdm(p: Prepared) -> MetricResult:
     failures = [f"CDM scored display formula {i + 1} 0: {r.failure}" for i, r in enumerate(results) if r.failure]
     if failures:
         details.update(failures=failures, warnings=[*details.get("warnings", []), *failures])
+    unrendered = [
+        f"CDM of display formula {i + 1}: no font here has {visible(''.join(r.missing_glyphs))!r}, which rendered "
+        f"as nothing; {GLYPHS}"
+        for i, r in enumerate(results)
+        if r.missing_glyphs
+    ]
+    if unrendered:
+        details["warnings"] = [*details.get("warnings", []), *unrendered]
     return MetricResult(odb_cdm_value(counts), counts, details)
+
+
+GLYPHS = (
+    "it scores otherwise where the fonts of OmniDocBench's template are installed (its CJK font: Source Han Sans SC)"
+)
 
 
 COMPUTE: dict[str, Callable[[Prepared], MetricResult]] = {

@@ -29,7 +29,9 @@ Where the original differs from what runs here, with the same pixels and values:
 Needs xelatex with xeCJK, Ghostscript and Node.js: on Debian ``apt-get install --no-install-recommends
 texlive-xetex texlive-lang-cjk texlive-lang-chinese ghostscript nodejs``. OmniDocBench's template asks for the font
 Source Han Sans SC, which Debian does not package: CJK characters render as nothing here (as on any machine without
-that font) and score differently; Latin, Greek and mathematical symbols are unaffected.
+that font) and score differently; Latin, Greek and mathematical symbols are unaffected. A character that rendered
+as nothing is named (``missing_glyphs``), so the item can say its score depends on the machine's fonts. Debian's
+recommended packages (more CJK fonts, none of them that one) change no value: measured on 64 pairs.
 """
 
 from __future__ import annotations
@@ -37,9 +39,11 @@ from __future__ import annotations
 import functools
 import io
 import os
+import re
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -85,6 +89,9 @@ class CdmResult:
     pred_tokens: int
     matched: int
     failure: str | None = None  # why the pair scored 0 without being compared (the original says nothing)
+    # characters xelatex had no glyph for in the template's fonts (CJK without Source Han Sans SC): they rendered
+    # as nothing, so the pair scores differently on a machine that has the font
+    missing_glyphs: tuple[str, ...] = ()
 
 
 def strip_delimiters(gt: str, pred: str) -> tuple[str, str]:
@@ -104,14 +111,15 @@ def cdm(gt_latex: str, pred_latex: str, *, timeout: float = TOOL_TIMEOUT) -> Cdm
     matched display formula (its delimiters stripped first, see :func:`strip_delimiters`)."""
     tools = _tools()
     gt_latex, pred_latex = strip_delimiters(gt_latex, pred_latex)
+    missing: set[str] = set()
     with tempfile.TemporaryDirectory(prefix="pytest-ocr-cdm-") as directory:
         work = Path(directory)
         try:
-            box_gt, size_gt = _rendered(gt_latex, "ground-truth", work / "gt", tools, timeout)
-            box_pred, size_pred = _rendered(pred_latex, "predicted", work / "pred", tools, timeout)
+            box_gt, size_gt = _rendered(gt_latex, "ground-truth", work / "gt", tools, timeout, missing)
+            box_pred, size_pred = _rendered(pred_latex, "predicted", work / "pred", tools, timeout, missing)
             inliers = _match_boxes(box_gt, box_pred, size_gt, size_pred)
         except _Failure as failure:
-            return CdmResult(0, 0, 0, 0, 0, 0, failure=str(failure))
+            return CdmResult(0, 0, 0, 0, 0, 0, failure=str(failure), missing_glyphs=tuple(sorted(missing)))
     final_match_num = int(np.count_nonzero(inliers))
     return CdmResult(
         f1=round(2 * final_match_num / (len(box_gt) + len(box_pred)), 3),
@@ -120,6 +128,7 @@ def cdm(gt_latex: str, pred_latex: str, *, timeout: float = TOOL_TIMEOUT) -> Cdm
         gt_tokens=len(box_gt),
         pred_tokens=len(box_pred),
         matched=final_match_num,
+        missing_glyphs=tuple(sorted(missing)),
     )
 
 
@@ -128,10 +137,10 @@ class _Failure(Exception):
 
 
 def _rendered(
-    latex: str, side: str, work: Path, tools: _Tools, timeout: float
+    latex: str, side: str, work: Path, tools: _Tools, timeout: float, missing: set[str]
 ) -> tuple[list[dict[str, Any]], tuple[int, int]]:
     try:
-        return _render(latex, work, tools, timeout)
+        return _render(latex, work, tools, timeout, missing)
     except CdmToolFailed as exc:
         raise CdmToolFailed(f"CDM: {exc} on the {side} formula {visible(shortened(latex, 80))!r}") from exc
 
@@ -208,9 +217,12 @@ def _tokenize(latex: str, work: Path, tools: _Tools, timeout: float) -> tuple[bo
     return True, post
 
 
-def _render(latex: str, work: Path, tools: _Tools, timeout: float) -> tuple[list[dict[str, Any]], tuple[int, int]]:
+def _render(
+    latex: str, work: Path, tools: _Tools, timeout: float, missing: set[str]
+) -> tuple[list[dict[str, Any]], tuple[int, int]]:
     """port of latex2bbox_color.py: latex2bbox_color, then CDM._load_bboxes and _load_images: the tokens that
-    have a box, each ``{"bbox": [x0, y0, x1, y1], "token": ...}``, and the cropped picture's size."""
+    have a box, each ``{"bbox": [x0, y0, x1, y1], "token": ...}``, and the cropped picture's size. The
+    characters xelatex found no glyph for are added to ``missing``."""
     work.mkdir()
     try:
         latex = latex.replace("\n", " ")
@@ -228,6 +240,7 @@ def _render(latex: str, work: Path, tools: _Tools, timeout: float) -> tuple[list
     tex.write_text(document, encoding="utf-8")
     xelatex_argv = [tools.xelatex, "-no-shell-escape", "-interaction=nonstopmode", f"-output-directory={work}"]
     _run([*xelatex_argv, tex.name], work, timeout)  # relative: openin_any=p refuses absolute paths
+    missing.update(_missing_glyphs(work / "formula.log"))
     pdf = work / "formula.pdf"
     if not pdf.exists():
         raise _Failure("xelatex made no PDF of the formula")
@@ -258,6 +271,24 @@ def _render(latex: str, work: Path, tools: _Tools, timeout: float) -> tuple[list
     bbox_list = _colour_boxes(image, color_list)
     boxes = [{"bbox": box, "token": token} for token, box in zip(token_list, bbox_list, strict=False) if box]
     return boxes, image.size
+
+
+# xelatex's two ways of saying it typeset nothing for a character: in text, and in math (CJKmath=true)
+MISSING_IN_TEXT = re.compile(r"^Missing character: There is no .+? \(U\+([0-9A-F]{4,6})\)", re.MULTILINE)
+MISSING_IN_MATH = re.compile(
+    r"^! \\(?:text|script|scriptscript)font \d+ is undefined \(character (.)\)\.$", re.MULTILINE
+)
+
+
+def _missing_glyphs(log: Path) -> set[str]:
+    """The characters xelatex's log says it had no glyph for (it typesets nothing for them)."""
+    try:
+        with open(log, encoding="utf-8", errors="replace") as f:
+            text = f.read(MAX_OUTPUT)
+    except OSError:  # no log: xelatex failed before it wrote one, which the missing PDF reports
+        return set()
+    codes = {int(code, 16) for code in MISSING_IN_TEXT.findall(text)}
+    return {chr(code) for code in codes if code <= sys.maxunicode} | set(MISSING_IN_MATH.findall(text))
 
 
 def _crop(image: Image.Image, pad: int = 8) -> Image.Image:
