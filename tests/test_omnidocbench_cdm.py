@@ -78,10 +78,14 @@ def test_an_item_names_the_characters_that_rendered_as_nothing(suite):
     formula = {"category_type": "equation_isolated", "poly": [10, 10, 300, 10, 300, 60, 10, 60], "ignore": False}
     formula |= {"order": 1, "anno_id": 0, "latex": r"v = \text{速度}", "attribute": {"formula_type": "print"}}
     page_info = {"image_path": "cjk.png", "page_attribute": {"language": "simplified_chinese"}}
-    layout = [{"layout_dets": [formula], "page_info": page_info, "extra": {"relation": []}}]
+    many = "".join(chr(0x4E00 + i) for i in range(50))  # 50 characters: the warning quotes the first 30
+    long = formula | {"poly": [10, 80, 300, 80, 300, 130, 10, 130], "order": 2, "anno_id": 1}
+    long["latex"] = f"\\text{{{many}}}"
+    layout = [{"layout_dets": [formula, long], "page_info": page_info, "extra": {"relation": []}}]
     (suite.path / "layout.json").write_text(json.dumps(layout, ensure_ascii=False), encoding="utf-8")
     (suite.path / "outputs").mkdir()
-    (suite.path / "outputs" / "cjk.md").write_text("$$v = \\text{速度} + 1$$\n", encoding="utf-8")
+    output = f"$$v = \\text{{速度}} + 1$$\n\n$$\\text{{{many}}}$$\n"
+    (suite.path / "outputs" / "cjk.md").write_text(output, encoding="utf-8")
     suite.write(
         "page.ocr.yaml",
         "engines:\n  vlm: {type: omnidocbench-outputs, path: outputs}\n"
@@ -89,11 +93,16 @@ def test_an_item_names_the_characters_that_rendered_as_nothing(suite):
     )
     assert run(suite, "--ocr-report", "report.json").ret == 0
     (result,) = load_report(suite)["results"]
-    assert result["metrics"]["odb_formula_cdm"] == EXPECTED["hand_cjk_text"]["F1_score"] == 0.667
-    assert result["warnings"] == [
-        "CDM of display formula 1: no font here has '度速', which rendered as nothing; it scores otherwise where the "
-        "fonts of OmniDocBench's template are installed (its CJK font: Source Han Sans SC)"
-    ]
+    assert result["details"]["odb_formula_cdm"]["scores"][0] == EXPECTED["hand_cjk_text"]["F1_score"] == 0.667
+    why = "which rendered as nothing; it scores otherwise where the fonts of OmniDocBench's template are installed"
+    assert (
+        result["warnings"]
+        == [
+            "CDM scored display formula 2 0: the ground truth rendered no token",  # nothing of it rendered
+            f"CDM of display formula 1: no font here has '度速', {why} (its CJK font: Source Han Sans SC)",
+            f"CDM of display formula 2: no font here has '{many[:30]}...', {why} (its CJK font: Source Han Sans SC)",
+        ]
+    )
 
 
 def test_a_missing_tool_is_one_message_naming_the_debian_packages(monkeypatch, tmp_path):

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
+from ..errors import shortened
 from ..visible import visible
 from .prepared import MetricResult, Prepared
 from .values import odb_cdm_value, odb_edit_value, odb_teds_value
@@ -120,8 +121,8 @@ def _formula_cdm(p: Prepared) -> MetricResult:
     if failures:
         details.update(failures=failures, warnings=[*details.get("warnings", []), *failures])
     unrendered = [
-        f"CDM of display formula {i + 1}: no font here has {visible(''.join(r.missing_glyphs))!r}, which rendered "
-        f"as nothing; {GLYPHS}"
+        f"CDM of display formula {i + 1}: no font here has {visible(shortened(''.join(r.missing_glyphs)))!r}, "
+        f"which rendered as nothing; {GLYPHS}"
         for i, r in enumerate(results)
         if r.missing_glyphs
     ]
