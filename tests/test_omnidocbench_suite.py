@@ -451,15 +451,27 @@ def test_the_match_bound_falls_back_to_the_simple_match_with_a_warning(suite):
     assert run(suite, "--ocr-report", "report.json").ret == 0
     (quick,) = load_report(suite)["results"]
     assert "fallback" not in quick["details"]["odb_text_edit"] and not quick["warnings"]
-    assert 1 < quick["details"]["odb_text_edit"]["match_work"] < MAX_MATCH_WORK
-    result = run(suite, "--ocr-report", "report.json", "--ocr-max-match-work", "1")
+    work = quick["details"]["odb_text_edit"]["match_work"]
+    assert 1 < work < MAX_MATCH_WORK
+    # one unit short: the quick match stops at its last step; the simple match's one matrix fits
+    result = run(suite, "--ocr-report", "report.json", "--ocr-max-match-work", str(work - 1))
     assert result.ret == 0
     (simple,) = load_report(suite)["results"]
     (warning,) = simple["warnings"]  # once for the page, not once per metric
     assert warning.startswith("OmniDocBench's quick match gave up on this page (")
-    assert "max_match_work=1" in warning
+    assert f"over max_match_work={work - 1:,}" in warning
     assert simple["details"]["odb_text_edit"]["fallback"] in warning
     assert "warnings (1 items):" in result.stdout.str()
+    assert simple["metrics"] != quick["metrics"]  # the simple match pairs the split paragraph otherwise
+    # The simple match is bounded too: past it the page is not scored, the item's error says why.
+    assert run(suite, "--ocr-report", "report.json", "--ocr-max-match-work", "1").ret == 1
+    (unscored,) = load_report(suite)["results"]
+    assert unscored["outcome"] == "error"
+    assert unscored["error"].endswith(
+        "OmniDocBench's simple match of the page's 5 ground-truth and 5 predicted blocks: the edit-distance matrix "
+        "would take the match's work to 78, over max_match_work=1; the page is not scored (--ocr-max-match-work "
+        "sets the bound)"
+    )
 
 
 def test_a_page_key_without_its_page_in_the_run_keeps_its_own_attributes(suite, bench):

@@ -145,7 +145,8 @@ def add_options(parser: pytest.Parser) -> None:
             "max_match_work",
             int,
             "most work of OmniDocBench's quick match of one page; past it the page is matched by its simple "
-            "method, as OmniDocBench's timeout does, with a warning",
+            "method, as OmniDocBench's timeout does, with a warning; past it in the simple match too, the item "
+            "is an error",
         ),
     ):
         default = getattr(DEFAULT_LIMITS, name)

@@ -20,7 +20,9 @@ Two replacements, each giving the same values as the original:
   computes, each as ``1 + len(a) * len(b) // 4096`` (a 64 x 64 block of characters is one
   machine word's worth of rapidfuzz's bit-parallel algorithm), and raises ``WorkExceeded``
   before the step that would pass ``max_match_work``; ``page.py`` then falls back to the
-  simple match as the original's timeout does. Below the bound nothing changes.
+  simple match as the original's timeout does. Below the bound nothing changes. The simple
+  match is bounded by the same work (``MatchTooLarge`` past it): unbounded, its one matrix of
+  a long output against a large page would hold a number per pair of blocks.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
+from ...errors import OcrError
 from . import require
 from .clean import clean_string, normalized_formula, textblock2unicode
 
@@ -70,6 +73,10 @@ class WorkExceeded(Exception):
         self.needed = needed
         self.bound = bound
         self.step = step
+
+
+class MatchTooLarge(OcrError):
+    """A page whose simple match, the quick match's fallback, would pass ``max_match_work`` too: not scored."""
 
 
 class Work:
@@ -124,14 +131,18 @@ def compute_edit_distance_matrix_new(
         work.spend(_matrix_work(gt_lines, matched_lines), "the edit-distance matrix")
     if not gt_lines or not matched_lines:
         return np.zeros((len(gt_lines), len(matched_lines)))
-    distances = process.cdist(list(gt_lines), list(matched_lines), scorer=Levenshtein.distance, workers=1)
-    upper = np.maximum(
-        np.array([len(line) for line in gt_lines], dtype=np.float64)[:, None],
-        np.array([len(line) for line in matched_lines], dtype=np.float64)[None, :],
+    # One float matrix, divided in place a row at a time: the simple match of a long output
+    # holds one number per pair, not four.
+    matrix = process.cdist(
+        list(gt_lines), list(matched_lines), scorer=Levenshtein.distance, dtype=np.float64, workers=1
     )
-    # IEEE division of two exact integers is correctly rounded, as Python's int / int is: the
-    # same floats as the original's; two empty lines are 0 apart, as there.
-    return np.divide(distances.astype(np.float64), upper, out=np.zeros(upper.shape), where=upper > 0)
+    columns = np.array([len(line) for line in matched_lines], dtype=np.float64)
+    for row, line in zip(matrix, gt_lines, strict=True):
+        upper = np.maximum(columns, len(line))
+        # IEEE division of two exact integers is correctly rounded, as Python's int / int is: the
+        # same floats as the original's; two empty lines are 0 apart, as there.
+        np.divide(row, upper, out=row, where=upper > 0)
+    return matrix
 
 
 def get_gt_pred_lines(
@@ -273,9 +284,11 @@ def _unmatched_block(
 
 
 def match_gt2pred_simple(
-    gt_items: list[Item], pred_items: list[Item], line_type: str, img_name: str
+    gt_items: list[Item], pred_items: list[Item], line_type: str, img_name: str, bound: int | None = None
 ) -> tuple[list[Item], list[Item] | None]:
-    # port of utils/match.py: match_gt2pred_simple
+    # port of utils/match.py: match_gt2pred_simple. ``bound``: the work its edit-distance
+    # matrix may take (as the quick match's), else MatchTooLarge: unbounded, a long output's
+    # matrix against a large page would take the memory of one number per pair.
     gt_lines, norm_gt_lines, gt_cat_list, pred_lines, norm_pred_lines, gt_items, pred_items = get_gt_pred_lines(
         gt_items, pred_items, line_type
     )
@@ -295,7 +308,16 @@ def match_gt2pred_simple(
         ]
         return match_list, None
 
-    cost_matrix = compute_edit_distance_matrix_new(norm_gt_lines, norm_pred_lines)
+    try:
+        cost_matrix = compute_edit_distance_matrix_new(
+            norm_gt_lines, norm_pred_lines, None if bound is None else Work(bound)
+        )
+    except WorkExceeded as exceeded:
+        raise MatchTooLarge(
+            f"OmniDocBench's simple match of the page's {len(norm_gt_lines):,} ground-truth and "
+            f"{len(norm_pred_lines):,} predicted {'tables' if 'table' in line_type else 'blocks'}: {exceeded}; "
+            "the page is not scored (--ocr-max-match-work sets the bound)"
+        ) from None
     row_ind, col_ind = linear_sum_assignment(cost_matrix)
     rows = list(row_ind)
 

@@ -325,15 +325,19 @@ def _matched_elements(
         latex_preds = pred_dataset.get("latex_table") or []
         html_preds = pred_dataset.get("html_table") or []
         if len(latex_preds) == len(html_preds) == 0:
-            html_table_match_s, unmatch_table_pred = match_gt2pred_simple(gt_table, [], "html_table", img_name)
+            html_table_match_s, unmatch_table_pred = match_gt2pred_simple(
+                gt_table, [], "html_table", img_name, work.bound
+            )
             html_table_match_s = [x for x in html_table_match_s if x["gt_idx"] != [""]]
         elif len(latex_preds) > len(html_preds):
             latex_table_match_s, unmatch_table_pred = match_gt2pred_simple(
-                gt_table, latex_preds, "latex_table", img_name
+                gt_table, latex_preds, "latex_table", img_name, work.bound
             )
             latex_table_match_s = [x for x in latex_table_match_s if x["gt_idx"] != [""]]
         else:
-            html_table_match_s, unmatch_table_pred = match_gt2pred_simple(gt_table, html_preds, "html_table", img_name)
+            html_table_match_s, unmatch_table_pred = match_gt2pred_simple(
+                gt_table, html_preds, "html_table", img_name, work.bound
+            )
             html_table_match_s = [x for x in html_table_match_s if x["gt_idx"] != [""]]
         if unmatch_table_pred:
             pred_dataset_mix.extend(unmatch_table_pred)
@@ -343,7 +347,7 @@ def _matched_elements(
         match = match_gt2pred_quick(gt_mix, pred_dataset_mix, img_name, work)
     except WorkExceeded as exceeded:
         fallback = f"the quick match stopped: {exceeded}; OmniDocBench's simple match was used"
-        match, _ = match_gt2pred_simple(gt_mix, pred_dataset_mix, "text_all", img_name)
+        match, _ = match_gt2pred_simple(gt_mix, pred_dataset_mix, "text_all", img_name, work.bound)
 
     plain_text_match_s = []
     display_formula_match_s = []
