@@ -13,27 +13,15 @@ import textwrap
 from pathlib import Path
 
 import pypdfium2
-from made_pages import MADE_PAGES
+from made_pages import MADE_PAGES, TABLE
+from made_pages import TEXT as TEXT_ATTR
 from made_pages import attrs as page_attrs
 from PIL import Image, ImageDraw, ImageFont
 
 HERE = Path(__file__).resolve().parent
 DPI = 100
-TEXT_ATTR = {"text_language": "text_english", "text_background": "white", "text_rotate": "normal"}
-ZH_ATTR = {"text_language": "text_simplified_chinese", "text_background": "white", "text_rotate": "normal"}
-MIX_ATTR = {"text_language": "text_en_ch_mixed", "text_background": "single_colored", "text_rotate": "normal"}
 FORMULA_ATTR = {"formula_type": "print"}
-TABLE_ATTR = {
-    "table_layout": "horizontal",
-    "with_span": False,
-    "line": "full_line",
-    "language": "table_en",
-    "include_equation": False,
-    "include_photo": False,
-    "include_background": False,
-    "with_structured_text": False,
-}
-TABLE_SPAN_ATTR = dict(TABLE_ATTR, with_span=True, line="fewer_line")
+TABLE_SPAN_ATTR = dict(TABLE, with_span=True, line="fewer_line")
 UNORDERED = {"header", "footer", "page_number", "page_footnote", "abandon"}
 
 
@@ -517,7 +505,7 @@ def annotation(anno_id, order, spec, box, scale, spans):
     elif cat == "table":
         item["latex"] = spec["tex"]
         item["html"] = spec["html"]
-        item["attribute"] = spec["attr"] or TABLE_ATTR
+        item["attribute"] = spec["attr"] or TABLE
     elif cat == "figure":
         pass
     else:
