@@ -134,7 +134,7 @@ def _engine_delta_table(e: EngineComparison) -> list[str]:
     for d in e.metrics:
         rows.append(
             [
-                f"{d.metric} {d.kind}",
+                escape(f"{d.metric} {d.kind}"),
                 number(d.old),
                 number(d.new),
                 delta_cell(d),
@@ -180,8 +180,8 @@ def _case_changes(case: CaseComparison) -> str:
         parts = [escape(delta_text(d), 2 * CELL_CHARS) for d in tested]
     else:
         worse = [d for d in case.deltas if d.direction == "worse"]
-        parts = [f"{d.metric} {number(d.old)} → {number(d.new)} ({delta_cell(d)})" for d in worse]
-    parts += [f"check {escape(f.id)} ({f.type}) lost" for f in case.lost_facts]
+        parts = [f"{escape(d.metric)} {number(d.old)} → {number(d.new)} ({delta_cell(d)})" for d in worse]
+    parts += [f"check {escape(f.id)} ({escape(f.type)}) lost" for f in case.lost_facts]
     parts += ["unstable: its repeats differ"] if case.unstable else []
     return "; ".join(parts) or "-"
 
@@ -425,7 +425,7 @@ def _baseline_sections(view: Comparison, limit: int) -> list[str]:
             [
                 [
                     escape(engine),
-                    f"{m.metric} {p.kind}" if p else m.metric,
+                    escape(f"{m.metric} {p.kind}" if p else m.metric),
                     str(m.n),
                     number(p.old if p else m.old),
                     number(p.new if p else m.new),
