@@ -336,11 +336,12 @@ def _html(store: Store, args: argparse.Namespace) -> int:
     from .report.history_html import SiteError, write
     from .report.html.markup import plural
 
+    branch = _branch(args)  # a CI variable it is read from may be refused: before DIR is made
     try:
         check_output_directory(args.directory, "DIR")
     except OutputPathError as exc:
         raise HistoryCommandError(str(exc)) from None
-    dash = dashboard(store, _suites(store, args), _branch(args), args.last)
+    dash = dashboard(store, _suites(store, args), branch, args.last)
     try:
         pages = write(args.directory, dash)
     except SiteError as exc:
