@@ -319,3 +319,22 @@ def test_the_comment_escapes_what_the_store_holds_and_refuses_a_commit_that_is_n
         "pytest-ocr history: run 2: its parents '@octocat' is not a commit id (hex digits): the store was "
         "written by something other than pytest-ocr\n"
     )
+
+
+def test_the_stores_writer_refuses_a_commit_that_is_not_hex(tmp_path: Path) -> None:
+    """Whatever built the provenance (a plugin's own code, a test), the store records hex commits only."""
+    from dataclasses import replace
+
+    from pytest_ocr.history.provenance import Provenance
+    from pytest_ocr.history.store import Store, StoreError
+    from pytest_ocr.history.url import parse
+    from pytest_ocr.run.record import RunInfo, RunRecord
+
+    record = RunRecord(RunInfo("2026-01-01T00:00:00+00:00", "2026-01-01T00:00:01+00:00", 1.0, 0), [], {}, {})
+    with Store.open(parse(f"sqlite:///{tmp_path / 'h.sqlite'}", tmp_path)) as store:
+        good = Provenance("a" * 40, "main", ("b" * 40,))
+        for bad in (replace(good, commit="@octocat abc"), replace(good, parents=("a" * 40, "<!-- x"))):
+            with pytest.raises(StoreError, match=r"not recorded: its commit '.*' is not a commit id \(hex digits\)"):
+                store.record(record, bad, "s")
+        assert store.record(record, good, "s").commit == "a" * 40
+        assert [r.commit for r in store.runs("s")] == ["a" * 40]
