@@ -63,22 +63,27 @@ def of(project: Path, environ: Mapping[str, str]) -> Provenance:
     """The run's provenance: git's, then the CI's variables over it. ProvenanceError (one line,
     naming the variable) for a commit, branch or address that is not one (git.py)."""
     env = _from_ci(environ)
-    found = _git(project, "HEAD")
-    commit = env.get("commit")
-    if commit:  # the CI's commit: its parents and time, if git has it
-        try:
+    commit, branch, run_url = env.get("commit"), env.get("branch"), env.get("run_url")
+    try:
+        if commit:
             commit = resolve(project, commit, _named(environ, "commit"))
-        except RefError as exc:
-            raise ProvenanceError(str(exc)) from None
-        if commit != found.commit:
-            found = replace(_git(project, commit), branch=found.branch, notes=())
+        if branch:
+            check(branch, _named(environ, "branch"), commit=False)
+    except RefError as exc:
+        raise ProvenanceError(str(exc)) from None
+    if run_url:  # GitHub's is made of three variables, unless PYTEST_OCR_RUN_URL gives it
+        composed = env.get("ci") == "github" and not _get(environ, "PYTEST_OCR_RUN_URL")
+        check_run_url(run_url, GITHUB_RUN_URL if composed else _named(environ, "run_url"))
+    found = _git(project, "HEAD")
+    if commit and commit != found.commit:  # the CI's commit: its parents and time, if git has it
+        found = replace(_git(project, commit), branch=found.branch, notes=())
     found = replace(
         found,
         commit=commit or found.commit,
-        branch=env.get("branch") or found.branch,
+        branch=branch or found.branch,
         ci=env.get("ci"),
         job=env.get("job"),
-        run_url=env.get("run_url"),
+        run_url=run_url,
     )
     if found.commit is None:
         return replace(
@@ -138,8 +143,7 @@ def _get(environ: Mapping[str, str], name: str) -> str | None:
 
 
 def _from_ci(environ: Mapping[str, str]) -> dict[str, str | None]:
-    """What the CI's variables say, each value checked: a commit or branch git accepts (git.py),
-    an http(s) address for the run's link. ProvenanceError naming the variable otherwise."""
+    """What the CI's variables say, as they say it (``of`` checks each value)."""
     ci, variables = _ci(environ)
     found: dict[str, str | None] = {"ci": ci} if ci else {}
     for key, names in variables.items():
@@ -150,15 +154,6 @@ def _from_ci(environ: Mapping[str, str]) -> dict[str, str | None]:
     for key, name in PLAIN:
         if _get(environ, name):
             found[key] = _get(environ, name)
-    if found.get("branch"):  # the commit is checked as it is resolved (``of``)
-        try:
-            check(str(found["branch"]), _named(environ, "branch"), commit=False)
-        except RefError as exc:
-            raise ProvenanceError(str(exc)) from None
-    if found.get("run_url"):
-        plain = _get(environ, "PYTEST_OCR_RUN_URL")
-        named = GITHUB_RUN_URL if ci == "github" and not plain else _named(environ, "run_url")
-        found["run_url"] = check_run_url(str(found["run_url"]), named)
     return found
 
 
