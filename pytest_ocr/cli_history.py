@@ -149,6 +149,8 @@ def _positive(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from .history.git import RefError
+    from .history.provenance import ProvenanceError
     from .history.store import StoreError
     from .history.url import HistoryUrlError
 
@@ -157,6 +159,8 @@ def run(args: argparse.Namespace) -> int:
             return int(args.history_run(store, args))
     except HistoryUrlError as exc:
         raise HistoryCommandError(f"--history: {exc}") from None
+    except (ProvenanceError, RefError) as exc:  # a CI variable that names no commit or branch
+        raise HistoryCommandError(str(exc)) from None
     except StoreError as exc:
         print(f"pytest-ocr history: {exc}", file=sys.stderr)
         return STORE_ERROR
@@ -332,11 +336,12 @@ def _html(store: Store, args: argparse.Namespace) -> int:
     from .report.history_html import SiteError, write
     from .report.html.markup import plural
 
+    branch = _branch(args)  # a CI variable it is read from may be refused: before DIR is made
     try:
         check_output_directory(args.directory, "DIR")
     except OutputPathError as exc:
         raise HistoryCommandError(str(exc)) from None
-    dash = dashboard(store, _suites(store, args), _branch(args), args.last)
+    dash = dashboard(store, _suites(store, args), branch, args.last)
     try:
         pages = write(args.directory, dash)
     except SiteError as exc:
@@ -348,7 +353,7 @@ def _html(store: Store, args: argparse.Namespace) -> int:
 
 def _comment(store: Store, args: argparse.Namespace) -> int:
     from .history import provenance
-    from .history.baseline import HistoryBaselineError, record_at, run_record, target_branch
+    from .history.baseline import BaselineRefError, HistoryBaselineError, record_at, run_record, target_branch
     from .history.trend import trend
     from .history.url import HistoryTarget
     from .report.comment import Comment, comment_markdown
@@ -381,11 +386,16 @@ def _comment(store: Store, args: argparse.Namespace) -> int:
                 )
             head, what = record_at(commit, where), f"the recorded run of commit {commit[:12]}"
         base, baseline = run_record(args.against, where, project, os.environ)
+    except BaselineRefError as exc:  # --against, or a CI variable, naming no branch or commit
+        raise HistoryCommandError(str(exc)) from None
     except HistoryBaselineError as exc:
         print(f"pytest-ocr history comment: {exc}", file=sys.stderr)
         return STORE_ERROR
     comparison = compare(base, head, rules, args.min_match, baseline.name)
-    branch = target_branch(args.against, os.environ)
+    try:
+        branch = target_branch(args.against, os.environ)
+    except BaselineRefError as exc:  # a CI variable naming no branch
+        raise HistoryCommandError(str(exc)) from None
     series = trend(store, [suite], branch, args.last, head.shown_metrics()).series  # as its summary shows them
     ids = {r.key: r.id for r in head.results}
     gating = head.gating() if args.report else None

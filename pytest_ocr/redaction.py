@@ -15,11 +15,21 @@ scores the same.
 A value shorter than ``MIN_LENGTH`` characters is not treated as a secret: redacting
 ``OMP_THREAD_LIMIT: 1`` or ``lang: eng`` would blank every "1" and "eng" of every text.
 Whitespace-separated words of a value (the token of ``Bearer <token>``) are secrets too.
+
+A database URL's credentials are hidden by their structure besides (``credentials``): the
+user and password of any URL in a message (``scheme://USER:PASSWORD@``) and a connection
+string's ``password=VALUE`` are replaced whatever their length, and the user and password
+wherever they stand as a word of their own. A short password (or a one-letter user) is not
+replaced inside other words: replacing every "o" of a message garbles it
+("Operati***nalErr***r") and tells the password by the letters that went missing; a password
+of ``MIN_LENGTH`` or more characters is replaced everywhere, as every registered secret.
 """
 
 from __future__ import annotations
 
+import re
 import threading
+from collections.abc import Iterable
 from typing import Any, TypeVar
 
 from .visible import visible
@@ -88,6 +98,24 @@ def _redact(value: Any, secrets: tuple[str, ...]) -> Any:
             return value
         return items if isinstance(value, list) else tuple(items)
     return value
+
+
+# A URL's user and password (up to its last "@" before the host), and libpq's password=VALUE
+# (VALUE quoted with '...' when it holds a space).
+_USERINFO = re.compile(r"(?<=://)[^\s/]*@")
+_CONNINFO_PASSWORD = re.compile(r"(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)")
+
+
+def credentials(text: str, words: Iterable[str]) -> str:
+    """``text`` (a database driver's message) with the user and password of every URL in it,
+    every ``password=VALUE``, and each of ``words`` (a user, a password) where it stands whole
+    (no letter, digit or ``_`` on either side) replaced by ``***``; then ``redact``'s registered
+    secrets, which a password of MIN_LENGTH or more characters is, everywhere."""
+    text = _USERINFO.sub(REDACTED + "@", text)
+    text = _CONNINFO_PASSWORD.sub(lambda m: m[1] + REDACTED, text)
+    for word in sorted({w for w in words if w}, key=len, reverse=True):
+        text = re.sub(rf"(?<!\w){re.escape(word)}(?!\w)", REDACTED, text)
+    return redact(text)
 
 
 def redact_report(report: Any) -> None:

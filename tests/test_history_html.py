@@ -11,6 +11,7 @@ import io
 import json
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 import time
@@ -312,13 +313,23 @@ def _reddish(image: Image.Image) -> int:
 
 
 def test_a_commit_and_run_url_from_the_environment_stay_text(tmp_path: Path) -> None:
-    """PYTEST_OCR_COMMIT and PYTEST_OCR_RUN_URL are whatever a CI sets: shown as text, in the
-    pages and in the charts, never markup or a script's link."""
+    """PYTEST_OCR_COMMIT and PYTEST_OCR_RUN_URL are whatever a CI sets: a commit that is not one
+    and an address that is not http(s) are refused (the run is not recorded); what another
+    program wrote to the store (a job, a run's address) is shown as text, in the pages and in
+    the charts, never markup or a script's link."""
     root = text_suite(tmp_path / "repo", ("receipts.ocr.yaml",))
-    commit = '<b id="bold">c</b>"\'&\u202e'
-    env = {"PYTEST_OCR_COMMIT": commit, "PYTEST_OCR_BRANCH": "main", "PYTEST_OCR_RUN_URL": "javascript:alert(1)"}
-    done = session(root, "--ocr-history=sqlite:///h.sqlite", "-k", "tesseract", env=env)
+    hostile = '<b id="bold">c</b>"\'&\u202e'
+    env = {"PYTEST_OCR_COMMIT": hostile, "PYTEST_OCR_BRANCH": "main", "PYTEST_OCR_RUN_URL": "javascript:alert(1)"}
+    refused = session(root, "--ocr-history=sqlite:///h.sqlite", "-k", "tesseract", env=env)
+    assert "OCR history not recorded in" in refused.output and "PYTEST_OCR_COMMIT: expected a commit id" in (
+        refused.output
+    ), refused.output[-2000:]
+    commit = "c0ffee" * 6 + "c0ff"
+    done = session(root, "--ocr-history=sqlite:///h.sqlite", "-k", "tesseract", env={**env, "PYTEST_OCR_COMMIT": commit,
+                   "PYTEST_OCR_RUN_URL": "https://ci.example.org/1"})  # fmt: skip
     assert "OCR history: run" in done.output, done.output[-2000:]
+    with sqlite3.connect(root / "h.sqlite") as db:  # another program's writing
+        db.execute("UPDATE runs SET job = ?, run_url = 'javascript:alert(1)'", (hostile,))
     made = _html(root, "sqlite:///h.sqlite", "site")
     assert made.returncode == 0, made.stderr
     site_dir = root / "site"
@@ -327,15 +338,16 @@ def test_a_commit_and_run_url_from_the_environment_stay_text(tmp_path: Path) -> 
         assert '<b id="bold">' not in text and "javascript:" not in text.replace("<code>javascript:alert(1)</code>", "")
     run_page = (site_dir / "runs" / "1.html").read_text(encoding="utf-8")
     assert "<code>javascript:alert(1)</code>" in run_page and 'href="javascript' not in run_page
+    assert "&lt;b id=&quot;bold&quot;&gt;c&lt;/b&gt;" in run_page  # the job, as text
     browser = Browser()
     try:
         browser.open(_chart_page(site_dir, "tesseract").as_uri())
         assert browser.js("document.querySelectorAll('b').length") == 0
         assert browser.js("ocrCharts[0].data[0]") == [0]
         legend = _hover(browser, 0, 0)
-        assert '<b id="bold">c</b>"\'&'[:12] in legend  # the commit as text, cut to 12 characters
+        assert commit[:12] in legend  # the commit, cut to 12 characters
         shown = browser.js("JSON.parse(document.getElementById('ocr-history-data').textContent).commits")
-        assert shown == ['<b id="bold">c</b>"\'&\ufffd']  # the directional override made visible
+        assert shown == [commit]
         assert [e for e in browser.events if e["method"] != "Log.entryAdded"] == []
     finally:
         browser.close()

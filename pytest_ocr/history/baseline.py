@@ -32,7 +32,7 @@ from ..run.record import RunInfo, RunRecord
 from ..run.result import CaseResult
 from ..run.stored import scored_names
 from ..scoring.facts import FactRecord
-from .provenance import _run_git
+from .git import RefError, check, resolve, run_git
 from .store import ItemRow, RunRow, Store, StoreError
 from .url import HistoryTarget
 
@@ -45,6 +45,10 @@ class HistoryBaselineError(OcrError):
     """A history baseline that cannot be read: one line, the store named without credentials."""
 
 
+class BaselineRefError(HistoryBaselineError):
+    """A branch or commit (given, or a CI variable) that git would not accept: bad input (git.py)."""
+
+
 @dataclass(frozen=True)
 class Wanted:
     """What ``history:...`` asks for: a branch's latest run, or (no branch) the merge-base's."""
@@ -54,14 +58,18 @@ class Wanted:
 
 
 def wanted(given: str) -> Wanted:
+    """What ``given`` asks for; BaselineRefError when it names no branch git would accept."""
     rest = given.removeprefix(HISTORY).strip()
     if rest == MERGE_BASE:
         return Wanted()
-    if rest.startswith(MERGE_BASE + ":") and rest[len(MERGE_BASE) + 1 :].strip():
-        return Wanted(target=rest[len(MERGE_BASE) + 1 :].strip())
-    if not rest or rest.startswith(MERGE_BASE + ":"):
-        raise HistoryBaselineError(f"{given}: expected history:BRANCH, history:merge-base or history:merge-base:BRANCH")
-    return Wanted(branch=rest)
+    if not rest or rest == MERGE_BASE + ":":
+        raise BaselineRefError(f"{given}: expected history:BRANCH, history:merge-base or history:merge-base:BRANCH")
+    try:
+        if rest.startswith(MERGE_BASE + ":"):
+            return Wanted(target=check(rest[len(MERGE_BASE) + 1 :].strip(), "history:merge-base:BRANCH", commit=False))
+        return Wanted(branch=check(rest, "history:BRANCH", commit=False))
+    except RefError as exc:
+        raise BaselineRefError(str(exc)) from None
 
 
 def load(given: str, where: HistoryTarget, project: Path, environ: Mapping[str, str]) -> Baseline:
@@ -104,8 +112,19 @@ def target_branch(given: str, environ: Mapping[str, str]) -> str:
     named = asked.branch or asked.target
     if named:
         return named
-    github = environ.get("GITHUB_BASE_REF", "").strip() if environ.get("GITHUB_ACTIONS") == "true" else ""
-    return environ.get("CI_MERGE_REQUEST_TARGET_BRANCH_NAME", "").strip() or github or DEFAULT_TARGET
+    for variable in ("CI_MERGE_REQUEST_TARGET_BRANCH_NAME", *_github_base(environ)):
+        found = environ.get(variable, "").strip()
+        if found:
+            try:
+                return check(found, variable, commit=False)
+            except RefError as exc:
+                raise BaselineRefError(str(exc)) from None
+    return DEFAULT_TARGET
+
+
+def _github_base(environ: Mapping[str, str]) -> tuple[str, ...]:
+    """GitHub's variable naming the branch a pull request goes into, under GitHub Actions."""
+    return ("GITHUB_BASE_REF",) if environ.get("GITHUB_ACTIONS") == "true" else ()
 
 
 def _record(baseline: Baseline, run: RunRow) -> RunRecord:
@@ -132,6 +151,8 @@ def _read(given: str, where: HistoryTarget, project: Path, environ: Mapping[str,
             else:
                 try:
                     commit, how = merge_base(asked.target, project, environ)
+                except RefError as exc:
+                    raise BaselineRefError(f"{given}: {exc}") from None
                 except HistoryBaselineError as exc:
                     raise HistoryBaselineError(f"{given}: {exc}") from None
                 run = _nearest(store, suite, commit, project)
@@ -162,17 +183,20 @@ def _baseline(store: Store, run: RunRow, name: str, notes: list[str]) -> Baselin
 
 
 def merge_base(target: str | None, project: Path, environ: Mapping[str, str]) -> tuple[str, str]:
-    """The merge-base commit of HEAD and the target branch, and how it was found."""
+    """The merge-base commit of HEAD and the target branch, and how it was found; RefError for
+    a variable that names no commit or branch (git.py)."""
     if target is None:
         gitlab = environ.get("CI_MERGE_REQUEST_DIFF_BASE_SHA", "").strip()
         if gitlab:
-            return gitlab, "CI_MERGE_REQUEST_DIFF_BASE_SHA"
-        github = environ.get("GITHUB_BASE_REF", "").strip() if environ.get("GITHUB_ACTIONS") == "true" else ""
+            return resolve(project, gitlab, "CI_MERGE_REQUEST_DIFF_BASE_SHA"), "CI_MERGE_REQUEST_DIFF_BASE_SHA"
+        github = "".join(environ.get(v, "").strip() for v in _github_base(environ))
+        if github:
+            check(github, "GITHUB_BASE_REF", commit=False)
         refs = [f"origin/{github}", github] if github else [DEFAULT_TARGET, f"origin/{DEFAULT_TARGET}"]
     else:
-        refs = [target, f"origin/{target}"]
+        refs = [check(target, "history:merge-base:BRANCH", commit=False), f"origin/{target}"]
     for ref in refs:
-        found = _run_git(project, "merge-base", "HEAD", ref)
+        found = run_git(project, "merge-base", revisions=["HEAD", ref])
         if found:
             return found[0], f"merge-base of HEAD and {ref}"
     raise HistoryBaselineError(
@@ -187,7 +211,9 @@ def _nearest(store: Store, suite: str, commit: str, project: Path) -> RunRow | N
     found = store.run_of(suite, commit)
     if found is not None:
         return found
-    ancestors = _run_git(project, "rev-list", "--first-parent", f"--max-count={MAX_ANCESTORS + 1}", commit, "--")
+    ancestors = run_git(
+        project, "rev-list", "--first-parent", f"--max-count={MAX_ANCESTORS + 1}", revisions=[commit], paths=True
+    )
     runs = store.complete_at(suite, ancestors[1:]) if ancestors else {}
     return next((runs[c] for c in (ancestors or [])[1:] if c in runs), None)
 

@@ -6,6 +6,9 @@ shell, a timeout), then overridden by what the CI says, because a CI checkout is
 detached HEAD or a merge commit the CI made: GitHub Actions, GitLab CI, and last the plain
 ``PYTEST_OCR_COMMIT``, ``PYTEST_OCR_BRANCH`` and ``PYTEST_OCR_RUN_URL`` any CI can set. With
 neither git nor a CI's variables a run is recorded without a commit, and a note says so.
+A variable's value is text from outside: a commit must be a commit id or a ref name git
+accepts (recorded as the commit id git resolves it to), a branch a ref name, the job's
+address an http(s) one (git.py); anything else is refused in one line naming the variable.
 
 And what made its numbers: pytest-ocr's version and the versions of the packages its
 scores are computed with (a scorer that changed moves a metric without any commit).
@@ -13,14 +16,17 @@ scores are computed with (a scorer that changed moves a metric without any commi
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as package_version
 from pathlib import Path
+from urllib.parse import urlsplit
 
-GIT_TIMEOUT_S = 10.0
+from ..errors import OcrError, shortened
+from .git import RefError, check, is_commit_id, resolve, run_git
+
+MAX_RUN_URL = 1000  # the store's run_url column
 # The packages whose code computes pytest-ocr's scores (pyproject.toml's dependencies that
 # metrics/ and run/aggregate.py call): a new version of one can move a metric.
 SCORERS = (
@@ -37,6 +43,10 @@ SCORERS = (
 PLAIN = (("commit", "PYTEST_OCR_COMMIT"), ("branch", "PYTEST_OCR_BRANCH"), ("run_url", "PYTEST_OCR_RUN_URL"))
 
 
+class ProvenanceError(OcrError):
+    """A CI variable whose value cannot be the run's commit, branch or job address: one line."""
+
+
 @dataclass(frozen=True)
 class Provenance:
     commit: str | None = None
@@ -50,19 +60,30 @@ class Provenance:
 
 
 def of(project: Path, environ: Mapping[str, str]) -> Provenance:
-    """The run's provenance: git's, then the CI's variables over it."""
-    found = _git(project, "HEAD")
+    """The run's provenance: git's, then the CI's variables over it. ProvenanceError (one line,
+    naming the variable) for a commit, branch or address that is not one (git.py)."""
     env = _from_ci(environ)
-    commit = env.get("commit")
+    commit, branch, run_url = env.get("commit"), env.get("branch"), env.get("run_url")
+    try:
+        if commit:
+            commit = resolve(project, commit, _named(environ, "commit"))
+        if branch:
+            check(branch, _named(environ, "branch"), commit=False)
+    except RefError as exc:
+        raise ProvenanceError(str(exc)) from None
+    if run_url:  # GitHub's is made of three variables, unless PYTEST_OCR_RUN_URL gives it
+        composed = env.get("ci") == "github" and not _get(environ, "PYTEST_OCR_RUN_URL")
+        check_run_url(run_url, GITHUB_RUN_URL if composed else _named(environ, "run_url"))
+    found = _git(project, "HEAD")
     if commit and commit != found.commit:  # the CI's commit: its parents and time, if git has it
         found = replace(_git(project, commit), branch=found.branch, notes=())
     found = replace(
         found,
-        commit=env.get("commit") or found.commit,
-        branch=env.get("branch") or found.branch,
+        commit=commit or found.commit,
+        branch=branch or found.branch,
         ci=env.get("ci"),
         job=env.get("job"),
-        run_url=env.get("run_url"),
+        run_url=run_url,
     )
     if found.commit is None:
         return replace(
@@ -76,10 +97,10 @@ def of(project: Path, environ: Mapping[str, str]) -> Provenance:
 
 
 def _git(project: Path, revision: str) -> Provenance:
-    log = _run_git(project, "log", "-1", "--format=%H%n%P%n%cI", revision, "--")
-    if log is None or len(log) < 3:
+    log = run_git(project, "log", "-1", "--format=%H%n%P%n%cI", revisions=[revision], paths=True)
+    if log is None or len(log) < 3 or not is_commit_id(log[0]):
         return Provenance()
-    branch = _run_git(project, "symbolic-ref", "--short", "-q", "HEAD") if revision == "HEAD" else None
+    branch = run_git(project, "symbolic-ref", "--short", "-q", revisions=["HEAD"]) if revision == "HEAD" else None
     return Provenance(
         commit=log[0],
         branch=branch[0] if branch else None,
@@ -88,48 +109,74 @@ def _git(project: Path, revision: str) -> Provenance:
     )
 
 
-def _run_git(project: Path, *args: str) -> list[str] | None:
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(project), *args],
-            capture_output=True,
-            text=True,
-            timeout=GIT_TIMEOUT_S,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return done.stdout.splitlines() if done.returncode == 0 else None
+# Each value of the provenance a CI's variables give, by the variable it is read from: the
+# first one set wins, the plain PYTEST_OCR_* over the CI's own.
+GITHUB = {"commit": ("GITHUB_SHA",), "branch": ("GITHUB_HEAD_REF", "GITHUB_REF_NAME"), "job": ("GITHUB_JOB",)}
+GITLAB = {
+    "commit": ("CI_COMMIT_SHA",),
+    "branch": ("CI_MERGE_REQUEST_SOURCE_BRANCH_NAME", "CI_COMMIT_REF_NAME"),
+    "job": ("CI_JOB_NAME",),
+    "run_url": ("CI_JOB_URL", "CI_PIPELINE_URL"),
+}
+# The run's address under GitHub, as a message names it
+GITHUB_RUN_URL = "GITHUB_SERVER_URL/GITHUB_REPOSITORY/actions/runs/GITHUB_RUN_ID"
+
+
+def _ci(environ: Mapping[str, str]) -> tuple[str | None, dict[str, tuple[str, ...]]]:
+    """The CI the run is in, and which variables give each value there."""
+    if _get(environ, "GITHUB_ACTIONS") == "true":
+        return "github", GITHUB
+    if _get(environ, "GITLAB_CI") == "true":
+        return "gitlab", GITLAB
+    return None, {}
+
+
+def _named(environ: Mapping[str, str], key: str) -> str:
+    """The variable the value ``key`` was read from (for a message)."""
+    _, variables = _ci(environ)
+    plain = dict(PLAIN)[key]
+    return next((name for name in (plain, *variables.get(key, ())) if _get(environ, name)), plain)
+
+
+def _get(environ: Mapping[str, str], name: str) -> str | None:
+    return environ.get(name, "").strip() or None
 
 
 def _from_ci(environ: Mapping[str, str]) -> dict[str, str | None]:
-    def get(name: str) -> str | None:
-        return environ.get(name, "").strip() or None
-
-    found: dict[str, str | None] = {}
-    if get("GITHUB_ACTIONS") == "true":
-        server, repository, run = get("GITHUB_SERVER_URL"), get("GITHUB_REPOSITORY"), get("GITHUB_RUN_ID")
-        found = {
-            "ci": "github",
-            "commit": get("GITHUB_SHA"),
-            # a pull request's run: its head branch (GITHUB_REF_NAME is "123/merge")
-            "branch": get("GITHUB_HEAD_REF") or get("GITHUB_REF_NAME"),
-            "job": get("GITHUB_JOB"),
-            "run_url": f"{server}/{repository}/actions/runs/{run}" if server and repository and run else None,
-        }
-    elif get("GITLAB_CI") == "true":
-        found = {
-            "ci": "gitlab",
-            "commit": get("CI_COMMIT_SHA"),
-            "branch": get("CI_MERGE_REQUEST_SOURCE_BRANCH_NAME") or get("CI_COMMIT_REF_NAME"),
-            "job": get("CI_JOB_NAME"),
-            "run_url": get("CI_JOB_URL") or get("CI_PIPELINE_URL"),
-        }
+    """What the CI's variables say, as they say it (``of`` checks each value)."""
+    ci, variables = _ci(environ)
+    found: dict[str, str | None] = {"ci": ci} if ci else {}
+    for key, names in variables.items():
+        found[key] = next((value for name in names if (value := _get(environ, name))), None)
+    if ci == "github":
+        server, repository, run = (_get(environ, f"GITHUB_{n}") for n in ("SERVER_URL", "REPOSITORY", "RUN_ID"))
+        found["run_url"] = f"{server}/{repository}/actions/runs/{run}" if server and repository and run else None
     for key, name in PLAIN:
-        if get(name):
-            found[key] = get(name)
+        if _get(environ, name):
+            found[key] = _get(environ, name)
     return found
+
+
+def check_run_url(url: str, source: str) -> str:
+    """A CI job's address as a link can hold it: http(s) with a host, no space or control
+    character, at most MAX_RUN_URL characters; ProvenanceError naming ``source`` otherwise
+    (``javascript:...`` is never a link in any view)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # an unclosed [IPv6 host
+        parts = urlsplit("")
+    if (
+        parts.scheme.lower() not in ("http", "https")
+        or not parts.netloc
+        or len(url) > MAX_RUN_URL
+        or any(c.isspace() for c in url)
+        or not url.isprintable()
+    ):
+        raise ProvenanceError(
+            f"{source}: expected an http(s) address of at most {MAX_RUN_URL} characters without spaces, "
+            f"not {shortened(url, 60)!r}"
+        )
+    return url
 
 
 def scorer_versions() -> dict[str, str]:

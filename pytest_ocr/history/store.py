@@ -30,13 +30,14 @@ from sqlalchemy import ColumnElement, Connection, Engine, create_engine, event, 
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from .. import __version__, limits
-from ..errors import OcrError
+from ..errors import OcrError, shortened
 from ..metrics.registry import Scorer, first_scorers
 from ..run.aggregate import MetricAggregate, Summary, metric_order
 from ..run.result import OUTCOMES
 from ..storable import json_safe
 from . import counts as counts_coded
 from . import migrations, provenance, schema
+from .git import is_commit_id
 from .url import HistoryUrl
 
 if TYPE_CHECKING:
@@ -458,6 +459,9 @@ def _row(
 
 def _run_row(record: RunRecord, origin: Provenance, suite: str) -> dict[str, Any]:
     run = record.run
+    for commit in (origin.commit, *origin.parents):
+        if commit is not None and not is_commit_id(commit):  # whatever built the provenance
+            raise StoreError(f"not recorded: its commit {shortened(commit, 60)!r} is not a commit id (hex digits)")
     summary = {
         "counts": dict(sorted(record.counts().items())),
         "gates": [g.to_dict() for g in record.gates],
@@ -520,12 +524,21 @@ def _key_ids(connection: Connection, suite: str, keys: Mapping[str, str | None])
 
 def _run(row: Any) -> RunRow:
     m = row._mapping
+    stored = m["parents"]
+    parents = tuple(stored.split()) if isinstance(stored, str) else () if stored is None else (stored,)
+    for column, value in (("commit", m["commit"]), *(("parents", p) for p in parents)):
+        # a store written by something else: a commit is shown in headings, comments and links
+        if value is not None and not (isinstance(value, str) and is_commit_id(value)):
+            raise StoreError(
+                f"run {m['id']}: its {column} {shortened(value, 60)!r} is not a commit id (hex digits): "
+                f"the store was written by something other than pytest-ocr"
+            )
     return RunRow(
         id=m["id"],
         suite=m["suite"],
         commit=m["commit"],
         branch=m["branch"],
-        parents=tuple((m["parents"] or "").split()),
+        parents=parents,
         commit_time=m["commit_time"],
         attempt=m["attempt"],
         started_at=m["started_at"],

@@ -9,7 +9,11 @@ server with ``postgresql://user:password@host/db`` (psycopg 3, the ``postgres`` 
 A URL may hold a password: the raw URL stays in the ``HistoryUrl`` and the engine that
 connects with it. Everything said or written names it by ``shown``: without user or
 password. The password is also registered with redaction.py, so an error text that echoes
-it (a driver's message) is redacted wherever it goes.
+it (a driver's message) is redacted wherever it goes, and a driver's message is concealed
+(``HistoryUrl.conceal``: its URLs' credentials, and the user and password as words). A URL
+whose user and password the driver reads other than as written (an unencoded '@' in the
+password: ``user:Secret@Part2@host`` is read with the host ``Part2@host``, which every
+message would name) is refused, naming no part of what precedes its last '@'.
 """
 
 from __future__ import annotations
@@ -40,13 +44,13 @@ class HistoryUrl:
     url: str = ""
     shown: str = ""
     backend: str = "sqlite"  # sqlite | postgresql
-    user: str = ""  # hidden too: in a driver's error text ("password authentication failed for user ...")
+    # the user and password: hidden in a driver's error text too ("... failed for user ...")
+    hidden: tuple[str, ...] = ()
 
     def conceal(self, text: str) -> str:
-        """``text`` (an error's) without the URL's user, and with registered secrets redacted."""
-        if self.user:
-            text = text.replace(self.user, redaction.REDACTED)
-        return redaction.redact(text)
+        """``text`` (an error's) without any URL's credentials, the user and password where they
+        stand as words, and registered secrets anywhere (redaction.credentials)."""
+        return redaction.credentials(text, self.hidden)
 
     def __repr__(self) -> str:  # a traceback or a debugger shows the object, never the password
         return f"HistoryUrl({self.shown!r})"
@@ -95,17 +99,22 @@ def parse(given: str | None, project: Path) -> HistoryUrl:
     except (ArgumentError, ValueError):
         # `--ocr-history tests/` takes tests/ for its URL
         hint = "" if "://" in given else "; the option takes the word after it as its URL: give it last, or as =URL"
+        if given.partition("://")[2].count("@") > 1:
+            hint = f"; {PERCENT_ENCODED}"
         raise HistoryUrlError(
             f"not a database URL: {_without_credentials(given)} (expected sqlite:///PATH or "
             f"postgresql://USER@HOST/DATABASE{hint})"
         ) from None
-    secret = url.query.get("password")
-    redaction.register(url.password if isinstance(url.password, str) else None, *_strings(secret))
+    password = url.password if isinstance(url.password, str) else None
+    secrets = (*([password] if password else []), *_strings(url.query.get("password")))
+    redaction.register(*secrets)
     backend, _, driver = url.drivername.partition("+")
     if backend not in SCHEMES:
         raise HistoryUrlError(
             f"{_shown(url)}: a history store is sqlite:///PATH or postgresql://USER@HOST/DATABASE, not {backend}://"
         )
+    if backend == "postgresql" and _misread(given, url):
+        raise HistoryUrlError(f"{_without_credentials(given)}: {PERCENT_ENCODED}")
     if backend == "sqlite":
         if driver:
             raise HistoryUrlError(f"{_shown(url)}: sqlite:///PATH, without a driver (+{driver})")
@@ -121,7 +130,29 @@ def parse(given: str | None, project: Path) -> HistoryUrl:
     if importlib.util.find_spec("psycopg") is None:
         raise HistoryUrlError(f"{_shown(url)}: a PostgreSQL store needs psycopg: pip install 'pytest-ocr[postgres]'")
     url = url.set(drivername="postgresql+psycopg")
-    return HistoryUrl(url.render_as_string(hide_password=False), _shown(url), "postgresql", url.username or "")
+    hidden = (*([url.username] if url.username else []), *secrets)
+    return HistoryUrl(url.render_as_string(hide_password=False), _shown(url), "postgresql", hidden)
+
+
+PERCENT_ENCODED = (
+    "an '@' or '/' in its user, password, database name or a query value must be percent-encoded as %40 "
+    "and %2F (postgresql://USER:p%40ss@HOST/DATABASE); nothing before its last '@' is shown"
+)
+
+
+def _misread(given: str, url: object) -> bool:
+    """Whether the driver read a user and password other than what stands before the URL's last
+    '@' (an '@' in a password left unencoded: the rest of the password was read as the host,
+    and every message naming the host would show it)."""
+    from urllib.parse import unquote
+
+    from sqlalchemy.engine import URL
+
+    assert isinstance(url, URL)
+    rest = given.strip().partition("://")[2]
+    written = unquote(rest.rpartition("@")[0]) if "@" in rest else ""
+    read = (url.username or "") + ("" if url.password is None else f":{url.password}")
+    return written != read
 
 
 def _strings(value: str | tuple[str, ...] | None) -> tuple[str, ...]:
@@ -143,8 +174,9 @@ def _shown(url: object) -> str:
 
 
 def _without_credentials(text: str) -> str:
-    """A string that is not a URL, shown without whatever precedes an '@' (a user and password)."""
+    """A URL the driver could not read as written, shown without whatever precedes its last '@'
+    (a user and password, whatever '@' they hold) and without its query."""
     scheme, sep, rest = text.strip().partition("://")
     if not sep:
         return "(a URL with no scheme://)" if "@" in text else repr(text.strip())
-    return f"{scheme}://{rest.rpartition('@')[2]}"
+    return f"{scheme}://{rest.rpartition('@')[2].partition('?')[0]}"

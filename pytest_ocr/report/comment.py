@@ -8,7 +8,9 @@ its address is known, after how HEAD's own run was gated (markdown.gating_lines,
 given); then the target branch's recent history per engine and metric as
 sparklines (history_text.sparkline over history/trend.py's series). A hidden first line names
 the suite, so a CI step finds its own comment among the others. Untrusted text is escaped as
-markdown.escape does; the whole stays under GitHub's 65,536-character limit on a comment.
+markdown.escape does, and everything read from the store is untrusted (another program may have
+written it): commits, branches, engines, metrics, kinds, suites, notes; the whole stays under
+GitHub's 65,536-character limit on a comment.
 """
 
 from __future__ import annotations
@@ -88,7 +90,8 @@ def _history(c: Comment, limit: int) -> list[str]:
         return [f"*No recorded run on {escape(c.branch)} to draw its history from.*", ""]
     commits = c.series[0].commits
     lines = [
-        f"#### {escape(c.branch)}: the last {len(commits)} commits, {short(commits[0])} .. {short(commits[-1])}",
+        f"#### {escape(c.branch)}: the last {len(commits)} commits, "
+        f"{escape(short(commits[0]))} .. {escape(short(commits[-1]))}",
         "",
         "| engine | metric | oldest → newest | latest |",
         "|---|---|---|---|",
@@ -97,7 +100,9 @@ def _history(c: Comment, limit: int) -> list[str]:
     for s in shown:
         last = s.cells[-1]
         latest = number(last.value) + (" (carried)" if last.carried else "")
-        lines.append(f"| {escape(s.engine)} | {escape(s.metric)} {s.kind} | `{sparkline(s.cells)}` | {latest} |")
+        lines.append(
+            f"| {escape(s.engine)} | {escape(s.metric)} {escape(s.kind)} | `{sparkline(s.cells)}` | {escape(latest)} |"
+        )
     if len(c.series) > len(shown):
         lines.append(f"… and {len(c.series) - len(shown)} more")
     if any(cell.carried for s in shown for cell in s.cells):

@@ -10,6 +10,7 @@ below GitHub's 1 MiB step-summary limit.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
@@ -34,6 +35,7 @@ from .numbers import (
 from .paired_text import describe, verdict, violation_message
 from .reasons import delta_text, gate_text, item_reasons, noise_lines
 
+_WORD = re.compile(r"[A-Za-z0-9_]+")
 LIST_LIMIT = 20  # items shown per list
 CELL_CHARS = 200  # characters of untrusted text per cell or list item
 GATE_CHARS = 4000  # a gate's explanation, whose untrusted parts (engine names, item keys) are bounded each
@@ -72,6 +74,12 @@ def escape(text: object, limit: int = CELL_CHARS) -> str:
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     return visible(text).translate(_ESCAPES)
+
+
+def word(name: str) -> str:
+    """A metric's or kind's name: as it is when it is a plain word (every name pytest-ocr gives
+    is), else escaped (a name read back from a store or report another program wrote)."""
+    return name if _WORD.fullmatch(name) else escape(name)
 
 
 def delta_cell(d: MetricDelta) -> str:
@@ -134,7 +142,7 @@ def _engine_delta_table(e: EngineComparison) -> list[str]:
     for d in e.metrics:
         rows.append(
             [
-                f"{d.metric} {d.kind}",
+                f"{word(d.metric)} {word(d.kind)}",
                 number(d.old),
                 number(d.new),
                 delta_cell(d),
@@ -180,8 +188,8 @@ def _case_changes(case: CaseComparison) -> str:
         parts = [escape(delta_text(d), 2 * CELL_CHARS) for d in tested]
     else:
         worse = [d for d in case.deltas if d.direction == "worse"]
-        parts = [f"{d.metric} {number(d.old)} → {number(d.new)} ({delta_cell(d)})" for d in worse]
-    parts += [f"check {escape(f.id)} ({f.type}) lost" for f in case.lost_facts]
+        parts = [f"{word(d.metric)} {number(d.old)} → {number(d.new)} ({delta_cell(d)})" for d in worse]
+    parts += [f"check {escape(f.id)} ({escape(f.type)}) lost" for f in case.lost_facts]
     parts += ["unstable: its repeats differ"] if case.unstable else []
     return "; ".join(parts) or "-"
 
@@ -425,7 +433,7 @@ def _baseline_sections(view: Comparison, limit: int) -> list[str]:
             [
                 [
                     escape(engine),
-                    f"{m.metric} {p.kind}" if p else m.metric,
+                    f"{word(m.metric)} {word(p.kind)}" if p else word(m.metric),
                     str(m.n),
                     number(p.old if p else m.old),
                     number(p.new if p else m.new),

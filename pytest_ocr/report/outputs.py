@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..cases.model import DatasetInfo
+from ..errors import OcrError
 from ..files import write_atomic
 from ..metrics.registry import Scorer
 from ..run.comparison import Comparison
@@ -90,9 +91,8 @@ def _history(record: RunRecord, target: HistoryTarget, project: Path, environ: M
     try:
         recorded = record_run(target, record, project, environ)
     except Exception as exc:  # noqa: BLE001 - a store that fails must not fail the run unless required
-        from ..history.store import StoreError
-
-        why = str(exc) if isinstance(exc, StoreError) else target.url.conceal(f"{type(exc).__name__}: {exc}")
+        # an OcrError (the store's, or a CI variable refused) is its one line; anything else its kind too
+        why = target.url.conceal(str(exc) if isinstance(exc, OcrError) else f"{type(exc).__name__}: {exc}")
         if target.required:
             return f"{LOST}OCR history could not be recorded in {where}: {why}"
         return f"warning: OCR history not recorded in {where}: {why} (this fails the run only when history is required)"
