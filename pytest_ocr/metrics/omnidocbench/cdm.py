@@ -321,8 +321,10 @@ def _xelatex(tools: _Tools, work: Path) -> list[str]:
     return [tools.xelatex, "-no-shell-escape", "-interaction=nonstopmode", f"-output-directory={work}"]
 
 
-# Whether TeX has a meaning for a name in CDM's template (cdm_allowed.Unknown: name, spelled), once per process.
+# Whether TeX has a meaning for a name in CDM's template (cdm_allowed.Unknown: name, spelled), asked once per
+# process; forgotten past DEFINED_KEPT names (outputs full of made-up names would grow it without end).
 _DEFINED: dict[tuple[str, bool], bool] = {}
+DEFINED_KEPT = 10_000
 
 
 def _check(formula: str, work: Path, tools: _Tools, bounds: _Bounds) -> None:
@@ -331,16 +333,20 @@ def _check(formula: str, work: Path, tools: _Tools, bounds: _Bounds) -> None:
     scanned = cdm_allowed.scan(formula)
     if scanned.refused is not None:
         raise _Refused(scanned.refused)
-    asked = [u for u in scanned.unknown if (u.name, u.spelled) not in _DEFINED]
+    defined = {(u.name, u.spelled): _DEFINED.get((u.name, u.spelled)) for u in scanned.unknown}
+    asked = [u for u in scanned.unknown if defined[(u.name, u.spelled)] is None]
     if asked:
         probe = work / "probe.tex"
         probe.write_text(cdm_latex.document(cdm_allowed.probe_body(asked), 0), encoding="utf-8")
         done = _run([*_xelatex(tools, work), "-no-pdf", probe.name], work, bounds)
         undefined = cdm_allowed.undefined_in_probe(done.stdout.decode("utf-8", "replace"))
+        if len(_DEFINED) + len(asked) > DEFINED_KEPT:
+            _DEFINED.clear()
         for index, unknown in enumerate(asked):
+            defined[(unknown.name, unknown.spelled)] = index not in undefined
             _DEFINED[(unknown.name, unknown.spelled)] = index not in undefined
     for unknown in scanned.unknown:
-        if _DEFINED[(unknown.name, unknown.spelled)]:
+        if defined[(unknown.name, unknown.spelled)]:
             raise _Refused(
                 f"uses {visible(shortened(unknown.shown))}, which CDM does not typeset "
                 "(it typesets math and text commands only)"
