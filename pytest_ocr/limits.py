@@ -36,6 +36,9 @@ class Limits:
     # Work of OmniDocBench's quick match of one page (edit distances, weighted by their size;
     # metrics/omnidocbench/page.py's MAX_MATCH_WORK): past it the page is matched by its simple method.
     max_match_work: int = 10_000_000
+    # OmniDocBench's CDM of one page's display formulas (xelatex, Ghostscript and Node.js, about 1.5 s a formula;
+    # each tool also has CDM's own 30 s): past it the item is an error, as a page scored on some formulas is no score
+    max_cdm_s: float = 300.0
 
     @property
     def max_file_bytes(self) -> int:

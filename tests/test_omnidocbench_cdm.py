@@ -127,13 +127,14 @@ def test_the_delimiters_are_stripped_as_cal_metric_strips_them():
 
 @pytest.mark.slow
 def test_a_formula_cannot_read_a_file_by_its_path(tmp_path):
-    # \begin{foo} makes CDM's tokenizer give up, so xelatex gets the \input as written; OmniDocBench's xelatex
-    # typesets the file's \Omega (one token each side: CDM 1.0), here TeX refuses the absolute path
+    # \begin{foo} makes CDM's tokenizer give up, so xelatex would get the \input as written; OmniDocBench's
+    # xelatex typesets the file's \Omega (one token each side: CDM 1.0), here the formula is not typeset
     secret = tmp_path / "secret.tex"
     secret.write_text("\\Omega", encoding="utf-8")
     formula = rf"\input{{{secret}}} \begin{{foo}}"
     result = cdm(formula, formula)
-    assert (result.f1, result.failure) == (0, "xelatex made no PDF of the formula")
+    why = "uses \\input, which CDM does not typeset (it typesets math and text commands only)"
+    assert (result.f1, result.failure) == (0, f"the ground-truth formula {why}")
 
 
 # -- odb_formula_cdm: tool problems, the metric on the oracle pages, the Overall -----------------------------------

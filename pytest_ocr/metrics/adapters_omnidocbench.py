@@ -20,9 +20,11 @@ imports this module, scipy nor pylatexenc.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
+from .. import limits
 from ..errors import shortened
 from ..visible import visible
 from .prepared import MetricResult, Prepared
@@ -107,13 +109,26 @@ def _teds_metric(structure_only: bool) -> Callable[[Prepared], MetricResult]:
 def _formula_cdm(p: Prepared) -> MetricResult:
     """CDM of each display formula, as cal_metric.py's call_CDM scores every display-formula sample (those
     Edit_dist leaves out, both sides empty, too: they score 0). A tool that is missing or breaks raises
-    (the item's error); a formula OmniDocBench scores 0 without comparing keeps its 0, and the item warns."""
-    from .omnidocbench.cdm import cdm
+    (the item's error), and so does the page's time past --ocr-max-cdm-s (a value of some of its formulas
+    is no score of the page); a formula OmniDocBench scores 0 without comparing keeps its 0, and the item warns,
+    as does one CDM does not typeset (cdm_allowed.py)."""
+    from .omnidocbench.cdm import CdmOutOfTime, cdm
 
     formulas = p.omnidocbench.of("display_formula")
     if not formulas:
         return MetricResult(None, {}, {**_details(p, "formula", 0), "not_applicable": ABSENT["display_formula"]})
-    results = [cdm(str(s.gt), str(s.pred)) for s in formulas]
+    seconds = limits.active().max_cdm_s
+    deadline = time.monotonic() + seconds
+    results = []
+    for s in formulas:
+        try:
+            results.append(cdm(str(s.gt), str(s.pred), deadline=deadline))
+        except CdmOutOfTime as exc:
+            raise CdmOutOfTime(
+                f"CDM of the page's {len(formulas)} display formula{'s' if len(formulas) > 1 else ''} took more "
+                f"than {seconds:g} s before formula {len(results) + 1} was scored; the page is not scored "
+                f"({limits.OPTIONS['max_cdm_s']} sets the bound)"
+            ) from exc
     counts: dict[str, float] = {"cdm_sum": sum(r.f1 for r in results), "formulas": len(results)}
     scores = [r.f1 for r in results]
     details = _details(p, "formula", len(results), scores=scores, groups=_groups(zip(formulas, scores, strict=True)))

@@ -148,6 +148,11 @@ def add_options(parser: pytest.Parser) -> None:
             "method, as OmniDocBench's timeout does, with a warning; past it in the simple match too, the item "
             "is an error",
         ),
+        (
+            "max_cdm_s",
+            float,
+            "longest time CDM may take on one page's display formulas, in s; past it the item is an error",
+        ),
     ):
         default = getattr(DEFAULT_LIMITS, name)
         group.addoption(OPTIONS[name], type=kind, default=default, metavar="N", help=f"{what} (default {default})")

@@ -20,9 +20,16 @@ Where the original differs from what runs here, with the same pixels and values:
     scores the pair 0 (xelatex, Ghostscript) or renders the formula untokenized (Node): a score that depends on
     the machine's load or health is no score. A tool's ordinary failure (xelatex's errors, the tokenizer's parse
     error) is the original's, zeros or its fallback.
-  * xelatex runs with ``-no-shell-escape`` and ``openin_any=p``: a formula is untrusted text, and may neither run
-    a program nor ``\\input`` a file outside the TeX tree by an absolute or parent path (OmniDocBench typesets
-    the file when its tokenizer leaves the formula as written). Only such formulas can score differently.
+  * A formula is untrusted text, and TeX's commands read files (OmniDocBench typesets a formula its tokenizer
+    cannot parse as written: ``\\input{~/F}``, ``\\special{pdf:image (/F)}``, ``\\font\\x="[/F]"`` were read, and
+    the score told whether F existed). A formula is typeset only when every command in it is a math or text
+    command of a fixed list, or one TeX has no meaning for (cdm_allowed.py says which, and why); any other pair
+    scores 0, and ``failure`` names the command. The tools run in the pair's directory with an environment of
+    their own: ``PATH``, and ``HOME`` and the temporary directories there (kpathsea expands ``~`` and ``$HOME``),
+    no ``TEXINPUTS`` or other variable of the caller's, kpathsea's ``openin_any=p``, ``openout_any=p`` and
+    ``shell_escape=f``, and xelatex's ``-no-shell-escape``. Only such formulas can score differently.
+  * A deadline (``cdm(..., deadline=)``, the page's ``--ocr-max-cdm-s`` in a run) bounds the tools' time:
+    past it :class:`CdmOutOfTime` is raised, as a tool's timeout raises :class:`CdmToolFailed`.
   * OmniDocBench answers every failure (tokenizer, xelatex, an empty side, no box found) with zeros and says
     nothing; here the zeros come with ``failure`` saying why.
 
@@ -45,6 +52,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,7 +64,7 @@ from PIL import Image
 from ...errors import OcrError, shortened
 from ...subprocesses import OutputTooLarge, run
 from ...visible import visible
-from . import cdm_latex
+from . import cdm_allowed, cdm_latex
 
 JS_DIR = Path(__file__).parent / "cdm_js"
 TOOL_TIMEOUT = 30.0  # the original's run_cmd timeout for xelatex and ImageMagick
@@ -75,6 +83,10 @@ class CdmToolMissing(OcrError):
 
 class CdmToolFailed(OcrError):
     """A tool CDM runs timed out, could not be started or crashed: the pair has no score."""
+
+
+class CdmOutOfTime(OcrError):
+    """The deadline CDM was given passed before the pair was scored: it has no score."""
 
 
 @dataclass(frozen=True)
@@ -106,17 +118,19 @@ def strip_delimiters(gt: str, pred: str) -> tuple[str, str]:
     return gt, pred
 
 
-def cdm(gt_latex: str, pred_latex: str, *, timeout: float = TOOL_TIMEOUT) -> CdmResult:
+def cdm(gt_latex: str, pred_latex: str, *, timeout: float = TOOL_TIMEOUT, deadline: float | None = None) -> CdmResult:
     """CDM of a predicted formula against the ground truth, as OmniDocBench's end-to-end evaluation scores a
-    matched display formula (its delimiters stripped first, see :func:`strip_delimiters`)."""
+    matched display formula (its delimiters stripped first, see :func:`strip_delimiters`). ``timeout``: each
+    tool's time; ``deadline``: a ``time.monotonic()`` past which :class:`CdmOutOfTime` is raised."""
     tools = _tools()
     gt_latex, pred_latex = strip_delimiters(gt_latex, pred_latex)
     missing: set[str] = set()
     with tempfile.TemporaryDirectory(prefix="pytest-ocr-cdm-") as directory:
         work = Path(directory)
+        bounds = _Bounds(timeout, deadline)
         try:
-            box_gt, size_gt = _rendered(gt_latex, "ground-truth", work / "gt", tools, timeout, missing)
-            box_pred, size_pred = _rendered(pred_latex, "predicted", work / "pred", tools, timeout, missing)
+            box_gt, size_gt = _rendered(gt_latex, "ground-truth", work / "gt", tools, bounds, missing)
+            box_pred, size_pred = _rendered(pred_latex, "predicted", work / "pred", tools, bounds, missing)
             inliers = _match_boxes(box_gt, box_pred, size_gt, size_pred)
         except _Failure as failure:
             return CdmResult(0, 0, 0, 0, 0, 0, failure=str(failure), missing_glyphs=tuple(sorted(missing)))
@@ -136,13 +150,25 @@ class _Failure(Exception):
     """A step at which OmniDocBench's evaluate() ends in its ``except:`` and returns zeros."""
 
 
+class _Refused(Exception):
+    """The formula may not be typeset (cdm_allowed.py): the pair scores 0, saying why."""
+
+
+@dataclass(frozen=True)
+class _Bounds:
+    timeout: float  # each tool's
+    deadline: float | None  # time.monotonic() past which the pair is not scored
+
+
 def _rendered(
-    latex: str, side: str, work: Path, tools: _Tools, timeout: float, missing: set[str]
+    latex: str, side: str, work: Path, tools: _Tools, bounds: _Bounds, missing: set[str]
 ) -> tuple[list[dict[str, Any]], tuple[int, int]]:
     try:
-        return _render(latex, work, tools, timeout, missing)
+        return _render(latex, work, tools, bounds, missing)
     except CdmToolFailed as exc:
         raise CdmToolFailed(f"CDM: {exc} on the {side} formula {visible(shortened(latex, 80))!r}") from exc
+    except _Refused as exc:
+        raise _Failure(f"the {side} formula {exc}") from exc
 
 
 @dataclass(frozen=True)
@@ -160,7 +186,8 @@ def _tools() -> _Tools:
         with tempfile.TemporaryDirectory(prefix="pytest-ocr-cdm-") as directory:
             argv = [str(found["kpsewhich"]), *TEMPLATE_FILES]
             try:
-                located = _run(argv, Path(directory), TOOL_TIMEOUT).stdout.decode("utf-8", "replace").split()
+                located = _run(argv, Path(directory), _Bounds(TOOL_TIMEOUT, None)).stdout
+                located = located.decode("utf-8", "replace").split()
             except CdmToolFailed as exc:
                 raise CdmToolMissing(f"CDM could not look for its LaTeX packages: {exc}") from exc
         missing = [name for name in TEMPLATE_FILES if not any(path.endswith("/" + name) for path in located)]
@@ -172,16 +199,31 @@ def _tools() -> _Tools:
     return _Tools(xelatex=str(found["xelatex"]), gs=str(found["gs"]), node=str(found["node"]))
 
 
-def _run(argv: list[str], cwd: Path, timeout: float, stdin: Path | None = None) -> subprocess.CompletedProcess:
-    """A tool in the pair's private directory, its temporary and cache files there too (as run_cmd sets them)."""
-    env = dict(os.environ)
-    for name in ("TMPDIR", "TMP", "TEMP", "TEXMFCACHE", "TEXMFVAR"):
-        env[name] = str(cwd)
-    env["openin_any"] = "p"  # kpathsea: TeX reads no file by an absolute or parent path outside its tree
+def _environment(directory: Path) -> dict[str, str]:
+    """What a tool sees of the environment: PATH (xelatex runs xdvipdfmx), and its home, temporary and cache
+    directories in ``directory`` (kpathsea expands ``~`` and ``$HOME`` in a name after its openin_any check;
+    run_cmd sets the temporary ones too). No TEXINPUTS, TEXMFCNF, NODE_OPTIONS, GS_LIB... of the caller's."""
+    env = {"PATH": os.environ.get("PATH", os.defpath)}
+    for name in ("HOME", "TMPDIR", "TMP", "TEMP", "TEXMFCACHE", "TEXMFVAR", "TEXMFCONFIG"):
+        env[name] = str(directory)
+    # kpathsea: TeX opens no file by an absolute or parent path outside its tree, writes none, runs nothing
+    env.update(openin_any="p", openout_any="p", shell_escape="f")
+    return env
+
+
+def _run(argv: list[str], cwd: Path, bounds: _Bounds, stdin: Path | None = None) -> subprocess.CompletedProcess:
+    """A tool in the pair's private directory (see :func:`_environment`), within its timeout and the deadline."""
     tool = Path(argv[0]).name
+    timeout = bounds.timeout
+    if bounds.deadline is not None:
+        timeout = min(timeout, bounds.deadline - time.monotonic())
+        if timeout <= 0:
+            raise CdmOutOfTime(f"CDM's deadline passed before {tool} could run")
     try:
-        done = run(argv, timeout=timeout, cwd=cwd, env=env, max_stdout=MAX_OUTPUT, stdin=stdin)
+        done = run(argv, timeout=timeout, cwd=cwd, env=_environment(cwd), max_stdout=MAX_OUTPUT, stdin=stdin)
     except subprocess.TimeoutExpired as exc:
+        if timeout < bounds.timeout:
+            raise CdmOutOfTime(f"CDM's deadline passed while {tool} ran") from exc
         raise CdmToolFailed(f"{tool} took more than {timeout:g} s") from exc
     except OutputTooLarge as exc:
         raise CdmToolFailed(f"{tool} printed more than {MAX_OUTPUT} bytes") from exc
@@ -197,7 +239,7 @@ def _run(argv: list[str], cwd: Path, timeout: float, stdin: Path | None = None) 
     return done
 
 
-def _tokenize(latex: str, work: Path, tools: _Tools, timeout: float) -> tuple[bool, str]:
+def _tokenize(latex: str, work: Path, tools: _Tools, bounds: _Bounds) -> tuple[bool, str]:
     """port of tokenize_latex.py: tokenize_latex (``ret`` and the tokenized text)"""
     if not latex:
         return False, latex
@@ -208,7 +250,7 @@ def _tokenize(latex: str, work: Path, tools: _Tools, timeout: float) -> tuple[bo
         script, mode, text = "preprocess_formula.js", "normalize", cdm_latex.formula_tokenizer_input(latex)
     source = work / "formula.txt"
     source.write_text(text, encoding="utf-8")
-    done = _run([tools.node, str(JS_DIR / script), mode], work, timeout, stdin=source)
+    done = _run([tools.node, str(JS_DIR / script), mode], work, bounds, stdin=source)
     if done.returncode != 0:
         return False, latex
     # read as the original reads its output file: text mode, universal newlines, the last line counts
@@ -218,28 +260,29 @@ def _tokenize(latex: str, work: Path, tools: _Tools, timeout: float) -> tuple[bo
 
 
 def _render(
-    latex: str, work: Path, tools: _Tools, timeout: float, missing: set[str]
+    latex: str, work: Path, tools: _Tools, bounds: _Bounds, missing: set[str]
 ) -> tuple[list[dict[str, Any]], tuple[int, int]]:
     """port of latex2bbox_color.py: latex2bbox_color, then CDM._load_bboxes and _load_images: the tokens that
     have a box, each ``{"bbox": [x0, y0, x1, y1], "token": ...}``, and the cropped picture's size. The
-    characters xelatex found no glyph for are added to ``missing``."""
+    characters xelatex found no glyph for are added to ``missing``. A formula cdm_allowed.py refuses raises
+    :class:`_Refused` before xelatex sees it."""
     work.mkdir()
     try:
         latex = latex.replace("\n", " ")
         latex = latex.replace("\\%", "<PERCENTAGETOKEN>")
-        ret, new_latex = _tokenize(latex, work, tools, timeout)
+        ret, new_latex = _tokenize(latex, work, tools, bounds)
         if not (ret and new_latex):
             new_latex = latex
         new_latex = new_latex.replace("< P E R C E N T A G E T O K E N >", "\\%")
-        document, token_list, color_list = cdm_latex.coloured_document(cdm_latex.normalize_latex(new_latex))
-    except (_Failure, CdmToolFailed):
+        formula, token_list, color_list = cdm_latex.coloured_formula(cdm_latex.normalize_latex(new_latex))
+    except (_Failure, CdmToolFailed, CdmOutOfTime):
         raise
     except Exception as exc:  # the original's "Preprocess latex failed": no boxes are written
         raise _Failure(f"the formula could not be prepared for rendering ({type(exc).__name__}: {exc})") from exc
+    _check(formula, work, tools, bounds)  # the text xelatex gets, after every change CDM made to it
     tex = work / "formula.tex"
-    tex.write_text(document, encoding="utf-8")
-    xelatex_argv = [tools.xelatex, "-no-shell-escape", "-interaction=nonstopmode", f"-output-directory={work}"]
-    _run([*xelatex_argv, tex.name], work, timeout)  # relative: openin_any=p refuses absolute paths
+    tex.write_text(cdm_latex.document(formula, len(token_list)), encoding="utf-8")
+    _run([*_xelatex(tools, work), tex.name], work, bounds)
     missing.update(_missing_glyphs(work / "formula.log"))
     pdf = work / "formula.pdf"
     if not pdf.exists():
@@ -263,7 +306,7 @@ def _render(
         "-f",
         str(pdf),
     ]
-    _run(gs_argv, work, timeout)
+    _run(gs_argv, work, bounds)
     pages = sorted(work.glob("page-*.png"))
     if len(pages) != 1:  # ImageMagick names pages x-0.png, x-1.png...: the x.png the original opens is missing
         raise _Failure(f"the formula was rendered on {len(pages)} pages, not 1")
@@ -271,6 +314,43 @@ def _render(
     bbox_list = _colour_boxes(image, color_list)
     boxes = [{"bbox": box, "token": token} for token, box in zip(token_list, bbox_list, strict=False) if box]
     return boxes, image.size
+
+
+def _xelatex(tools: _Tools, work: Path) -> list[str]:
+    # the file is then named relatively: openin_any=p refuses absolute paths
+    return [tools.xelatex, "-no-shell-escape", "-interaction=nonstopmode", f"-output-directory={work}"]
+
+
+# Whether TeX has a meaning for a name in CDM's template (cdm_allowed.Unknown: name, spelled), asked once per
+# process; forgotten past DEFINED_KEPT names (outputs full of made-up names would grow it without end).
+_DEFINED: dict[tuple[str, bool], bool] = {}
+DEFINED_KEPT = 10_000
+
+
+def _check(formula: str, work: Path, tools: _Tools, bounds: _Bounds) -> None:
+    """Raises :class:`_Refused` unless every command in the formula's text is on cdm_allowed's lists or one
+    TeX has no meaning for in the template (asked of xelatex, in place of the formula)."""
+    scanned = cdm_allowed.scan(formula)
+    if scanned.refused is not None:
+        raise _Refused(scanned.refused)
+    defined = {(u.name, u.spelled): _DEFINED.get((u.name, u.spelled)) for u in scanned.unknown}
+    asked = [u for u in scanned.unknown if defined[(u.name, u.spelled)] is None]
+    if asked:
+        probe = work / "probe.tex"
+        probe.write_text(cdm_latex.document(cdm_allowed.probe_body(asked), 0), encoding="utf-8")
+        done = _run([*_xelatex(tools, work), "-no-pdf", probe.name], work, bounds)
+        undefined = cdm_allowed.undefined_in_probe(done.stdout.decode("utf-8", "replace"))
+        if len(_DEFINED) + len(asked) > DEFINED_KEPT:
+            _DEFINED.clear()
+        for index, unknown in enumerate(asked):
+            defined[(unknown.name, unknown.spelled)] = index not in undefined
+            _DEFINED[(unknown.name, unknown.spelled)] = index not in undefined
+    for unknown in scanned.unknown:
+        if defined[(unknown.name, unknown.spelled)]:
+            raise _Refused(
+                f"uses {visible(shortened(unknown.shown))}, which CDM does not typeset "
+                "(it typesets math and text commands only)"
+            )
 
 
 # xelatex's two ways of saying it typeset nothing for a character: in text, and in math (CJKmath=true)

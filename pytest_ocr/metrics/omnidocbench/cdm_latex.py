@@ -503,9 +503,10 @@ def colour_list(num: int = 5800, gap: int = 15) -> list[tuple[int, int, int]]:
 COLOURS = colour_list()
 
 
-def coloured_document(normalized: str) -> tuple[str, list[str], list[tuple[int, int, int]]]:
-    """port of latex2bbox_color.py: latex2bbox_color, from normalize_latex to the .tex text: the document, the
-    tokens in colour order, and the colours looked for in the picture."""
+def coloured_formula(normalized: str) -> tuple[str, list[str], list[tuple[int, int, int]]]:
+    """port of latex2bbox_color.py: latex2bbox_color, from normalize_latex to the formula's line of the .tex
+    text (see :func:`document`): that line, the tokens in colour order, and the colours looked for in the
+    picture."""
     token_list: list[str] = []
     l_split = normalized.strip().split(" ")
     color_list = COLOURS[0 : len(l_split)]
@@ -515,5 +516,11 @@ def coloured_document(normalized: str) -> tuple[str, list[str], list[tuple[int, 
     rgb_latex = " ".join(l_split)
     for idx, (red, green, blue) in enumerate(color_list):
         rgb_latex = rgb_latex.replace(f"<color_{idx}>", f"{red},{green},{blue}")
-    paper_size = 3 if len(token_list) > 1300 else 4 if len(token_list) > 600 else 5
-    return FORMULA_TEMPLATE.replace("<PaperSize>", str(paper_size)) % rgb_latex, token_list, color_list
+    return rgb_latex, token_list, color_list
+
+
+def document(formula: str, tokens: int) -> str:
+    """port of latex2bbox_color.py: latex2bbox_color, the .tex text: the template with the coloured formula
+    on its own line, on a paper as large as its number of tokens asks."""
+    paper_size = 3 if tokens > 1300 else 4 if tokens > 600 else 5
+    return FORMULA_TEMPLATE.replace("<PaperSize>", str(paper_size)) % formula
