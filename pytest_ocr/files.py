@@ -146,6 +146,8 @@ class Tree:
     def outside(self, path: Path | str) -> str | None:
         """Why ``path`` (as the adapters open it: ``..`` taken by name) is not in the
         folders, naming it or the link that leads out; None when it is in them."""
+        if "\0" in os.fspath(path):  # no file has such a name: the system refuses it
+            return f"{os.fspath(path)!r} is not a path (it holds a NUL character)"
         text = os.path.normpath(os.path.abspath(path))
         root = self._root(text)
         if root is None:

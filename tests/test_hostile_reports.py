@@ -32,6 +32,8 @@ import pytest
 from conftest import MERGE, Bounded, run_bounded
 from helpers.hostile import good_image
 
+from pytest_ocr.visible import visible
+
 pytestmark = pytest.mark.slow
 
 TIMEOUT = 60  # seconds; every command must end in well under half of it
@@ -252,6 +254,11 @@ OUTSIDE = [
         lambda top: "link.ocr.yaml",
         "{root}/link.ocr.yaml is a symbolic link to {top}/outside/secret.ocr.yaml, outside the project {root}",
     ),
+    (
+        "a NUL in its name",
+        lambda top: "s\0.ocr.yaml",
+        "'{root}/s\\x00.ocr.yaml' is not a path (it holds a NUL character)",
+    ),
 ]
 
 
@@ -269,7 +276,7 @@ def test_rescore_never_reads_a_case_file_outside_the_project(
     refused = bounded(root, RESCORE, report, "-o", "new.json")
     assert refused.returncode == USAGE_ERROR, refused.output
     assert refused.output == (
-        f"pytest-ocr rescore: {located(root, report, 0)}: its case file {why.format(top=top, root=root)}; "
+        f"pytest-ocr rescore: {visible(located(root, report, 0))}: its case file {why.format(top=top, root=root)}; "
         "rescore reads case files in the project only (--project DIR names it)\n"
     )
     assert contents(root) == before  # new.json not written
@@ -404,6 +411,7 @@ PICTURES = [
     ("absolute", lambda top, root: str(top / "outside" / "secret.png"), "{top}/outside/secret.png"),
     ("climbing", lambda top, root: "../outside/secret.png", "../outside/secret.png"),
     ("a link out of the project", lambda top, root: "link.png", "link.png"),
+    ("a NUL in its name", lambda top, root: "alpha.png\0", "alpha.png\\x00"),
 ]
 
 
