@@ -74,7 +74,7 @@ def judged_values(
         return dict(metrics)
     values: dict[str, float | None] = {}
     for m, value in metrics.items():
-        each = [v for r in per_repeat if (v := r.get(m)) is not None]
+        each = [v for r in per_repeat if isinstance(v := r.get(m), (int, float))]  # a stored report's: any JSON
         if value is None or len(each) < len(per_repeat):
             values[m] = None
         elif judged == "all":

@@ -204,9 +204,9 @@ def render(record: RunRecord, root: Path, in_project: bool = False) -> str:
 
     images = sorted({picture(r) for r in results if r.image})
     away = outside(root, [image for image, _, _ in images]) if in_project else {}
-    shown = [image for image in images if image[0] not in away]
-    urls, made = thumbnails([picture_source(root, *image) for image in shown])
-    by_image = dict(zip(shown, made, strict=True))
+    inside = [image for image in images if image[0] not in away]
+    urls, made = thumbnails([picture_source(root, *image) for image in inside])
+    by_image = dict(zip(inside, made, strict=True))
     per_image = [by_image.get(image) or (None, f"not shown: {away[image[0]]}") for image in images]
     # why an image has no thumbnail names it as the results do, relative to the project
     thumb_of = {
