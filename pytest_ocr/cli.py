@@ -33,6 +33,7 @@ import argparse
 import json
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -255,6 +256,7 @@ MERGE_USAGE_ERROR = 4  # pytest's exit status for input it cannot use
 
 def cmd_merge(args: argparse.Namespace) -> int:
     from .files import OutputPathError, check_apart, check_output_directory, check_output_file
+    from .project_files import of_project
     from .report import github, terminal
     from .report.outputs import Outputs, end
     from .report.paired_text import judged
@@ -284,14 +286,17 @@ def cmd_merge(args: argparse.Namespace) -> int:
         baseline_file = Path.cwd() / args.baseline if args.baseline and not from_history(args.baseline) else None
         written = baseline_file if args.baseline_write else None
         named = (("--output", args.output), ("--html", args.html), ("--baseline", written))
+        project = _project(args.project)
+        history = _merge_history(args, project)
+        own = of_project(project, os.environ, stores=[history.url if history else None])
         check_apart(
             [(option, Path(path)) for option, path in named if path],
-            [("a shard's report", Path(path)) for path in args.shards],
+            [*(("a shard's report", Path(path)) for path in args.shards), *own.files],
             ("--results-dir", Path(args.results_dir)) if args.results_dir else None,
+            own.case_patterns,
         )
         merged = merge([(path, load_report(path)) for path in args.shards])
-        project, note = _merge_project(args.project, merged.project)
-        history = _merge_history(args, project)
+        note = _elsewhere(merged.project, project, "the shards ran")
         baseline, notes = None, []
         if args.baseline:  # named as the plugin names --ocr-baseline: a file from the invocation directory
             stored = (
@@ -314,7 +319,16 @@ def cmd_merge(args: argparse.Namespace) -> int:
         print(f"pytest-ocr merge: {exc}", file=sys.stderr)
         return MERGE_USAGE_ERROR
     if args.html:  # what the page's diff shows: the shards' reports hold what it follows from
+        from .report.html.thumbnails import outside
+
         with_scored_texts(merged.results)
+        # Shard reports travel as CI artifacts: a picture they name outside the project is not read.
+        away = outside(project, [r.image for r in merged.results if r.image])
+        if away:
+            notes.append(
+                f"warning: {len(away)} image(s) the shards' results name are outside the project {project}: the "
+                f"HTML report shows no picture of them ({_listed(list(away))})"
+            )
     gates = judge(merged.gates, merged.results, merged.datasets, baseline, judged)
     outputs = Outputs(
         Path(args.output) if args.output else None,
@@ -323,6 +337,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
         baseline_file,
         args.baseline_write,
         history=history,
+        pictures_in_project=True,
     )
     ended = end(merged.results, merged.run, gates, baseline, merged.datasets, None, outputs, project, merged.scorers)
     record = ended.record
@@ -351,11 +366,12 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     from .files import OutputPathError, check_apart, check_output_file
     from .media.document import DocumentError
     from .metrics.registry import scorers_of
+    from .project_files import of_project
     from .report.outputs import Outputs, end
     from .report.paired_text import judged
     from .run.identity import relative
     from .run.record import Rescored, RunRecord, judge
-    from .run.rescore import RescoreError, datasets_of, rescore
+    from .run.rescore import RescoreError, case_files, datasets_of, rescore
     from .run.stored import ReportError, load_report, scored_names
 
     try:
@@ -363,10 +379,19 @@ def cmd_rescore(args: argparse.Namespace) -> int:
             raise CliError(f"--profile: no profile {args.profile!r}; profiles: {', '.join(PROFILES)}")
         if args.project and not Path(args.project).is_dir():
             raise CliError(f"--project: not a directory: {args.project}")
-        check_output_file(Path(args.output), "--output")
-        check_apart([("--output", Path(args.output))], [("the report re-scored", Path(args.report))])
-        record = RunRecord.from_document(load_report(args.report))
-        project, note = _merge_project(args.project, record.shard.project if record.shard else None)
+        _use_limits(args, ("max_file_mb", "max_output_mb"))
+        output = Path(args.output)
+        check_output_file(output, "--output")
+        project = _project(args.project)
+        record = RunRecord.from_document(load_report(args.report, bounded=True))
+        note = _elsewhere(record.shard.project if record.shard else None, project, "the report's shard ran")
+        own = of_project(project, os.environ, Path(args.config).resolve() if args.config else None)
+        read = [("a case file the report names", path) for path in case_files(record.results, project)]
+        check_apart(
+            [("--output", output)],
+            [("the report re-scored", Path(args.report)), *read, *own.files],
+            case_patterns=own.case_patterns,
+        )
         try:
             scope = load_project_config(Path(args.config)) if args.config else Scope(Defaults(), {})
         except DocumentError as exc:
@@ -432,25 +457,61 @@ def _merge_history_baseline(given: str, project: Path, history: HistoryTarget | 
         raise CliError(f"--baseline: {exc}") from None
 
 
-def _merge_project(given: str | None, recorded: str | None) -> tuple[Path, str | None]:
-    """The project directory the merged run's paths are relative to (images for the HTML
-    report's thumbnails, files in annotations): --project, else the one the shards ran in
-    when it is a directory here (a CI job that checks the repository out where the shards
-    did), else the project around the current directory; and a note when the shards' is
-    not here."""
+def _use_limits(args: argparse.Namespace, names: tuple[str, ...]) -> None:
+    """The limits (limits.py) a command takes as options, named as the plugin's, made this
+    process's; CliError for a value out of their range."""
+    from . import limits
+
+    values = {name: getattr(args, name) for name in names}
+    for name, value in values.items():
+        wrong = limits.out_of_range(name, value)
+        if wrong is not None:
+            raise CliError(wrong)
+    limits.use(replace(limits.DEFAULT, **values))
+
+
+def limit_options(p: argparse.ArgumentParser, names: dict[str, str]) -> None:
+    """The limits (limits.py) a command takes, as the plugin's options of the same names."""
+    from . import limits
+
+    for name, what in names.items():
+        default = getattr(limits.DEFAULT, name)
+        p.add_argument(
+            limits.OPTIONS[name],
+            dest=name,
+            type=type(default),
+            default=default,
+            metavar="N",
+            help=f"{what} (default {default:g}; docs: Limits)",
+        )
+
+
+def _project(given: str | None) -> Path:
+    """The project directory ``merge`` and ``rescore`` work in: the one the paths in their
+    outputs are relative to, and the only one a path a report names is read in (case files,
+    the HTML report's images). --project DIR, else the project around the current directory
+    (run/identity.py); never the directory a report records, which anyone who could write
+    the report (a CI artifact) chose."""
     from .run.identity import project_dir
 
     if given:
-        return Path(given).resolve(), None
-    if recorded and Path(recorded).is_dir():
-        return Path(recorded), None
-    project = project_dir(None, Path.cwd())
-    if recorded is None:
-        return project, None
-    return project, (
-        f"note: the shards ran in {recorded}, which is not a directory here: paths are relative to "
-        f"{project} (--project DIR names the checkout the images are in)"
+        return Path(given).resolve()
+    return project_dir(None, Path.cwd())
+
+
+def _elsewhere(recorded: str | None, project: Path, who: str) -> str | None:
+    """A note when the report records another project directory than ``project``."""
+    if recorded is None or Path(recorded) == project:
+        return None
+    return (
+        f"note: {who} in {recorded}; paths are relative to this project, {project}, and files are read in it "
+        f"alone (--project DIR names the checkout)"
     )
+
+
+def _listed(names: list[str], most: int = 5) -> str:
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return ", ".join(names[:most]) + more
 
 
 def rule_options(p: argparse.ArgumentParser) -> None:
@@ -620,9 +681,9 @@ def parser() -> argparse.ArgumentParser:
     m.add_argument(
         "--project",
         metavar="DIR",
-        help="the checkout the shards ran in: the HTML report's images are found there and paths in the outputs "
-        "are relative to it (default: the directory the shards recorded, when it is one here; else the project "
-        "around the current directory)",
+        help="the checkout the shards ran in: the HTML report's images are found there (an image outside it is "
+        "not shown) and paths in the outputs are relative to it (default: the project around the current "
+        "directory, never a directory the shards' reports name)",
     )
     m.add_argument(
         "--baseline",
@@ -669,10 +730,12 @@ def parser() -> argparse.ArgumentParser:
         help="score a JSON report's stored outputs again with today's scorers (or another normalisation "
         "profile), without running any engine",
         description="Every measured item's stored output (and its repeats' outputs) is scored again against its "
-        "case, read from the case file the report names (relative to the project directory); thresholds and gates "
-        "are judged again and NEW is written as a report marked as re-scored. An item whose case file, case or "
-        "inputs are gone or changed since it was scored (its input hash) cannot be re-scored: each is named in one "
-        "line. Exit status: 0 written, 1 NEW could not be written, 4 a report or items that cannot be re-scored.",
+        "case, read from the case file the report names (relative to the project directory, and only there); "
+        "thresholds and gates are judged again and NEW is written as a report marked as re-scored. An item whose "
+        "case file, case or inputs are gone, outside the project or changed since it was scored (its input hash), "
+        "that records no input hash, or whose stored output is beyond --ocr-max-output-mb cannot be re-scored: "
+        "each is named in one line. "
+        "Exit status: 0 written, 1 NEW could not be written, 4 a report or items that cannot be re-scored.",
     )
     r.add_argument("report", metavar="REPORT", help="the JSON report to re-score (--ocr-report)")
     r.add_argument("-o", "--output", metavar="NEW", required=True, help="write the re-scored report to NEW")
@@ -685,8 +748,15 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument(
         "--project",
         metavar="DIR",
-        help="the checkout the report's case files are in (default: the directory a shard recorded, when it is "
-        "one here; else the project around the current directory)",
+        help="the checkout the report's case files are in; a case file outside it is not read (default: the "
+        "project around the current directory, never a directory the report names)",
+    )
+    limit_options(
+        r,
+        {
+            "max_file_mb": "largest report re-scored, in MB",
+            "max_output_mb": "longest stored output re-scored, in MB of UTF-8, as an engine's output is held to",
+        },
     )
     r.set_defaults(run=cmd_rescore)
 

@@ -27,6 +27,7 @@ from .errors import OcrError
 if TYPE_CHECKING:
     from .history.store import Store
     from .history.trend import Trend
+    from .project_files import Kept
 
 STORE_ERROR = 4
 DEFAULT_LAST = 50
@@ -292,12 +293,14 @@ ALL = 10**9  # export and prune read every run
 
 
 def _export(store: Store, args: argparse.Namespace) -> int:
-    from .files import OutputPathError, check_output_file, write_atomic
+    from .files import OutputPathError, check_apart, check_output_file, write_atomic
     from .history.export import csv_text, document
 
     if args.output:
         try:
             check_output_file(Path(args.output), "--output")
+            own = _own_files(store)
+            check_apart([("--output", Path(args.output))], own.files, case_patterns=own.case_patterns)
         except OutputPathError as exc:
             raise HistoryCommandError(str(exc)) from None
     runs = sorted((r for s in _suites(store, args) for r in store.runs(s, args.branch, ALL)), key=lambda r: r.id)
@@ -320,6 +323,14 @@ def _export(store: Store, args: argparse.Namespace) -> int:
     return 0
 
 
+def _own_files(store: Store) -> Kept:
+    """What no output may overwrite (project_files.py): the project's files and this store's."""
+    from .project_files import of_project
+    from .run.identity import project_dir
+
+    return of_project(project_dir(None, Path.cwd()), os.environ, stores=[store.where])
+
+
 def _prune(store: Store, args: argparse.Namespace) -> int:
     from .history.prune import prunable
 
@@ -331,7 +342,7 @@ def _prune(store: Store, args: argparse.Namespace) -> int:
 
 
 def _html(store: Store, args: argparse.Namespace) -> int:
-    from .files import OutputPathError, check_output_directory
+    from .files import OutputPathError, check_holds_none, check_output_directory
     from .history.dashboard import dashboard
     from .report.history_html import SiteError, write
     from .report.html.markup import plural
@@ -339,6 +350,7 @@ def _html(store: Store, args: argparse.Namespace) -> int:
     branch = _branch(args)  # a CI variable it is read from may be refused: before DIR is made
     try:
         check_output_directory(args.directory, "DIR")
+        check_holds_none(("DIR", args.directory), _own_files(store).files)  # the site replaces DIR whole
     except OutputPathError as exc:
         raise HistoryCommandError(str(exc)) from None
     dash = dashboard(store, _suites(store, args), branch, args.last)

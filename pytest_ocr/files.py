@@ -121,14 +121,17 @@ def _read_up_to(fd: int, count: int) -> bytes:
 
 
 class Tree:
-    """The folders a set of data files must stay in (a dataset's, a stored-outputs engine's):
-    a path that data names (``../../etc/passwd`` in a label file) must lie in one of them,
-    and, unless ``follow_symlinks``, no symbolic link on its way may lead out of them, so
-    that a file outside cannot be read into a report. The folders themselves are taken as
-    given (links included): whoever names them is trusted, the data is not. ``what`` names
-    the folders in messages ("the dataset's folder"), ``allow`` what lets links out."""
+    """The folders a set of data files must stay in (a dataset's, a stored-outputs engine's,
+    the project a report's paths name files in): a path that data names (``../../etc/passwd``
+    in a label file) must lie in one of them, and, unless ``follow_symlinks``, no symbolic
+    link on its way may lead out of them, so that a file outside cannot be read into a
+    report. The folders themselves are taken as given (links included): whoever names them
+    is trusted, the data is not. ``what`` names the folders in messages ("the dataset's
+    folder"), ``allow`` what lets links out (None: nothing does)."""
 
-    def __init__(self, roots: Iterable[Path], what: str, allow: str, follow_symlinks: bool = False) -> None:
+    def __init__(
+        self, roots: Iterable[Path], what: str, allow: str | None = None, follow_symlinks: bool = False
+    ) -> None:
         self.roots = [os.path.normpath(os.path.abspath(r)) for r in roots]
         self.what = what
         self.allow = allow
@@ -143,6 +146,8 @@ class Tree:
     def outside(self, path: Path | str) -> str | None:
         """Why ``path`` (as the adapters open it: ``..`` taken by name) is not in the
         folders, naming it or the link that leads out; None when it is in them."""
+        if "\0" in os.fspath(path):  # no file has such a name: the system refuses it
+            return f"{os.fspath(path)!r} is not a path (it holds a NUL character)"
         text = os.path.normpath(os.path.abspath(path))
         root = self._root(text)
         if root is None:
@@ -154,10 +159,8 @@ class Tree:
             link = os.path.join(link, part)
             if os.path.islink(link) and not self._inside(os.path.realpath(link)):
                 break
-        return (
-            f"{link} is a symbolic link to {os.path.realpath(link)}, outside {self._named()}; "
-            f"{self.allow} lets links lead out"
-        )
+        said = f"{link} is a symbolic link to {os.path.realpath(link)}, outside {self._named()}"
+        return said if self.allow is None else f"{said}; {self.allow} lets links lead out"
 
     def holds(self, path: Path | str) -> bool:
         """Whether ``path``, as named (links aside), is in the folders."""
@@ -269,12 +272,20 @@ def check_apart(
     outputs: Sequence[tuple[str, Path]],
     inputs: Sequence[tuple[str, Path]] = (),
     directory: tuple[str, Path] | None = None,
+    case_patterns: Sequence[str] = (),
 ) -> None:
     """Raise OutputPathError unless each output file (option, path) is a file of its own:
-    not another output's, not one of the ``inputs`` the run reads (what, path), and not
-    inside the output ``directory`` (option, path), a folder of runs. Paths are compared
-    with links followed, files that exist by identity (a hard link is the same file)."""
+    not another output's, not one of the ``inputs`` the run reads (what, path: its reports,
+    and the project's own files, project_files.py), not named as case files are
+    (``case_patterns``: it would overwrite one, or a later run would read it as one), and
+    not inside the output ``directory`` (option, path), a folder of runs. Paths are compared
+    with links followed, files that exist by identity (a hard link is the same file). The
+    one rule for every output of the plugin and of the ``pytest-ocr`` commands."""
     for number, (option, path) in enumerate(outputs):
+        names = (path.name, Path(os.path.realpath(path)).name)
+        if case_patterns and any(_named_as(name, case_patterns) for name in names):
+            why = "it would overwrite one or be read as one"
+            raise OutputPathError(f"{path} is named as case files are ({' '.join(case_patterns)}): {why}", option)
         for other, taken in outputs[:number]:
             if _same(path, taken):
                 raise OutputPathError(f"{path} is also {other}'s file; each output needs a file of its own", option)
@@ -286,6 +297,24 @@ def check_apart(
                 f"{path} is inside {directory[0]} {directory[1]}, which holds a folder per run: write it elsewhere",
                 option,
             )
+
+
+def check_holds_none(directory: tuple[str, Path], inputs: Sequence[tuple[str, Path]]) -> None:
+    """Raise OutputPathError when the output ``directory`` (option, path), which is replaced
+    whole, holds one of the ``inputs`` (what, path): replacing it would delete that file."""
+    option, path = directory
+    real = Path(os.path.realpath(path))
+    for what, read in inputs:
+        if Path(os.path.realpath(read)).is_relative_to(real) and os.path.lexists(read):
+            raise OutputPathError(
+                f"{path} holds {what} {read}, which the run reads: writing the directory would delete it", option
+            )
+
+
+def _named_as(name: str, patterns: Sequence[str]) -> bool:
+    from fnmatch import fnmatch
+
+    return any(fnmatch(name, pattern) for pattern in patterns)
 
 
 def _same(a: Path, b: Path) -> bool:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
+from .errors import shortened
+
 MB = 1024 * 1024
 
 
@@ -56,6 +58,20 @@ class Limits:
 DEFAULT = Limits()
 NAMES = tuple(f.name for f in fields(Limits))
 OPTIONS = {name: "--ocr-" + name.replace("_", "-") for name in NAMES}  # max_file_mb -> --ocr-max-file-mb
+
+
+# The sane range of a limit: above 0, finite, and at most this; beyond it a number of MB or
+# seconds (a terabyte, eleven days) or of items no longer bounds anything, and inf or 1e400
+# would overflow where the limit is used, failing every item.
+MOST = {int: 10**12, float: 10**6}
+
+
+def out_of_range(name: str, value: float) -> str | None:
+    """Why ``value`` cannot be limit ``name`` (a line naming its option), or None."""
+    most = MOST[type(getattr(DEFAULT, name))]
+    if 0 < value <= most:  # NaN is not
+        return None
+    return f"{OPTIONS[name]}: expected a number above 0 and at most {most:,}, not {shortened(value)}"
 
 
 def exceeded(what: str, size: float, name: str, unit: str = "") -> str:

@@ -294,3 +294,59 @@ def test_keys_listed_twice_are_refused_without_repeating_the_list(shards: Path, 
     assert result.output == (
         f"pytest-ocr merge: {path}: at /shard/keys: items listed more than once: {listed} and 2 more\n"
     )
+
+
+def _recorded_passed(checks: list[dict]) -> Callable[[dict], None]:
+    """The first result's output made wrong (CER 0.25 against a threshold of < 0.01) and
+    the result recorded passed anyway, with these checks: what anyone who can write a shard's
+    report (a CI artifact of the pull request) could make a failed item say."""
+
+    def edit(report: dict) -> None:
+        result = report["results"][0]
+        result["metrics"]["cer"] = 0.25
+        result["thresholds"] = {"cer": "< 0.01"}
+        result["checks"] = checks
+        result["outcome"] = "passed"
+
+    return edit
+
+
+def _check(passed: bool) -> dict:
+    return {"metric": "cer", "expression": "< 0.01", "value": 0.25, "passed": passed}
+
+
+CONTRADICTED = [
+    (
+        "its check says passed",
+        [_check(True)],
+        "{path}: at /results/0/checks/0: {key}: the report says 'cer = 0.25, expected < 0.01: ok', but its values "
+        "and thresholds give 'cer = 0.25, expected < 0.01: FAILED'; merge the shards' reports as they wrote them",
+    ),
+    (
+        "its check dropped",
+        [],
+        "{path}: at /results/0/checks/0: {key}: the report says 'no check', but its values and thresholds give "
+        "'cer = 0.25, expected < 0.01: FAILED'; merge the shards' reports as they wrote them",
+    ),
+    (
+        "its outcome alone",
+        [_check(False)],
+        "{path}: at /results/0/outcome: {key} is recorded passed, but its checks say failed; merge the shards' "
+        "reports as they wrote them",
+    ),
+]
+
+
+@pytest.mark.parametrize("name, checks, line", CONTRADICTED, ids=[c[0] for c in CONTRADICTED])
+def test_an_item_recorded_passed_that_its_values_fail_is_refused(
+    shards: Path, tmp_path: Path, name: str, checks: list[dict], line: str
+) -> None:
+    """Issue 36: merge took an item marked passed whose check failed, and the merged run
+    passed. Each measured item's checks and outcome are judged again from its values and
+    thresholds (the item's own predicates); a report that says otherwise is refused."""
+    path = edited(shards, tmp_path, _recorded_passed(checks))
+    result = merge(shards, tmp_path, "shard-1.json", path, "shard-3.json")
+    assert result.returncode == 4, result.output
+    key = keys(shards, 2)[0]
+    assert result.output == "pytest-ocr merge: " + line.format(path=path, key=key) + "\n"
+    assert not (tmp_path / "merged.json").exists()

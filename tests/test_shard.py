@@ -368,16 +368,27 @@ def _thumbnails(html: str) -> int:
 
 
 @requires_tesseract
-def test_a_merge_outside_the_checkout_finds_the_images_where_the_shards_ran(sharded: Path, tmp_path: Path) -> None:
-    """The shards record their project directory; a merge run elsewhere (a CI job's
-    artifact directory) finds the images there, or in --project DIR, and says when it cannot."""
+def test_a_merge_outside_the_checkout_finds_the_images_in_its_own_project_only(sharded: Path, tmp_path: Path) -> None:
+    """The shards record their project directory, but a shard's report is an artifact anyone
+    could have written: a merge run elsewhere (a CI job's artifact directory) finds the
+    images in its own project, or in --project DIR, never in the directory the reports name,
+    and says so."""
     shards = [str(sharded / f"shard-{k}.json") for k in (1, 2, 3)]
     assert all(json.loads(Path(s).read_text(encoding="utf-8"))["shard"]["project"] == str(sharded) for s in shards)
     images = len({r["image"] for r in json.loads((sharded / "whole.json").read_text(encoding="utf-8"))["results"]})
 
-    found = _merge(tmp_path, *shards, "--html", "found.html", "--summary", "none")
-    assert found.returncode == 1 and "note:" not in found.stdout, found.stdout + found.stderr
-    html = (tmp_path / "found.html").read_text(encoding="utf-8")
+    elsewhere = _merge(tmp_path, *shards, "--html", "elsewhere.html", "--summary", "none")
+    assert elsewhere.returncode == 1, elsewhere.stdout + elsewhere.stderr
+    assert (
+        f"note: the shards ran in {sharded}; paths are relative to this project, {tmp_path}, and files are read "
+        "in it alone (--project DIR names the checkout)\n"
+    ) in elsewhere.stdout
+    html = (tmp_path / "elsewhere.html").read_text(encoding="utf-8")
+    assert _thumbnails(html) == 0 and "image not found: img/" in html  # relative to the directory the note names
+
+    given = _merge(tmp_path, *shards, "--html", "given.html", "--project", str(sharded), "--summary", "none")
+    assert given.returncode == 1 and "note:" not in given.stdout, given.stdout + given.stderr
+    html = (tmp_path / "given.html").read_text(encoding="utf-8")
     assert _thumbnails(html) == images == 7 and str(tmp_path) not in html and str(sharded) not in html
     # the texts the metrics compared, which the shards' reports do not hold, rebuilt for the page's diff
     compared = [c for c in embedded(Tree(html))["cases"] if c["outcome"] in ("passed", "failed")]
@@ -390,17 +401,12 @@ def test_a_merge_outside_the_checkout_finds_the_images_where_the_shards_ran(shar
         report["shard"]["project"] = "/home/runner/work/suite/suite"
         moved.append(tmp_path / f"moved-{k}.json")
         moved[-1].write_text(json.dumps(report), encoding="utf-8")
-    lost = _merge(tmp_path, *map(str, moved), "--html", "lost.html", "--summary", "none")
+    there = _merge(sharded, *map(str, moved), "--html", str(tmp_path / "there.html"), "--summary", "none")
     assert (
-        "note: the shards ran in /home/runner/work/suite/suite, which is not a directory here: paths are "
-        f"relative to {tmp_path} (--project DIR names the checkout the images are in)\n"
-    ) in lost.stdout
-    html = (tmp_path / "lost.html").read_text(encoding="utf-8")
-    assert _thumbnails(html) == 0 and "image not found: img/" in html  # relative to the directory the note names
-    given = _merge(tmp_path, *map(str, moved), "--html", "given.html", "--project", str(sharded), "--summary", "none")
-    assert given.returncode == 1 and "note:" not in given.stdout, given.stdout + given.stderr
-    html = (tmp_path / "given.html").read_text(encoding="utf-8")
-    assert _thumbnails(html) == 7 and str(tmp_path) not in html and str(sharded) not in html
+        f"note: the shards ran in /home/runner/work/suite/suite; paths are relative to this project, {sharded}, "
+        "and files are read in it alone (--project DIR names the checkout)\n"
+    ) in there.stdout
+    assert _thumbnails((tmp_path / "there.html").read_text(encoding="utf-8")) == 7
 
     wrong = _merge(tmp_path, *shards, "--project", "no-such-dir")
     assert wrong.returncode == 4 and wrong.stderr == "pytest-ocr merge: --project: not a directory: no-such-dir\n"

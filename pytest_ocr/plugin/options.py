@@ -14,7 +14,8 @@ import pytest
 
 from ..errors import shortened
 from ..limits import DEFAULT as DEFAULT_LIMITS
-from ..limits import NAMES, OPTIONS, Limits
+from ..limits import NAMES, OPTIONS, Limits, out_of_range
+from ..project_files import DEFAULT_PATTERNS
 from ..report.columns import terminal_columns
 from ..run.baseline_defaults import DEFAULT_MIN_MATCH, VERBS, from_history
 from ..run.identity import project_dir
@@ -27,8 +28,6 @@ if TYPE_CHECKING:
     from ..run.shard import Shard
 
 # Read in every session: what only an OCR option or an ocr_config file needs is imported where it is used.
-
-DEFAULT_PATTERNS = ["*.ocr.yaml", "*.ocr.yml", "*.ocr.json"]
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -183,7 +182,7 @@ def add_options(parser: pytest.Parser) -> None:
     )
     parser.addini("ocr_history", "the history store's URL (see --ocr-history)", default="")
     parser.addini("ocr_history_suite", "the name runs are recorded under in the history store", default="")
-    parser.addini("ocr_files", "glob patterns of OCR case files", type="args", default=DEFAULT_PATTERNS)
+    parser.addini("ocr_files", "glob patterns of OCR case files", type="args", default=list(DEFAULT_PATTERNS))
     parser.addini("ocr_config", "project configuration file (YAML: engines, defaults)", default="")
 
 
@@ -379,40 +378,35 @@ def _project_config(config: pytest.Config) -> Path | None:
 
 
 def _check_apart(config: pytest.Config, settings: Settings) -> None:
-    """No output overwrites another, a file the run is configured by (its ini file,
-    ocr_config) or a case file, nor lies in the results directory. Raises OutputPathError.
-    A report the run reads (the baseline it compares with, the durations report) may be
-    replaced by its report: a rolling baseline."""
-    from ..files import OutputPathError, check_apart
+    """No output overwrites another, the project's own files (project_files.py: its ini file,
+    ocr_config, case files, history store), nor lies in the results directory. Raises
+    OutputPathError. A report the run reads (the baseline it compares with, the durations
+    report) may be replaced by its report: a rolling baseline."""
+    from ..files import check_apart
+    from ..project_files import kept, sqlite_file
 
     written = settings.baseline.path if settings.baseline is not None and settings.baseline_verb else None
     named = (("--ocr-report", settings.report), ("--ocr-html", settings.html), ("--ocr-baseline", written))
     outputs = [(option, path) for option, path in named if path is not None]
-    configured = (("pytest's ini file", config.inipath), ("the ocr_config file", _project_config(config)))
-    inputs = [(what, path) for what, path in configured if path is not None]
-    for option, path in outputs:
-        if is_case_file(path, config) or is_case_file(Path(os.path.realpath(path)), config):
-            patterns = " ".join(config.getini("ocr_files"))
-            why = "it would overwrite one or be read as one"
-            raise OutputPathError(f"{path} is named as case files are ({patterns}): {why}", option)
+    configured = _project_config(config)
+    store = sqlite_file(settings.history.url) if settings.history is not None else None
+    own = kept(
+        settings.project_dir,
+        config.inipath,
+        [configured] if configured is not None else [],
+        config.getini("ocr_files"),
+        [store] if store is not None else [],
+    )
     results = ("--ocr-results-dir", settings.results_dir) if settings.results_dir is not None else None
-    check_apart(outputs, inputs, results)
-
-
-# The sane range of a limit (limits.py): above 0, finite, and at most this; beyond it a
-# number of MB or seconds (a terabyte, eleven days) or of items no longer bounds anything,
-# and inf or 1e400 would overflow where the limit is used, failing every item.
-MOST = {int: 10**12, float: 10**6}
+    check_apart(outputs, own.files, results, own.case_patterns)
 
 
 def _limits(config: pytest.Config) -> Limits:
     values = {name: config.getoption(f"ocr_{name}") for name in NAMES}
     for name, value in values.items():
-        most = MOST[type(getattr(DEFAULT_LIMITS, name))]
-        if not 0 < value <= most:  # NaN too
-            raise pytest.UsageError(
-                f"{OPTIONS[name]}: expected a number above 0 and at most {most:,}, not {shortened(value)}"
-            )
+        wrong = out_of_range(name, value)
+        if wrong is not None:
+            raise pytest.UsageError(wrong)
     return Limits(**values)
 
 

@@ -7,6 +7,7 @@ still written, and the run fails (a history store that fails: only when required
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -45,6 +46,9 @@ class Outputs:
     baseline_verb: str | None = None
     github: bool = True  # the step summary, under GitHub Actions (a shard whose merge reports: not)
     history: HistoryTarget | None = None  # the store the run is recorded in
+    # The HTML report shows pictures of images in the project only (a merge: its results, and
+    # the image paths in them, come from shard reports, which anyone could have written).
+    pictures_in_project: bool = False
 
 
 def write_all(record: RunRecord, outputs: Outputs, project: Path, environ: Mapping[str, str] = os.environ) -> list[str]:
@@ -64,7 +68,8 @@ def write_all(record: RunRecord, outputs: Outputs, project: Path, environ: Mappi
     if outputs.html and record.results:
         from .html import page as html  # only when asked: it loads Pillow for the thumbnails
 
-        attempt("OCR HTML report", outputs.html, lambda p: write_atomic(p, html.render(record, project)))
+        page = functools.partial(html.render, record, project, outputs.pictures_in_project)
+        attempt("OCR HTML report", outputs.html, lambda p: write_atomic(p, page()))
     if outputs.results_dir and record.results:
         from . import results_dir
 

@@ -22,10 +22,16 @@ from typing import Any
 
 from ..cases.gates import Gate
 from ..cases.model import DatasetInfo
+from ..cases.rules import ThresholdError
+from ..cases.rules import parse as parse_threshold
 from ..engines import fingerprint_changes
 from ..errors import OcrError
 from ..metrics import METRICS
 from ..metrics.registry import Scorer
+from ..scoring.repeats import judged_values
+from ..scoring.thresholds import judge as judge_thresholds
+from ..scoring.thresholds import not_applicable
+from ..scoring.verdict import decide
 from . import shard as sharding
 from .record import RunInfo
 from .result import CaseResult
@@ -135,6 +141,8 @@ def merge(reports: Sequence[tuple[str, dict[str, Any]]]) -> Merged:
                 f"{path}: results of items that are not shard {shard.index}/{shard.total}'s (/shard/keys): "
                 f"{_listed(foreign)}; a shard's report holds the results of its own items only"
             )
+        for index, result in enumerate(recorded):
+            _judged_again(path, index, result)
         results.update((r.key, r) for r in recorded)
         _same_scorers(scorers, path, stored_scorers(document, recorded))
         lost = sorted(mine - {r.key for r in recorded})
@@ -158,6 +166,42 @@ def merge(reports: Sequence[tuple[str, dict[str, Any]]]) -> Merged:
         projects.pop() if len(projects) == 1 else None,
         {name: scorer for name, (_, scorer) in sorted(scorers.items())},
     )
+
+
+def _judged_again(path: str, index: int, result: CaseResult) -> None:
+    """A measured result's checks and outcome as its recorded values and thresholds give
+    them, by the predicates its item ran (thresholds.judge, verdict.decide; a shard judges
+    its items against the baseline as they end, and writes none); a MergeError naming the
+    first that its report says otherwise. A shard's report is an artifact that anyone who can
+    run a job of the pull request can write: an item marked passed whose check failed would
+    pass the merged run."""
+    if not result.measured:
+        return
+    where = f"{path}: at /results/{index}"
+    try:
+        thresholds = [parse_threshold(metric, expression) for metric, expression in result.thresholds.items()]
+    except ThresholdError as exc:
+        raise MergeError(f"{where}/thresholds: {exc}") from None
+    repeats = result.repeats or {}
+    values = judged_values(result.metrics, repeats.get("judge"), repeats.get("metrics") or [])
+    checks = judge_thresholds(thresholds, values, not_applicable(result.metrics, result.details))
+    if checks != result.checks:
+        j = 0
+        while j < min(len(checks), len(result.checks)) and checks[j] == result.checks[j]:
+            j += 1
+        said = result.checks[j].message() if j < len(result.checks) else "no check"
+        given = checks[j].message() if j < len(checks) else "no check"
+        raise MergeError(
+            f"{where}/checks/{j}: {result.key}: the report says '{said}', but its values and thresholds give "
+            f"'{given}'; merge the shards' reports as they wrote them"
+        )
+    decided = decide(checks, result.baseline).outcome
+    if decided != result.outcome:
+        against = " and its baseline comparison" if result.baseline is not None else ""
+        raise MergeError(
+            f"{where}/outcome: {result.key} is recorded {result.outcome}, but its checks{against} say {decided}; "
+            f"merge the shards' reports as they wrote them"
+        )
 
 
 def _same_scorers(seen: dict[str, tuple[str, Scorer]], path: str, scorers: dict[str, Scorer]) -> None:

@@ -10,6 +10,12 @@ a report does not hold them all. The item's input hash (cases/inputs.py) tells w
 and its image are still the ones the output was scored against; an item whose case file, case
 or inputs are gone or changed cannot be re-scored, and each is said in one located line.
 
+A report is an artifact anyone could have written, so what it says is checked before it is
+used: a case file it names must lie in the project directory (links resolved: ``/etc/passwd``
+or ``../../x.ocr.yaml`` is never opened), an item must record its input hash (without one,
+another file's case could be taken for its own), and each stored output must be within
+``max_output_mb`` (limits.py), as an engine's output is.
+
 Items that were not measured (errors, filtered, skipped, invalid case files) are kept as they
 are. The re-scored results are compared with no baseline: their verdicts are their thresholds'.
 """
@@ -19,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import tempfile
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..cases.inputs import CaseInputError, input_hash, read_inputs
@@ -26,11 +33,13 @@ from ..cases.loader import load_cases
 from ..cases.model import Case, DatasetInfo, Scope, Skipped
 from ..engines import Recognition
 from ..engines.cache import file_sha256
-from ..engines.recognize import Timed
+from ..engines.recognize import EngineError, Timed, storable
 from ..errors import OcrError
+from ..files import Tree
 from ..media.document import DocumentError
 from ..metrics.normalize import profile
 from ..scoring.extract import ExtractionError
+from ..visible import visible
 from .aggregate import DatasetSummary
 from .item import ItemState, given, judge
 from .result import CaseResult, check
@@ -47,6 +56,7 @@ def rescore(
     ``project`` (loaded in ``scope``, the project configuration), with profile ``chosen``
     when given; the others as they are. Raises RescoreError naming every item that cannot be."""
     normalization = profile(chosen) if chosen is not None else None
+    tree = Tree([project], "the project")
     files: dict[str, dict[str, Case] | str] = {}  # case file -> its cases by id, or why it cannot be read
     problems: list[str] = []
     rescored: list[CaseResult] = []
@@ -55,9 +65,20 @@ def rescore(
             rescored.append(old)
             continue
         where = f"{old.file}:{old.line}: {old.key}"
+        if old.input_hash is None:
+            problems.append(
+                f"{where}: the report records no input hash for it, so whether its case and image are the ones its "
+                f"output was scored against cannot be checked; it cannot be re-scored (run it again)"
+            )
+            continue
+        try:
+            outputs = _outputs(old)
+        except EngineError as exc:
+            problems.append(f"{where}: its stored output: {exc}; it cannot be re-scored")
+            continue
         cases = files.get(old.file)
         if cases is None:
-            cases = files[old.file] = _cases(project / old.file, scope)
+            cases = files[old.file] = _cases(project / old.file, scope, tree)
         if isinstance(cases, str):
             problems.append(f"{where}: {cases}")
             continue
@@ -72,15 +93,43 @@ def rescore(
                 continue
             if normalization is not None:
                 case = dataclasses.replace(case, normalization=normalization)
-            rescored.append(_scored(old, case, named))
+            rescored.append(_scored(old, case, outputs, named))
         except (CaseInputError, ExtractionError) as exc:
             problems.append(f"{where}: {exc}")
     if problems:
-        raise RescoreError("\n".join(problems))
+        raise RescoreError("\n".join(visible(problem) for problem in problems))
     return rescored
 
 
-def _cases(path: Path, scope: Scope) -> dict[str, Case] | str:
+def case_files(results: Sequence[CaseResult], project: Path) -> list[Path]:
+    """The case files in ``project`` that the measured results name: what rescore reads."""
+    tree = Tree([project], "the project")
+    named = dict.fromkeys(project / r.file for r in results if r.measured)
+    return [path for path in named if tree.outside(path) is None]
+
+
+@dataclass(frozen=True)
+class _Stored:
+    """An item's stored output, and every output of its repeats (the first again) when it has them."""
+
+    output: Recognition
+    repeats: list[Recognition]
+
+
+def _outputs(old: CaseResult) -> _Stored:
+    """The item's stored output(s), each within the limits an engine's output is held to
+    (engines/recognize.py ``storable``); raises EngineError for one beyond them."""
+    engine_fields = old.fields if old.fields_source == "engine" else None
+    engine = old.engine or "?"
+    output = storable(Recognition(text=old.prediction or "", confidence=old.confidence, fields=engine_fields), engine)
+    texts = (old.repeats or {}).get("outputs") or []
+    return _Stored(output, [storable(Recognition(text=text, fields=engine_fields), engine) for text in texts])
+
+
+def _cases(path: Path, scope: Scope, tree: Tree) -> dict[str, Case] | str:
+    outside = tree.outside(path)
+    if outside is not None:  # never opened: its first line would be quoted in the error
+        return f"its case file {outside}; rescore reads case files in the project only (--project DIR names it)"
     if not path.is_file():
         return f"case file {path} is gone; it cannot be re-scored"
     try:
@@ -110,14 +159,12 @@ def _changed(old: CaseResult, case: Case) -> str | None:
     return f"its case or image changed since it was scored (input hash {old.input_hash}, now another)"
 
 
-def _scored(old: CaseResult, case: Case, named: Callable[[Path], str]) -> CaseResult:
+def _scored(old: CaseResult, case: Case, outputs: _Stored, named: Callable[[Path], str]) -> CaseResult:
     """The item's stored output(s) judged as the plugin judges an engine's (no baseline)."""
     state = ItemState.start()
-    engine_fields = old.fields if old.fields_source == "engine" else None
-    given(state, case, Recognition(text=old.prediction or "", confidence=old.confidence, fields=engine_fields))
-    outputs = (old.repeats or {}).get("outputs")
-    if outputs:
-        state.repeats = [Timed(Recognition(text=text, fields=engine_fields), 0.0, stored=True) for text in outputs]
+    given(state, case, outputs.output)
+    if outputs.repeats:
+        state.repeats = [Timed(recognition, 0.0, stored=True) for recognition in outputs.repeats]
     judged = judge(case, state, named)
     evaluation = judged.evaluation
     return check(

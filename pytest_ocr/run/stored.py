@@ -4,13 +4,16 @@ shipped report schema, as a RunRecord (for ``--ocr-baseline`` and ``pytest-ocr c
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from .. import limits
 from ..errors import OcrError
+from ..files import UnreadableFile, decode_text, read_limited
 from ..metrics.registry import FACTS, Scorer, first_scorers
 from ..scoring.scored import recorded_steps, scored_texts
 from .result import CaseResult
@@ -59,17 +62,25 @@ def _upgrade(document: dict[str, Any]) -> dict[str, Any]:
     return {**document, "schema_version": SCHEMA_VERSION, "results": results, "run": run, "datasets": []}
 
 
-def load_report(path: str | Path) -> dict[str, Any]:
+def load_report(path: str | Path, bounded: bool = False) -> dict[str, Any]:
     """A JSON report, validated. Raises ReportError naming the file and what is wrong:
     missing, not UTF-8, not JSON (with line and column), or not a pytest-ocr report
-    (the first schema error with its JSON pointer)."""
+    (the first schema error with its JSON pointer). ``bounded``: a report larger than
+    ``max_file_mb`` (limits.py) is refused unread, as a case file is."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        if bounded:
+            active = limits.active()
+            exceeded = functools.partial(limits.exceeded, "the report", name="max_file_mb", unit=" MB")
+            text = decode_text(read_limited(path, "the report", active.max_file_bytes, exceeded))
+        else:
+            text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ReportError(f"{path}: file not found") from None
     except UnicodeDecodeError as exc:
         raise ReportError(f"{path}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
+    except UnreadableFile as exc:
+        raise ReportError(f"{path}: {exc.message}") from None
     except OSError as exc:
         raise ReportError(f"{path}: cannot read: {exc.strerror or exc}") from None
     try:

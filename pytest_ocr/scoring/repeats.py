@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
@@ -63,6 +63,27 @@ def _mean_counts(evaluations: Sequence[Evaluation], metric: str) -> dict[str, fl
     return {k: math.fsum(c.get(k, 0.0) for c in counts) / len(counts) for k in keys}
 
 
+def judged_values(
+    metrics: Mapping[str, float | None], judged: str | None, per_repeat: Sequence[Mapping[str, float | None]]
+) -> dict[str, float | None]:
+    """The values an item's thresholds judge: its recorded ``metrics``, or, when it was
+    recognised several times (``per_repeat``: each repeat's values), a metric's recorded
+    value only where every repeat has one, and under ``all`` the worst repeat's. From what a
+    result records, so that a stored result's verdict can be judged again (run/merge.py)."""
+    if not per_repeat:
+        return dict(metrics)
+    values: dict[str, float | None] = {}
+    for m, value in metrics.items():
+        each = [v for r in per_repeat if isinstance(v := r.get(m), (int, float))]  # a stored report's: any JSON
+        if value is None or len(each) < len(per_repeat):
+            values[m] = None
+        elif judged == "all":
+            values[m] = min(each, key=METRICS[m].worst_first) if m in METRICS else None
+        else:
+            values[m] = value
+    return values
+
+
 def combine(case: Case, evaluations: Sequence[Evaluation], outputs: Sequence[str]) -> Combined:
     """The repeats' evaluations (in order; the first output's fields and details lead)."""
     n = len(evaluations)
@@ -84,8 +105,9 @@ def combine(case: Case, evaluations: Sequence[Evaluation], outputs: Sequence[str
                 if judged == "worst"
                 else _mean_counts(evaluations, m)
             )
+    per_repeat = [dict(e.metrics) for e in evaluations]
     checks = judge(
-        case.thresholds, worst if judged == "all" else recorded, not_applicable(first.metrics, first.details)
+        case.thresholds, judged_values(metrics, judged, per_repeat), not_applicable(first.metrics, first.details)
     )
 
     common = Counter(outputs).most_common(1)[0][1]
@@ -101,7 +123,7 @@ def combine(case: Case, evaluations: Sequence[Evaluation], outputs: Sequence[str
         "n": n,
         "judge": judged,
         "outputs": list(outputs),
-        "metrics": [dict(e.metrics) for e in evaluations],
+        "metrics": per_repeat,
         "spread": {m: {"min": min(v), "mean": mean[m], "max": max(v)} for m, v in values.items()},
         "identical": common / n,
         "pairwise_cer": between,

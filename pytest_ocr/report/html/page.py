@@ -38,7 +38,7 @@ from .baseline import baseline_change, baseline_section
 from .cases import case_data
 from .charts import charts
 from .markup import COLOURS, asset, embed_json, esc, finite, fixed, plural, sha256
-from .thumbnails import picture, picture_source, thumbnails
+from .thumbnails import outside, picture, picture_source, thumbnails
 
 THUMB_ID = "ocr-thumb-"
 DATA_ID = "ocr-data"
@@ -194,15 +194,20 @@ def _invalid_section(invalid: list[CaseResult]) -> str:
     return f'<h3>Case files that could not be loaded ({len(invalid)})</h3><ul class="invalid">{items}</ul>'
 
 
-def render(record: RunRecord, root: Path) -> str:
-    """The page of a run; image paths in results are relative to ``root`` (the project directory)."""
+def render(record: RunRecord, root: Path, in_project: bool = False) -> str:
+    """The page of a run; image paths in results are relative to ``root`` (the project
+    directory). ``in_project``: only images in it are read (a merge's, from shard reports)."""
     invalid = record.with_outcome("invalid")
     results = [r for r in record.results if r.outcome != "invalid"]
     engines = list(record.summaries) or sorted({r.engine for r in results if r.engine is not None})
     summaries = {e: record.summaries.get(e) or Summary(e) for e in engines}
 
     images = sorted({picture(r) for r in results if r.image})
-    urls, per_image = thumbnails([picture_source(root, *image) for image in images])
+    away = outside(root, [image for image, _, _ in images]) if in_project else {}
+    inside = [image for image in images if image[0] not in away]
+    urls, made = thumbnails([picture_source(root, *image) for image in inside])
+    by_image = dict(zip(inside, made, strict=True))
+    per_image = [by_image.get(image) or (None, f"not shown: {away[image[0]]}") for image in images]
     # why an image has no thumbnail names it as the results do, relative to the project
     thumb_of = {
         shown: (i, why and relative_paths(why, root)) for shown, (i, why) in zip(images, per_image, strict=True)

@@ -6,13 +6,14 @@ from __future__ import annotations
 import base64
 import io
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from ...engines.cache import file_sha256
 from ...errors import OcrError
+from ...files import Tree
 from ...media import pages
 from ...media.images import open_image
 from ...media.pages import DEFAULT_DPI, Page
@@ -105,6 +106,18 @@ def thumbnails(paths: list[Path | Page]) -> tuple[list[str], list[tuple[int | No
         else:
             per_path.append((index.get(digest), made[digest][1]))
     return urls, per_path
+
+
+def outside(root: Path, images: Iterable[str]) -> dict[str, str]:
+    """The images (as results name them, relative to the project directory ``root`` or
+    absolute) that are not in the project, links resolved (files.Tree), and why."""
+    tree = Tree([root], "the project")
+    found = {}
+    for image in dict.fromkeys(images):
+        why = tree.outside(root / image)
+        if why is not None:
+            found[image] = why
+    return found
 
 
 def picture(result: CaseResult) -> tuple[str, int, int]:
