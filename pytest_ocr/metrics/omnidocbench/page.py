@@ -62,6 +62,7 @@ from .match import (
     match_gt2pred_quick,
     match_gt2pred_simple,
 )
+from .truth import GroundTruthError, check
 
 ELEMENTS = ("text_block", "display_formula", "table", "reading_order")
 
@@ -192,6 +193,7 @@ def score_page(page: dict[str, Any], markdown: str, *, max_match_work: int = MAX
     ground-truth JSON list (``layout_dets``, ``page_info``, ``extra.relation``), ``markdown``
     the page's predicted Markdown. ``max_match_work``: the quick match's bound (see
     ``match``); past it the simple match is used and ``fallback`` says why."""
+    check(page)  # a page OmniDocBench would fail on, or score otherwise than it means, is refused
     img_name = os.path.basename(page["page_info"]["image_path"])
     work = Work(max_match_work)
     plain, formulas, latex_tables, html_tables, order, fallback = _matched_elements(page, markdown, img_name, work)
@@ -330,6 +332,7 @@ def _matched_elements(
             )
             html_table_match_s = [x for x in html_table_match_s if x["gt_idx"] != [""]]
         elif len(latex_preds) > len(html_preds):
+            _check_table_latex(sample, gt_table)
             latex_table_match_s, unmatch_table_pred = match_gt2pred_simple(
                 gt_table, latex_preds, "latex_table", img_name, work.bound
             )
@@ -373,6 +376,18 @@ def _matched_elements(
         order_match_single,
         fallback,
     )
+
+
+def _check_table_latex(page: dict[str, Any], tables: list[Item]) -> None:
+    """The ground truth's tables are matched on their LaTeX when the output's are mostly LaTeX
+    (get_gt_pred_lines reads ``latex``, which a page may leave out when its output has HTML tables)."""
+    for table in tables:
+        if not table.get("content") and "latex" not in table:
+            index = next(i for i, block in enumerate(page["layout_dets"]) if block is table)
+            raise GroundTruthError(
+                f"OmniDocBench ground truth: layout_dets[{index}].latex: expected the table's LaTeX (a string): "
+                "the output's tables are LaTeX, which OmniDocBench matches with the ground truth's LaTeX; got nothing"
+            )
 
 
 def _edit(gt: Any, pred: Any) -> tuple[int | None, int]:
