@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from ... import lazy
 from ...errors import OcrError
+from ...imports import load_failure
 
 if TYPE_CHECKING:
     from .page import ELEMENTS, MAX_MATCH_WORK, EditCounts, PageScores, Sample, score_page
@@ -26,18 +27,26 @@ VERSION = "v1.5@7bd6c2e"
 INSTALL_HINT = 'pip install "pytest-ocr[omnidocbench]"'
 
 
-class MissingExtra(OcrError, ImportError):
+class Unavailable(OcrError, ImportError):
+    """A library of the ``omnidocbench`` extra could not be imported: the page cannot be scored."""
+
+
+class MissingExtra(Unavailable):
     """A library of the ``omnidocbench`` extra is not installed."""
 
 
 def require(module: str) -> ModuleType:
-    """``module`` imported, or :class:`MissingExtra` saying how to install it."""
+    """``module`` imported, or :class:`MissingExtra` saying how to install it when it is not
+    installed; :class:`Unavailable` saying why when it is but could not be loaded (a process out
+    of memory cannot load scipy's compiled modules: that is not a package to install)."""
     try:
         return importlib.import_module(module)
-    except ImportError as exc:
+    except ModuleNotFoundError as exc:
         raise MissingExtra(
             f"OmniDocBench's scoring needs {module.partition('.')[0]} ({exc}); install it with {INSTALL_HINT}"
         ) from exc
+    except (ImportError, MemoryError) as exc:
+        raise Unavailable(f"OmniDocBench's scoring: {load_failure(module, exc)}") from None
 
 
 # The public API, imported from page.py when first read (PEP 562).

@@ -452,6 +452,8 @@ def teds_pair(pred: str, true: str, structure_only: bool = False) -> tuple[float
                 int(cell.attrib.get("colspan", "1")), int(cell.attrib.get("rowspan", "1"))
         n_nodes = max(len(pred_table.xpath(".//*")), len(true_table.xpath(".//*")))
         trees = [table_tree(pred_table, structure_only), table_tree(true_table, structure_only)]
+    except MemoryError:  # the process's, not the table's: never a 0
+        raise
     except Exception:  # call_TEDS: "TEDS score error ... The score is set to 0."
         return 0.0, None
     node_limit, text_limit = max_table_nodes(None), max_align_chars(None)
