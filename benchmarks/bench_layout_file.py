@@ -15,20 +15,20 @@ Usage: python benchmarks/bench_layout_file.py [--mb 10,45,90] [--pages 10] [--no
 Always exits 0: this is a measurement, not a test.
 
 Results
-    2026-12-07, this 2-core machine shared with other sessions (load average 3 to 6):
+    2026-12-07, this 2-core machine shared with other sessions (load average 3 to 6); the peak is resident memory:
     file MB  loader     CPU s  peak MB  bytes/byte
-       10.0  old        6.20     565.4        56.5
-       10.0  new        0.25      61.6         6.2
-       10.0  new x10    0.26      61.7         6.2
-       45.4  old       28.07    2490.0        54.8
-       45.4  new        1.04     240.3         5.3
-       45.4  new x10    1.05     240.5         5.3
-       90.9  old       56.49    4988.9        54.9
-       90.9  new        2.06     478.8         5.3
-       90.9  new x10    2.08     479.1         5.3
-    The new loader holds the file's bytes and text while it scans (about 2 bytes a byte of this ASCII file, up to
-    about 5 with the one page being decoded) and keeps only where each page is; the old one built every key's
-    line and node. Ten cases cost what one does: the file is scanned once.
+       10.1  old         5.31    528.5        52.2
+       10.1  new         0.17     25.8         2.6
+       10.1  new x10     0.17     25.7         2.5
+       45.4  old        23.90   2588.2        57.0
+       45.4  new         0.67    116.6         2.6
+       45.4  new x10     0.65    116.6         2.6
+       90.7  old        47.34   5175.8        57.0
+       90.7  new         1.46    238.7         2.6
+       90.7  new x10     1.43    238.7         2.6
+    The new loader holds the file's bytes and its text while it scans (this file is ASCII: a byte a character) and
+    one page's data at a time, and keeps only where each page is; the old one built every key's line as a YAML node
+    and a dict entry. Ten cases cost what one does: the file is scanned once, each case reads its page's bytes.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ from ...imports import load_failure
 
 if TYPE_CHECKING:
     from .page import ELEMENTS, MAX_MATCH_WORK, EditCounts, PageScores, Sample, score_page
+    from .truth import GroundTruthError, check_page
 
 SCORER = "omnidocbench"
 VERSION = "v1.5@7bd6c2e"
@@ -49,9 +50,22 @@ def require(module: str) -> ModuleType:
         raise Unavailable(f"OmniDocBench's scoring: {load_failure(module, exc)}") from None
 
 
-# The public API, imported from page.py when first read (PEP 562).
+# The public API, imported from page.py (and truth.py: what a page of ground truth must be) when first read (PEP 562).
 __getattr__, __dir__ = lazy.names(
     __name__,
-    {name: "page" for name in ("ELEMENTS", "MAX_MATCH_WORK", "EditCounts", "PageScores", "Sample", "score_page")},
+    {
+        **{name: "page" for name in ("ELEMENTS", "MAX_MATCH_WORK", "EditCounts", "PageScores", "Sample", "score_page")},
+        "GroundTruthError": "truth",
+        "check_page": "truth",
+    },
 )
-__all__ = ["ELEMENTS", "MAX_MATCH_WORK", "EditCounts", "PageScores", "Sample", "score_page"]
+__all__ = [
+    "ELEMENTS",
+    "MAX_MATCH_WORK",
+    "EditCounts",
+    "GroundTruthError",
+    "PageScores",
+    "Sample",
+    "check_page",
+    "score_page",
+]

@@ -192,8 +192,9 @@ def score_page(page: dict[str, Any], markdown: str, *, max_match_work: int = MAX
     """OmniDocBench v1.5's end-to-end samples of one page: ``page`` is one element of its
     ground-truth JSON list (``layout_dets``, ``page_info``, ``extra.relation``), ``markdown``
     the page's predicted Markdown. ``max_match_work``: the quick match's bound (see
-    ``match``); past it the simple match is used and ``fallback`` says why."""
-    check(page)  # a page OmniDocBench would fail on, or score otherwise than it means, is refused
+    ``match``); past it the simple match is used and ``fallback`` says why. Raises
+    GroundTruthError for a page the scorer cannot read as OmniDocBench means it (``truth``)."""
+    check(page)
     img_name = os.path.basename(page["page_info"]["image_path"])
     work = Work(max_match_work)
     plain, formulas, latex_tables, html_tables, order, fallback = _matched_elements(page, markdown, img_name, work)
