@@ -203,7 +203,7 @@ def _parse_json(text: str, path: Path) -> tuple[Any, dict]:
             path, [Problem(exc.lineno, (), f"malformed JSON: {exc.msg} (column {exc.colno})")]
         ) from None
     except ValueError as exc:  # an integer of more digits than Python converts
-        raise DocumentError(path, [Problem(None, (), _unconvertible_message(None, exc))]) from None
+        raise DocumentError(path, [Problem(None, (), unconvertible_message(None, exc))]) from None
     try:  # JSON is YAML; composing it only to learn line numbers
         loader = SafeLoader(text)
         try:
@@ -244,7 +244,7 @@ def _bounded_yaml(text: str, path: Path) -> tuple[Any, dict]:
         raise DocumentError(path, [Problem(None, (), f"malformed YAML: {exc}")]) from None
     except ValueError as exc:  # a scalar that resolves to a type but does not convert: 2023-02-30
         line, keypath, value = _unconvertible(node) if node is not None else (None, (), None)
-        raise DocumentError(path, [Problem(line, keypath, _unconvertible_message(value, exc))]) from None
+        raise DocumentError(path, [Problem(line, keypath, unconvertible_message(value, exc))]) from None
     finally:
         loader.dispose()
 
@@ -275,7 +275,7 @@ def _unconvertible(root: yaml.Node) -> tuple[int | None, KeyPath, str | None]:
     return None, (), None
 
 
-def _unconvertible_message(value: str | None, exc: ValueError) -> str:
+def unconvertible_message(value: str | None, exc: ValueError) -> str:
     if "integer string conversion" in str(exc):  # sys.get_int_max_str_digits()
         return f"a number of more than {sys.get_int_max_str_digits()} digits is not usable"
     shown = f"{value[:40]!r} " if value is not None else ""
