@@ -279,6 +279,17 @@ def wrong_pages() -> dict[str, tuple[dict, str, str]]:
             "page_info.image_path",
             "expected the page image's file name, got nothing",
         ),
+        # json.dumps writes NaN and Infinity, as Python's json.dump does by default (and its json.load reads them)
+        "order_nan": (
+            _set(_page("made_formulas.png"), "text_block", "order", float("nan")),
+            "layout_dets[0].order",
+            "NaN is not a usable number: every number must be finite",
+        ),
+        "poly_infinite": (
+            _set(_page("made_formulas.png"), "text_block", "poly", [float("inf"), 0, 1, 0, 1, 1, 0, 1]),
+            "layout_dets[0].poly[0]",
+            "infinity is not a usable number: every number must be finite",
+        ),
     }
 
 
@@ -289,8 +300,9 @@ def _line_of(text: str, marker: str) -> int:
 def test_a_layout_page_of_the_wrong_type_is_the_cases_error_one_located_line(tmp_path: Path) -> None:
     """Each was an unlocated TypeError (an object anno_id, latex: null, a relation naming a block the page has
     not, a truncated block without an order) or scored silently (a number as text, a category with a typo, a poly
-    of 3 numbers); now each is the case's error, one line: file, line, key path, what was expected. The good
-    items run, and the fixture's pages (all of OmniDocBench's types) load and score as they did."""
+    of 3 numbers); now each is the case's error, one line: file, line, key path, what was expected (NaN and
+    Infinity as a layout file refused them already, and as a dataset now does). The good items run, and the
+    fixture's pages (all of OmniDocBench's types) load and score as they did."""
     root = tmp_path
     project(root, ("made_formulas.png", "made_truncated.png"))
     wrong = wrong_pages()
@@ -326,8 +338,8 @@ def test_a_layout_page_of_the_wrong_type_is_the_cases_error_one_located_line(tmp
             assert shown == "   {" and '"source_anno_id": 5' in text.splitlines()[int(line)], (name, line)
         elif name == "page_info_empty":
             assert shown == ' "page_info": {},', (name, line)
-        else:
-            assert f'"{key}"' in shown, (name, line, shown)
+        else:  # the key's line; a list item's own
+            assert shown.strip() == "Infinity," if key == "poly[0]" else f'"{key}"' in shown, (name, line, shown)
 
 
 # -- the dataset: the same rules, a bad page skipped, the others run ---------------------------------------------
@@ -353,19 +365,7 @@ def test_a_bad_dataset_page_is_skipped_with_its_line_and_the_others_run(tmp_path
         page["page_info"]["image_path"] = renamed
         pages.append(page)
         reasons[renamed] = f"{keypath}: {message}"
-    nan = _page("made_formulas.png")
-    nan["page_info"]["image_path"] = "wrong_nan.png"
-    _block(nan, "text_block")["order"] = float("nan")
-    pages.append(nan)
-    reasons["wrong_nan.png"] = "layout_dets[0].order: NaN is not a usable number: every number must be finite"
-    infinite = _page("made_formulas.png")
-    infinite["page_info"]["image_path"] = "wrong_infinite.png"
-    _block(infinite, "text_block")["poly"][0] = float("inf")
-    pages.append(infinite)
-    reasons["wrong_infinite.png"] = (
-        "layout_dets[0].poly[0]: infinity is not a usable number: every number must be finite"
-    )
-    text = json.dumps(pages, indent=1)  # json writes NaN and Infinity, as Python's json.dump does by default
+    text = json.dumps(pages, indent=1)
     assert "NaN" in text and "Infinity" in text
     # Two good pages but for a key nested too deep: one within what the json module reads, one beyond (which
     # refused the whole dataset); one whose order has more digits than Python converts (which ended the session).

@@ -3,7 +3,8 @@
 The reference is OmniDocBench v1.5's code (``opendatalab/OmniDocBench``; the snapshot ``pichiu/OmniDocBench`` at
 commit 7bd6c2ebdb7676e6fd251b0e695e15e09cf3ab5d, Apache-2.0): ``clean`` is its ``utils/data_preprocess.py``,
 ``extract`` its ``utils/extract.py``, ``match`` its ``utils/match_quick.py`` and ``utils/match.py``, ``page`` its
-``End2EndDataset``'s work on one page and each sample's metric values: ``score_page(page, markdown)``. Its
+``End2EndDataset``'s work on one page and each sample's metric values: ``score_page(page, markdown)``; ``truth``
+checks what the scorer reads of a page of ground truth before it reads it (``check_page``, ``GroundTruthError``). Its
 libraries (pylatexenc, exactly the version it pins, and scipy) are the ``omnidocbench`` extra, imported when a
 page is first scored: ``import pytest_ocr.metrics`` never loads them.
 """
