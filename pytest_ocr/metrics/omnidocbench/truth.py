@@ -153,7 +153,7 @@ def _check_block(block: dict) -> Problems:
     latex = block.get("latex")
     if key is not None and not content and not isinstance(block.get(key), str):
         problems.append(((key,), f"expected the {_what(key)} (a string), got {kind(block.get(key))}"))
-    elif category in ("equation_isolated", "table") and "latex" in block and not isinstance(latex, str):
+    if category in ("equation_isolated", "table") and "latex" in block and not isinstance(latex, str):
         # read whatever the content: a formula's to find arrays, a table's when the output's tables are LaTeX
         problems.append((("latex",), f"expected the LaTeX (a string), got {kind(latex)}"))
     if category == "equation_isolated" and order is None and isinstance(latex, str):
@@ -170,15 +170,21 @@ def _check_block(block: dict) -> Problems:
     position = block.get("position")
     if "position" in block and not (isinstance(position, list) and position):
         problems.append((("position",), f"expected a non-empty list, got {kind(position)}"))
-    poly = block.get("poly")
-    if "poly" in block and not (
-        isinstance(poly, list) and len(poly) == POLY_LENGTH and all(_is_number(v) for v in poly)
-    ):
-        got = f"a list of {len(poly)}" if isinstance(poly, list) and len(poly) != POLY_LENGTH else kind(poly)
-        if isinstance(poly, list) and len(poly) == POLY_LENGTH:
-            got = "a list holding " + kind(next(v for v in poly if not _is_number(v)))
-        problems.append((("poly",), f"expected the block's 8 corner coordinates (numbers), got {got}"))
+    if "poly" in block:
+        poly = _not_poly(block["poly"])
+        if poly is not None:
+            problems.append((("poly",), f"expected the block's 8 corner coordinates (numbers), got {poly}"))
     return problems
+
+
+def _not_poly(poly: object) -> str | None:
+    """What a block's ``poly`` is when it is not 8 numbers (None when it is)."""
+    if not isinstance(poly, list):
+        return kind(poly)
+    if len(poly) != POLY_LENGTH:
+        return f"a list of {len(poly)}"
+    wrong = [v for v in poly if not _is_number(v)]
+    return f"a list holding {kind(wrong[0])}" if wrong else None
 
 
 def _unknown(category: str) -> str:
