@@ -25,6 +25,15 @@ class OcrError(Exception):
         return f"{self.location}: {self.message}" if self.location else self.message
 
 
+class OutOfMemory(OcrError):
+    """A MemoryError, said as what it is (not a traceback, nor a package to install)."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__(
+            f"out of memory {where} (MemoryError): this process, or the memory limit it runs under, had no more to give"
+        )
+
+
 def shortened(value: object, most: int = 40) -> str:
     """A value the user gave, as a message quotes it: whole up to ``most`` characters, else
     its first 30 and ``...`` (400 digits would make the one line a paragraph)."""

@@ -14,6 +14,7 @@ access, so a method must be a static or class method, or belong to a module-leve
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -59,3 +60,18 @@ def load_function(target: str, base_dir: Path) -> tuple[Callable, ModuleType]:
     if not callable(function):
         raise FunctionNotFound(f"{target!r} is a {type(function).__name__}, not a function")
     return function, module
+
+
+# How a compiled extension that could not be mapped for want of memory fails to import (dlopen's ENOMEM).
+_NO_MEMORY = re.compile(r"failed to map segment|cannot allocate memory|out of memory", re.IGNORECASE)
+
+
+def load_failure(module: str, error: BaseException) -> str:
+    """Why ``module`` could not be imported when no module was missing: an ImportError that is
+    not a ModuleNotFoundError (only that one means a package to install), or a MemoryError.
+    Never advice to install what is installed: a process out of memory says so (a compiled
+    extension the loader could not map, "failed to map segment from shared object", is that)."""
+    detail = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    if isinstance(error, MemoryError) or _NO_MEMORY.search(str(error)):
+        return f"{module} could not be loaded: this process is out of memory ({detail})"
+    return f"{module} is installed but could not be imported ({detail})"

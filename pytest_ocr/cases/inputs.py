@@ -15,7 +15,7 @@ from ..files import UnreadableFile, decode_text, unreadable
 from ..media import document
 from ..media.images import ImageError, check_image
 from ..metrics.structured import check_schema
-from .datasets.omnidocbench import check_page, pick_page
+from .datasets.omnidocbench import LayoutFileError, layout_page
 from .model import Case
 
 
@@ -87,30 +87,22 @@ def read_inputs(case: Case) -> Inputs:
 
 def _layout(case: Case) -> dict[str, Any]:
     """The case's page of its OmniDocBench ground-truth file, checked as the scorer reads it;
-    every problem located (file, line, key, what was expected)."""
+    every problem located (file, line, key, what was expected). The file is read a page at a
+    time, once a process (datasets/omnidocbench.py: layout_page), never whole into the located
+    loader: a file within --ocr-max-file-mb costs a few times its size, once."""
     assert case.layout_file is not None
     what = "layout file"
     if not os.path.lexists(case.layout_file):
         raise CaseInputError(f"{what} not found: {case.layout_file} (case {case.id} at {case.location})")
     try:
-        loaded = document.load(case.layout_file, what)
-    except document.DocumentError as exc:
-        raise CaseInputError(f"{what} cannot be used: {exc.summary()} (case {case.id} at {case.location})") from None
-    index, why = pick_page(loaded.data, case.layout_page, str(case.image))
-    if why is not None:
-        raise CaseInputError(f"{case.layout_file}:1: {why} (case {case.id} at {case.location})")
-    prefix: tuple = () if index is None else (index,)
-    page = loaded.data if index is None else loaded.data[index]
-    problems = [
-        document.Problem(loaded.line_of(prefix + keypath), prefix + keypath, message)
-        for keypath, message in check_page(page)
-    ]
+        page, problems = layout_page(case.layout_file, case.layout_page, str(case.image))
+    except LayoutFileError as exc:
+        raise CaseInputError(f"{what} cannot be used: {exc} (case {case.id} at {case.location})") from None
     if problems:  # one located line each
-        error = document.DocumentError(case.layout_file, problems)
-        lines = [f"{error.located(p)}: {p.where()}: {p.message}" for p in problems]
         raise CaseInputError(
-            "\n  ".join([f"{what} {case.layout_file} cannot be used (case {case.id} at {case.location}):", *lines])
+            "\n  ".join([f"{what} {case.layout_file} cannot be used (case {case.id} at {case.location}):", *problems])
         )
+    assert isinstance(page, dict)  # no problem: a page object
     return page
 
 

@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ..imports import load_failure
 from . import _http, _options
 from .base import EngineBase, EngineError, EngineSpec, Recognition
 
@@ -57,7 +58,9 @@ def data_url(image: Path) -> tuple[str, list[str]]:
     if mime not in SENT_AS_IS:
         try:
             from PIL import Image
-        except ImportError:
+        except ImportError as exc:
+            if not isinstance(exc, ModuleNotFoundError):  # installed, not loadable (out of memory)
+                raise EngineError(f"converting {image.name} to PNG: {load_failure('Pillow', exc)}") from None
             raise EngineError(
                 f"{image.name} is {mime or 'not PNG, JPEG or WebP'}, which vision APIs do not take; converting it "
                 "to PNG needs Pillow: pip install pillow"

@@ -11,6 +11,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+from ..imports import load_failure
 from ..media.images import use_pixel_limit
 from . import _options
 from .base import EngineBase, EngineError, EngineSpec, Recognition
@@ -70,8 +71,10 @@ class RapidOCREngine(EngineBase):
         self.threads = {INTRA_OP: budget, INTER_OP: 1} if budget is not None else {}
         try:
             self.ocr = _model({**self.threads, **self.params})
-        except ImportError as exc:
+        except ModuleNotFoundError as exc:
             raise _options.error(spec, f"RapidOCR is not available ({exc}); {INSTALL_HINT}") from exc
+        except ImportError as exc:  # installed, but it or its backend could not be loaded: no package to install
+            raise _options.error(spec, load_failure("RapidOCR", exc)) from exc
         except (ValueError, TypeError, KeyError) as exc:
             raise _options.error(spec, f"invalid option 'params': {exc}") from exc
         self.version = _versions()
@@ -80,8 +83,10 @@ class RapidOCREngine(EngineBase):
         use_pixel_limit()  # RapidOCR decodes with Pillow: never beyond --ocr-max-image-pixels
         try:
             result = self.ocr(str(image))
-        except ImportError as exc:
+        except ModuleNotFoundError as exc:
             raise EngineError(f"RapidOCR could not load its inference backend ({exc}); {INSTALL_HINT}") from exc
+        except ImportError as exc:
+            raise EngineError(load_failure("RapidOCR's inference backend", exc)) from exc
         except Exception as exc:
             raise EngineError(f"rapidocr failed on {image}: {type(exc).__name__}: {exc}") from exc
         # Nothing detected: RapidOCR leaves txts, scores and boxes as None.

@@ -203,7 +203,7 @@ def _parse_json(text: str, path: Path) -> tuple[Any, dict]:
             path, [Problem(exc.lineno, (), f"malformed JSON: {exc.msg} (column {exc.colno})")]
         ) from None
     except ValueError as exc:  # an integer of more digits than Python converts
-        raise DocumentError(path, [Problem(None, (), _unconvertible_message(None, exc))]) from None
+        raise DocumentError(path, [Problem(None, (), unconvertible_message(None, exc))]) from None
     try:  # JSON is YAML; composing it only to learn line numbers
         loader = SafeLoader(text)
         try:
@@ -244,7 +244,7 @@ def _bounded_yaml(text: str, path: Path) -> tuple[Any, dict]:
         raise DocumentError(path, [Problem(None, (), f"malformed YAML: {exc}")]) from None
     except ValueError as exc:  # a scalar that resolves to a type but does not convert: 2023-02-30
         line, keypath, value = _unconvertible(node) if node is not None else (None, (), None)
-        raise DocumentError(path, [Problem(line, keypath, _unconvertible_message(value, exc))]) from None
+        raise DocumentError(path, [Problem(line, keypath, unconvertible_message(value, exc))]) from None
     finally:
         loader.dispose()
 
@@ -275,7 +275,7 @@ def _unconvertible(root: yaml.Node) -> tuple[int | None, KeyPath, str | None]:
     return None, (), None
 
 
-def _unconvertible_message(value: str | None, exc: ValueError) -> str:
+def unconvertible_message(value: str | None, exc: ValueError) -> str:
     if "integer string conversion" in str(exc):  # sys.get_int_max_str_digits()
         return f"a number of more than {sys.get_int_max_str_digits()} digits is not usable"
     shown = f"{value[:40]!r} " if value is not None else ""
@@ -601,18 +601,37 @@ def _number_problem(value: object) -> str | None:
 
 
 def _check_numbers(document: Document) -> list[Problem]:
-    """NaN, infinities and numbers beyond a float's range, each at its key path.
+    """NaN, infinities and numbers beyond a float's range, each at its key path."""
+    found, count = value_problems(document.data)
+    problems = [Problem(document.line_of(keypath), keypath, message) for keypath, message in found]
+    if count > len(found):
+        problems.append(Problem(None, (), f"and {count - len(found)} more numbers that are not finite"))
+    return problems
+
+
+def value_problems(data: Any, max_nesting: int | None = None) -> tuple[list[tuple[KeyPath, str]], int]:
+    """What no data file may hold, in data already read (a page of a JSON file read a page at a
+    time): nesting deeper than ``max_nesting`` levels (None: not checked; the first place
+    found), and NaN, infinities and numbers beyond a float's range (at most
+    SHOWN_NUMBER_PROBLEMS of them, each at its key path). Also the number of problems.
     Without recursion; each mapping and list once, however many aliases name it."""
     found: list[tuple[KeyPath, str]] = []
     seen: set[int] = set()
-    pending: list[tuple[KeyPath, Any]] = [((), document.data)]
+    pending: list[tuple[KeyPath, Any]] = [((), data)]
     count = 0
+    deep = False
     while pending:
         keypath, value = pending.pop()
         if isinstance(value, (dict, list, tuple)):
             if id(value) in seen:
                 continue
             seen.add(id(value))
+            if max_nesting is not None and len(keypath) >= max_nesting:
+                if not deep:  # the first place deeper than the limit says it; not every one
+                    deep = True
+                    count += 1
+                    found.append((keypath, nesting_message()))
+                continue
             items = value.items() if isinstance(value, dict) else enumerate(value)
             pending.extend(reversed([(keypath + (key,), item) for key, item in items]))
             continue
@@ -621,7 +640,86 @@ def _check_numbers(document: Document) -> list[Problem]:
             count += 1
             if len(found) < SHOWN_NUMBER_PROBLEMS:
                 found.append((keypath, problem))
-    problems = [Problem(document.line_of(keypath), keypath, message) for keypath, message in found]
-    if count > len(found):
-        problems.append(Problem(None, (), f"and {count - len(found)} more numbers that are not finite"))
-    return problems
+    return found, count
+
+
+# -- locating in JSON that was read without line numbers -----------------------------------
+
+_DECODER = json.JSONDecoder()
+_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def json_position(text: str, keypath: KeyPath, start: int = 0) -> int:
+    """Where in JSON ``text`` the value that starts at ``start`` has ``keypath``: the position of
+    its last key (a mapping's key, a list's item), or of the nearest one present, as
+    ``Document.line_of`` locates. For a problem in data decoded from ``text`` without line
+    numbers (a ground-truth file read a page at a time): each level scans its mapping or list,
+    so it costs a pass over the value, never more memory than decoding it did."""
+    located = position = start
+    for part in keypath:
+        position = _SPACE.match(text, position).end()  # type: ignore[union-attr]
+        found = (
+            _json_key(text, position, part)
+            if isinstance(part, str) and text.startswith("{", position)
+            else _json_item(text, position, part)
+            if isinstance(part, int) and text.startswith("[", position)
+            else None
+        )
+        if found is None:
+            break
+        located, position = found
+    return located
+
+
+def _json_key(text: str, position: int, key: str) -> tuple[int, int] | None:
+    """(position of the key, of its value) of the last ``key`` of the object at ``position``
+    (the json module keeps the last of a duplicated key)."""
+    found = None
+    i = _SPACE.match(text, position + 1).end()  # type: ignore[union-attr]
+    while text.startswith('"', i):
+        name, after = json.decoder.scanstring(text, i + 1)  # type: ignore[attr-defined]
+        value = _SPACE.match(text, _SPACE.match(text, after).end() + 1).end()  # type: ignore[union-attr]
+        if name == key:
+            found = (i, value)
+        _, end = _DECODER.raw_decode(text, value)
+        i = _SPACE.match(text, end).end()  # type: ignore[union-attr]
+        if not text.startswith(",", i):
+            break
+        i = _SPACE.match(text, i + 1).end()  # type: ignore[union-attr]
+    return found
+
+
+def _json_item(text: str, position: int, index: int) -> tuple[int, int] | None:
+    """(position, position) of item ``index`` of the list at ``position``."""
+    i = _SPACE.match(text, position + 1).end()  # type: ignore[union-attr]
+    for _ in range(index):
+        if text.startswith("]", i):
+            return None
+        _, end = _DECODER.raw_decode(text, i)
+        i = _SPACE.match(text, end).end()  # type: ignore[union-attr]
+        if not text.startswith(",", i):
+            return None
+        i = _SPACE.match(text, i + 1).end()  # type: ignore[union-attr]
+    return None if text.startswith("]", i) else (i, i)
+
+
+# A JSON string, a run of openings or a run of closings (with the space between them).
+_DEPTH_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[{][\s\[{]*|[\]}][\s\]}]*', re.S)
+
+
+def json_value_end(text: str, start: int) -> int | None:
+    """The position after the JSON mapping or list that starts at ``start``, found by counting
+    brackets outside strings (for a value nested too deep to decode, to read on after it);
+    None when it never closes."""
+    depth = 0
+    for match in _DEPTH_TOKEN.finditer(text, start):
+        token = match.group()
+        if token[0] in "[{":
+            depth += token.count("[") + token.count("{")
+        elif token[0] in "]}":
+            for offset, char in enumerate(token):
+                if char in "]}":
+                    depth -= 1
+                    if depth == 0:
+                        return match.start() + offset + 1
+    return None

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import pytest
 from _pytest._code.code import ReprExceptionInfo, ReprFileLocation, ReprTracebackNative
 
-from ..errors import OcrError
+from ..errors import OcrError, OutOfMemory
 from ..run.identity import error_message, item_key, relative
 from ..visible import visible
 
@@ -190,10 +190,16 @@ class OcrItem(pytest.Item):
             self.add_marker(tag)
 
     def setup(self) -> None:
-        self.runner.prepare(self)
+        try:
+            self.runner.prepare(self)
+        except MemoryError:
+            raise OutOfMemory("while the item read its inputs and got its output") from None
 
     def runtest(self) -> None:
-        self.runner.score(self)
+        try:
+            self.runner.score(self)
+        except MemoryError:
+            raise OutOfMemory("while the item was scored") from None
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         # The message alone, made visible: it carries engine output and error messages.

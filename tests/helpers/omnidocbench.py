@@ -190,3 +190,19 @@ def digest(value: Any) -> str:
         raise TypeError(type(o))
 
     return hashlib.sha256(json.dumps(value, default=plain, sort_keys=True).encode()).hexdigest()
+
+
+def large_layout_file(path: Path, megabytes: float) -> list[str]:
+    """A ground-truth file of about ``megabytes`` MB (the fixture's pages and copies of them, each
+    copy's image named ``copy{k}_{name}``), written compactly as OmniDocBench writes its own; the
+    image names of every page, in order."""
+    source = fixture_pages()
+    size = len(json.dumps(source, ensure_ascii=False))
+    pages = list(source)
+    for copy in range(max(int(megabytes * 1e6 / size) - 1, 0)):
+        for page in source:
+            renamed = json.loads(json.dumps(page))
+            renamed["page_info"]["image_path"] = f"copy{copy}_{page['page_info']['image_path']}"
+            pages.append(renamed)
+    path.write_text(json.dumps(pages, ensure_ascii=False), encoding="utf-8")
+    return [p["page_info"]["image_path"] for p in pages]

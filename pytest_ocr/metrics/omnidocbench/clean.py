@@ -25,7 +25,7 @@ import re
 import unicodedata
 from typing import Any
 
-from . import MissingExtra, require
+from . import Unavailable, require
 
 
 def _latex_to_text(text: str) -> str:
@@ -125,7 +125,7 @@ def textblock2unicode(text: str) -> str:
                 if clean_content.endswith("\\"):
                     clean_content += " "
                 removal_positions.append((start, end, _latex_to_text(clean_content).strip()))
-        except MissingExtra:
+        except (Unavailable, MemoryError):  # not the formula's fault: never scored as if it were
             raise
         except Exception:  # as the original's bare except: a formula pylatexenc cannot read stays as written
             continue

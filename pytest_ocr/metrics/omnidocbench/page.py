@@ -62,6 +62,7 @@ from .match import (
     match_gt2pred_quick,
     match_gt2pred_simple,
 )
+from .truth import GroundTruthError, check
 
 ELEMENTS = ("text_block", "display_formula", "table", "reading_order")
 
@@ -191,7 +192,9 @@ def score_page(page: dict[str, Any], markdown: str, *, max_match_work: int = MAX
     """OmniDocBench v1.5's end-to-end samples of one page: ``page`` is one element of its
     ground-truth JSON list (``layout_dets``, ``page_info``, ``extra.relation``), ``markdown``
     the page's predicted Markdown. ``max_match_work``: the quick match's bound (see
-    ``match``); past it the simple match is used and ``fallback`` says why."""
+    ``match``); past it the simple match is used and ``fallback`` says why. Raises
+    GroundTruthError for a page the scorer cannot read as OmniDocBench means it (``truth``)."""
+    check(page)
     img_name = os.path.basename(page["page_info"]["image_path"])
     work = Work(max_match_work)
     plain, formulas, latex_tables, html_tables, order, fallback = _matched_elements(page, markdown, img_name, work)
@@ -330,6 +333,7 @@ def _matched_elements(
             )
             html_table_match_s = [x for x in html_table_match_s if x["gt_idx"] != [""]]
         elif len(latex_preds) > len(html_preds):
+            _check_table_latex(sample, gt_table)
             latex_table_match_s, unmatch_table_pred = match_gt2pred_simple(
                 gt_table, latex_preds, "latex_table", img_name, work.bound
             )
@@ -373,6 +377,18 @@ def _matched_elements(
         order_match_single,
         fallback,
     )
+
+
+def _check_table_latex(page: dict[str, Any], tables: list[Item]) -> None:
+    """The ground truth's tables are matched on their LaTeX when the output's are mostly LaTeX
+    (get_gt_pred_lines reads ``latex``, which a page may leave out when its output has HTML tables)."""
+    for table in tables:
+        if not table.get("content") and "latex" not in table:
+            index = next(i for i, block in enumerate(page["layout_dets"]) if block is table)
+            raise GroundTruthError(
+                f"OmniDocBench ground truth: layout_dets[{index}].latex: expected the table's LaTeX (a string): "
+                "the output's tables are LaTeX, which OmniDocBench matches with the ground truth's LaTeX; got nothing"
+            )
 
 
 def _edit(gt: Any, pred: Any) -> tuple[int | None, int]:
@@ -437,6 +453,8 @@ def teds_pair(pred: str, true: str, structure_only: bool = False) -> tuple[float
                 int(cell.attrib.get("colspan", "1")), int(cell.attrib.get("rowspan", "1"))
         n_nodes = max(len(pred_table.xpath(".//*")), len(true_table.xpath(".//*")))
         trees = [table_tree(pred_table, structure_only), table_tree(true_table, structure_only)]
+    except MemoryError:  # the process's, not the table's: never a 0
+        raise
     except Exception:  # call_TEDS: "TEDS score error ... The score is set to 0."
         return 0.0, None
     node_limit, text_limit = max_table_nodes(None), max_align_chars(None)
