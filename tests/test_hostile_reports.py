@@ -231,6 +231,37 @@ def test_a_run_never_overwrites_the_store(top: Path) -> None:
     assert contents(root) == before
 
 
+def test_no_output_overwrites_an_image_the_items_read(top: Path) -> None:
+    """An image is an input too: which files the items read is known once they are collected
+    (in a pytest-xdist run or a merge, only from the results), so an output named as one is
+    refused when the outputs are written, costing that output alone (a lost output fails the run)."""
+    root = top / "p"
+    before = contents(root)
+    run = run_bounded(
+        root, "--ocr-report=alpha.png", "--ocr-html=report.html", memory_mb=MEMORY_MB, timeout=TIMEOUT, env=ENV
+    )
+    (root / ".peak-rss-kib").unlink()
+    assert run.returncode == 1, run.output[-3000:]
+    assert "2 passed" in run.output
+    line = (
+        f"ERROR: OCR report was not written to {root / 'alpha.png'}: it is the image of s.ocr.yaml::alpha[stem], "
+        "which the run read"
+    )
+    assert [x for x in run.output.splitlines() if x.startswith("ERROR: ")] == [line], run.output[-3000:]
+    assert (root / "report.html").is_file()  # the other output is written
+    (root / "report.html").unlink()
+    assert contents(root) == before
+    rescored = bounded(root, RESCORE, "r.json", "-o", "beta.png")
+    assert rescored.returncode == 1, rescored.output
+    assert "ERROR: OCR report was not written to beta.png: it is the image of s.ocr.yaml::beta[stem]" in rescored.output
+    merged = bounded(root, MERGE, "shard-1.json", "shard-2.json", "-o", "./alpha.png")
+    assert merged.returncode == 1, merged.output
+    assert (
+        "ERROR: OCR report was not written to alpha.png: it is the image of s.ocr.yaml::alpha[stem]" in merged.output
+    )
+    assert contents(root) == before
+
+
 # -- rescore reads case files in the project only ------------------------------------------
 
 

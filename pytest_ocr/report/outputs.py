@@ -20,6 +20,7 @@ from ..files import write_atomic
 from ..metrics.registry import Scorer
 from ..run.comparison import Comparison
 from ..run.gates import GateResult
+from ..run.identity import relative
 from ..run.record import Rescored, RunInfo, RunRecord, build
 from ..run.result import CaseResult
 from ..run.shard import ShardInfo
@@ -54,8 +55,14 @@ class Outputs:
 def write_all(record: RunRecord, outputs: Outputs, project: Path, environ: Mapping[str, str] = os.environ) -> list[str]:
     """What was written where, and what could not be, one note per output."""
     notes: list[str] = []
+    read = _read_files(record)
 
     def attempt(what: str, path: Path, write: Callable[[Path], object]) -> None:
+        names = (relative(Path(os.path.abspath(path)), project), relative(Path(os.path.realpath(path)), project))
+        overwritten = next((read[name] for name in names if name in read), None)
+        if overwritten is not None:
+            notes.append(f"{LOST}{what} was not written to {path}: it is {overwritten}, which the run read")
+            return
         try:
             said = write(path)
         except Exception as exc:  # noqa: BLE001 - any failure of one writer must not lose the others
@@ -83,6 +90,19 @@ def write_all(record: RunRecord, outputs: Outputs, project: Path, environ: Mappi
     if outputs.history is not None:
         notes.append(_history(record, outputs.history, project, environ))
     return notes
+
+
+def _read_files(record: RunRecord) -> dict[str, str]:
+    """The files the run's items read (an image, a dataset's ground-truth file) by the name
+    results give them, which no output may replace. The project's configuration and case files
+    are refused before the run (project_files.py); these are known once the items are
+    collected, which in a pytest-xdist run or a merge only the results tell."""
+    read: dict[str, str] = {}
+    for result in record.results:
+        for what, name in (("the image", result.image), ("the ground truth", result.source_file)):
+            if name is not None:
+                read.setdefault(name, f"{what} of {result.id}")
+    return read
 
 
 def _history(record: RunRecord, target: HistoryTarget, project: Path, environ: Mapping[str, str]) -> str:
