@@ -256,9 +256,7 @@ def test_no_output_overwrites_an_image_the_items_read(top: Path) -> None:
     assert "ERROR: OCR report was not written to beta.png: it is the image of s.ocr.yaml::beta[stem]" in rescored.output
     merged = bounded(root, MERGE, "shard-1.json", "shard-2.json", "-o", "./alpha.png")
     assert merged.returncode == 1, merged.output
-    assert (
-        "ERROR: OCR report was not written to alpha.png: it is the image of s.ocr.yaml::alpha[stem]" in merged.output
-    )
+    assert "ERROR: OCR report was not written to alpha.png: it is the image of s.ocr.yaml::alpha[stem]" in merged.output
     assert contents(root) == before
 
 
