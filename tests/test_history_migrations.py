@@ -15,7 +15,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.schema import CreateIndex, CreateTable
 
 from pytest_ocr.history import migrations, schema
-from pytest_ocr.history.store import Store, StoreError
+from pytest_ocr.history.store import Store, StoreError, Wait
 from pytest_ocr.history.store import _engine as store_engine
 from pytest_ocr.history.url import parse
 
@@ -116,7 +116,7 @@ def test_steps_run_in_order_in_one_transaction(history_url: str, tmp_path: Path)
         ],
     )
     where = parse(history_url, tmp_path)
-    store = Store(store_engine(where, 5.0), where)
+    store = Store(store_engine(where, Wait(5.0)), where)
     with pytest.raises(RuntimeError), store._writing() as connection:
         migrations.migrate(connection, [add_a_column, fail], latest=3)
     with store._writing() as connection:
