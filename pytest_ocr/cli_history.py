@@ -36,6 +36,7 @@ DEFAULT_LAST = 50
 COMMENT_LAST = 30  # commits of the target branch a pull-request comment draws
 MOST = 10**9  # the largest --last and --keep (export and prune read every run: ALL)
 MAX_RUN_ID = 2**63 - 1  # the largest id either backend stores
+MOST_SECONDS = 10**6  # as pytest's limits (plugin/options.py)
 
 
 class HistoryCommandError(OcrError):
@@ -171,12 +172,15 @@ def _run_id(text: str) -> int:
 
 
 def _seconds(text: str) -> float:
+    """A wait, as pytest's --ocr-max-lock-wait-s takes it: above 0, at most 1,000,000 s (NaN and inf refused)."""
     try:
         value = float(text)
     except ValueError:
         value = math.nan
-    if not 0 <= value <= MOST:
-        raise argparse.ArgumentTypeError(f"expected seconds from 0 to {MOST}, not {shortened(repr(text))}")
+    if not 0 < value <= MOST_SECONDS:
+        raise argparse.ArgumentTypeError(
+            f"expected a number above 0 and at most {MOST_SECONDS:,}, not {shortened(repr(text))}"
+        )
     return value
 
 

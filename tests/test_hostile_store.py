@@ -286,8 +286,8 @@ def test_the_dashboard_writes_no_stored_value_as_markup(recorded: dict[str, Any]
     assert first.returncode == 0, first.output[-3000:]
     site = root / "site"
     written = {p: p.read_bytes() for p in site.rglob("*") if p.is_file()}
-    if stored == "text":  # every text column a page shows, and the names inside the JSON ones
-        for column in ("status", "recorded_at", "commit_time", "ci", "job", "run_url", "parents", "pytest_ocr"):
+    if stored == "text":  # every text column a page shows (commits are hex, or refused), names inside the JSON ones
+        for column in ("status", "recorded_at", "commit_time", "ci", "job", "run_url", "pytest_ocr"):
             execute(url, root, f"UPDATE runs SET {column} = ?", hostile)
         execute(url, root, "UPDATE runs SET scorers = ?, summary = ?", json.dumps({hostile: hostile}),
                 json.dumps({"counts": {hostile: 2}}))  # fmt: skip
@@ -593,7 +593,7 @@ def test_csv_export_text_is_never_a_formula_and_json_stays_exact(tmp_path: Path)
     or a store may hold them: each cell written after a ', numbers as numbers (-0.5 too)."""
     root = project(tmp_path / "project")
     url = "sqlite:///store/history.sqlite"
-    branch, suite = '=HYPERLINK("https://example.org/x","click")', "+SUM(1,2)"
+    branch, suite = '=HYPERLINK("evil.example/x","click")', "+SUM(1,2)"  # a branch name git accepts
     done = run_bounded(
         root, f"--ocr-history={url}", f"--ocr-history-suite={suite}", memory_mb=MEMORY_MB, timeout=120,
         env={"PYTEST_OCR_COMMIT": COMMITS[0], "PYTEST_OCR_BRANCH": branch},
@@ -642,5 +642,10 @@ def test_an_unknown_metric_and_a_number_beyond_the_store_are_one_line(recorded: 
             f"pytest-ocr history {args[0]}: error: argument {argument}: expected a whole number from 1 to {most}, "
             f"not {given!r}"
         )
+    done = history(root, "runs", "--max-lock-wait-s=inf", url=url)
+    assert done.returncode == 2 and done.output.splitlines()[-1] == (
+        "pytest-ocr history runs: error: argument --max-lock-wait-s: expected a number above 0 and at most "
+        "1,000,000, not 'inf'"
+    )
     still = history(root, "runs", url=url)  # nothing was pruned
     assert still.returncode == 0 and still.output.count("complete") == 2
