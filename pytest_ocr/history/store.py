@@ -772,7 +772,7 @@ def _sqlite(path: Path, where: HistoryUrl, wait: Wait, read_only: bool) -> Engin
         # Opened read-only, nothing created; in a directory nothing can write to, and without
         # a write-ahead log (no writer is in the middle of a run), also immutable: SQLite would
         # otherwise need to create the -shm file a WAL store is read with, and could not.
-        query = "mode=ro" if os.access(path.parent, os.W_OK) or Path(f"{path}-wal").exists() else "immutable=1"
+        query = "mode=ro" if os.access(path.parent, os.W_OK) or Path(f"{path}-wal").exists() else "mode=ro&immutable=1"
         uri = f"file:{quote(str(path))}?{query}"
         engine = create_engine("sqlite://", creator=lambda: sqlite3.connect(uri, uri=True, timeout=wait.seconds))
     else:
