@@ -246,8 +246,9 @@ def test_a_tampered_row_is_one_located_line_from_every_command_and_session(
             "(this fails the run only when history is required)"
         )
         assert [r["outcome"] for r in again.report(root, "r.json")["results"]] == ["passed", "passed"]
-    if before is not None:  # what was read is as it was
+    if before is not None:  # what was read is as it was, and no -wal or -shm file is left beside it
         assert sqlite_path(url, root).read_bytes() == before
+        assert [p.name for p in sqlite_path(url, root).parent.iterdir()] == ["history.sqlite"]
 
 
 # -- the dashboard -----------------------------------------------------------------------------

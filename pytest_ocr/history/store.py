@@ -10,11 +10,12 @@ answer, is bounded by ``--ocr-max-lock-wait-s``; past it the run is not recorded
 line saying why.
 
 Readers (``Store.read``: the history commands, history baselines) never write: an SQLite file
-is opened read-only (nothing created or migrated, its journal mode left as it is; a store in
-a read-only directory or file is read), a PostgreSQL session is read-only, and a store of an
-older schema is read as it is. They take no write lock, so they do not wait for a writer
-(WAL readers see the last committed run); what they could still wait for (a lock another
-program holds on the whole database or a table) is bounded by the same wait.
+is opened so that SQLite refuses every write (``query_only``: nothing created or migrated,
+its journal mode left as it is; a store in a read-only directory or file is read), a
+PostgreSQL session is read-only, and a store of an older schema is read as it is. They take
+no write lock, so they do not wait for a writer (WAL readers see the last committed run);
+what they could still wait for (a lock another program holds on the whole database or a
+table) is bounded by the same wait.
 
 Every value read back is checked to be of the type written (rows.py): a store that anything
 else wrote or edited is refused in one line naming the table, the row and the column.
@@ -769,11 +770,13 @@ def _engine(where: HistoryUrl, wait: Wait, read_only: bool = False) -> Engine:
 
 def _sqlite(path: Path, where: HistoryUrl, wait: Wait, read_only: bool) -> Engine:
     if read_only:
-        # Opened read-only, nothing created; in a directory nothing can write to, and without
-        # a write-ahead log (no writer is in the middle of a run), also immutable: SQLite would
-        # otherwise need to create the -shm file a WAL store is read with, and could not.
-        query = "mode=ro" if os.access(path.parent, os.W_OK) or Path(f"{path}-wal").exists() else "mode=ro&immutable=1"
-        uri = f"file:{quote(str(path))}?{query}"
+        # Never created (mode=rw: the file must exist) and never written (query_only, below). Not
+        # mode=ro: a read-only connection cannot remove the -wal and -shm files it makes to read a
+        # WAL store, which the last connection to close removes. In a directory nothing can write
+        # to, and without a write-ahead log (no writer is in the middle of a run), immutable:
+        # SQLite would otherwise need to create the -shm file there, and could not.
+        writable = os.access(path.parent, os.W_OK) or Path(f"{path}-wal").exists()
+        uri = f"file:{quote(str(path))}?{'mode=rw' if writable else 'mode=ro&immutable=1'}"
         engine = create_engine("sqlite://", creator=lambda: sqlite3.connect(uri, uri=True, timeout=wait.seconds))
     else:
         try:
@@ -785,7 +788,8 @@ def _sqlite(path: Path, where: HistoryUrl, wait: Wait, read_only: bool) -> Engin
     @event.listens_for(engine, "connect")
     def _connect(dbapi_connection: Any, record: Any) -> None:
         dbapi_connection.isolation_level = None  # transactions begun here, below
-        if read_only:
+        if read_only:  # SQLite refuses every statement that would write
+            dbapi_connection.execute("PRAGMA query_only = 1")
             return
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")  # readers do not wait for a writer
