@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -22,7 +23,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .errors import OcrError
+from .errors import OcrError, shortened
+from .limits import DEFAULT as DEFAULT_LIMITS
 
 if TYPE_CHECKING:
     from .history.store import Store
@@ -32,6 +34,9 @@ if TYPE_CHECKING:
 STORE_ERROR = 4
 DEFAULT_LAST = 50
 COMMENT_LAST = 30  # commits of the target branch a pull-request comment draws
+MOST = 10**9  # the largest --last and --keep (export and prune read every run: ALL)
+MAX_RUN_ID = 2**63 - 1  # the largest id either backend stores
+MOST_SECONDS = 10**6  # as pytest's limits (plugin/options.py)
 
 
 class HistoryCommandError(OcrError):
@@ -58,6 +63,14 @@ def add_parser(
             metavar="URL",
             help="the store: sqlite:///PATH or postgresql://USER@HOST/DATABASE (default: $PYTEST_OCR_HISTORY_URL, "
             "else .pytest-ocr/history.sqlite in the project)",
+        )
+        p.add_argument(
+            "--max-lock-wait-s",
+            type=_seconds,
+            default=DEFAULT_LIMITS.max_lock_wait_s,
+            metavar="S",
+            help="longest wait for another process's lock on the store, or for its server to answer, in s (default "
+            f"{DEFAULT_LIMITS.max_lock_wait_s:g}; as pytest's --ocr-max-lock-wait-s)",
         )
         p.add_argument(
             "--suite", action="append", metavar="NAME", help="a suite the runs were recorded under (repeatable; "
@@ -97,7 +110,7 @@ def add_parser(
     f.set_defaults(history_run=_flaky)
     sub("runs", "the latest runs").set_defaults(history_run=_runs)
     s = sub("show", "one run: where it came from, its engines and aggregates", last=False, branch=False)
-    s.add_argument("run_id", type=int, metavar="RUN", help="a run's id, as `runs` lists it")
+    s.add_argument("run_id", type=_run_id, metavar="RUN", help="a run's id, as `runs` lists it")
     s.set_defaults(history_run=_show)
     e = sub("export", "the runs with their engines and aggregates, as JSON or CSV", last=False)
     e.add_argument("--format", choices=("json", "csv"), default="json")
@@ -139,13 +152,35 @@ def add_parser(
     h.set_defaults(run=run)
 
 
-def _positive(text: str) -> int:
+def _whole(text: str, most: int) -> int:
+    """A whole number from 1 to ``most`` (a database holds no larger one: 10**19 would end in an OverflowError)."""
     try:
-        value = int(text)
+        value = int(text) if text.strip().isdigit() and len(text.strip()) <= len(str(most)) else 0
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, not {value}")
+        value = 0
+    if not 1 <= value <= most:
+        raise argparse.ArgumentTypeError(f"expected a whole number from 1 to {most}, not {shortened(repr(text))}")
+    return value
+
+
+def _positive(text: str) -> int:
+    return _whole(text, MOST)
+
+
+def _run_id(text: str) -> int:
+    return _whole(text, MAX_RUN_ID)
+
+
+def _seconds(text: str) -> float:
+    """A wait, as pytest's --ocr-max-lock-wait-s takes it: above 0, at most 1,000,000 s (NaN and inf refused)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value <= MOST_SECONDS:
+        raise argparse.ArgumentTypeError(
+            f"expected a number above 0 and at most {MOST_SECONDS:,}, not {shortened(repr(text))}"
+        )
     return value
 
 
@@ -154,6 +189,7 @@ def run(args: argparse.Namespace) -> int:
     from .history.provenance import ProvenanceError
     from .history.store import StoreError
     from .history.url import HistoryUrlError
+    from .visible import visible
 
     try:
         with _store(args) as store:
@@ -163,13 +199,15 @@ def run(args: argparse.Namespace) -> int:
     except (ProvenanceError, RefError) as exc:  # a CI variable that names no commit or branch
         raise HistoryCommandError(str(exc)) from None
     except StoreError as exc:
-        print(f"pytest-ocr history: {exc}", file=sys.stderr)
+        print(visible(f"pytest-ocr history: {exc}"), file=sys.stderr)
         return STORE_ERROR
 
 
 @contextmanager
 def _store(args: argparse.Namespace) -> Iterator[Store]:
-    from .history.store import Store, StoreError
+    """The store, read-only but for prune; its failures (opening it, or a row it holds that
+    pytest-ocr would not have written) as a StoreError naming it."""
+    from .history.store import Store, StoreError, Wait
     from .history.url import asked, parse
     from .run.identity import project_dir
 
@@ -179,11 +217,12 @@ def _store(args: argparse.Namespace) -> Iterator[Store]:
             f"no history store at {where.shown}: record runs with --ocr-history, or give --history URL"
         )
     try:
-        store = Store.open(where)
+        wait = Wait(args.max_lock_wait_s, "--max-lock-wait-s")
+        store = Store.open(where, wait) if args.history_command == "prune" else Store.read(where, wait)
+        with store:
+            yield store
     except StoreError as exc:
         raise StoreError(f"{where.shown}: {exc}") from None
-    with store:
-        yield store
 
 
 def _print(lines: list[str]) -> None:
@@ -221,10 +260,26 @@ def _branch(args: argparse.Namespace) -> str:
     return provenance.of(project_dir(None, Path.cwd()), os.environ).branch or "main"
 
 
+def _metrics(args: argparse.Namespace) -> list[str]:
+    """--metric's names, each a metric pytest-ocr knows (or facts: the checks' score), as a case file's are."""
+    from .errors import did_you_mean
+    from .metrics import METRICS
+    from .metrics.registry import FACTS
+
+    known = sorted([*METRICS, FACTS])
+    for name in args.metric:
+        if name not in known:
+            raise HistoryCommandError(
+                f"--metric: unknown metric {shortened(repr(name))}{did_you_mean(name, known)} "
+                f"(known: {', '.join(known)})"
+            )
+    return list(args.metric)
+
+
 def _trend_of(store: Store, args: argparse.Namespace) -> Trend:
     from .history.trend import KINDS, trend
 
-    return trend(store, _suites(store, args), _branch(args), args.last, args.metric, args.kind or KINDS)
+    return trend(store, _suites(store, args), _branch(args), args.last, _metrics(args), args.kind or KINDS)
 
 
 def _trend(store: Store, args: argparse.Namespace) -> int:
@@ -242,7 +297,7 @@ def _regressions(store: Store, args: argparse.Namespace) -> int:
     from .report.history_text import regression_lines
 
     t = _trend_of(store, args)
-    found = aggregate_regressions(t) + (item_regressions(store, t, args.metric) if args.items else [])
+    found = aggregate_regressions(t) + (item_regressions(store, t, _metrics(args)) if args.items else [])
     _print([f"branch {t.branch}, {len(t.commits)} commits:", *regression_lines(found, t.commits)])
     return 0
 
@@ -251,11 +306,12 @@ def _item(store: Store, args: argparse.Namespace) -> int:
     from .history.items import item_history
     from .report.history_text import item_lines
 
+    metrics = _metrics(args)
     suite = _one_suite(store, args)
     history = item_history(store, suite, args.key, args.branch, args.last)
     if not history.points:
         raise HistoryCommandError(f"KEY: no run of suite {suite} has an item {args.key!r}")
-    _print(item_lines(history, args.metric))
+    _print(item_lines(history, metrics))
     return 0
 
 

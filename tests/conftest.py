@@ -191,12 +191,14 @@ def run_bounded(
     timeout: float = 120,
     env: dict | None = None,
     command: tuple[str, ...] = PYTEST,
+    prefix: tuple[str, ...] = (),
 ) -> Bounded:
     """``python -m pytest ARGS`` (``python -m COMMAND ARGS`` with ``command``, e.g. MERGE) in
     ``root`` with its address space capped at ``memory_mb`` (RLIMIT_AS: an allocation beyond
     it fails instead of swapping the machine) and killed after ``timeout`` seconds (the test
     then fails, saying so). For hostile-input tests: they assert the time and memory it took
-    stayed bounded, not only its outcome."""
+    stayed bounded, not only its outcome. ``prefix``: a program the launcher is run by (one
+    that sets up a read-only mount, then runs the rest of its arguments)."""
     limit = memory_mb * 1024 * 1024
 
     def cap() -> None:
@@ -205,7 +207,7 @@ def run_bounded(
     peak = root / ".peak-rss-kib"
     start = time.monotonic()
     proc = subprocess.Popen(
-        [sys.executable, "-c", LAUNCHER, str(peak), *command, *args],
+        [*prefix, sys.executable, "-c", LAUNCHER, str(peak), *command, *args],
         cwd=root,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

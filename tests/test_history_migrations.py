@@ -15,7 +15,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.schema import CreateIndex, CreateTable
 
 from pytest_ocr.history import migrations, schema
-from pytest_ocr.history.store import Store, StoreError
+from pytest_ocr.history.store import Store, StoreError, Wait
 from pytest_ocr.history.store import _engine as store_engine
 from pytest_ocr.history.url import parse
 
@@ -81,13 +81,13 @@ def test_a_store_of_every_version_is_migrated_with_its_runs(version: int, histor
         tmp_path,
         [
             'INSERT INTO runs (suite, "commit", attempt, started_at, finished_at, duration_s, status, shards, '
-            "pytest_ocr, scorers, summary, recorded_at) VALUES ('s', 'abc', 1, 't0', 't1', 1.5, 'complete', 0, "
+            "pytest_ocr, scorers, summary, recorded_at) VALUES ('s', 'abcdef0', 1, 't0', 't1', 1.5, 'complete', 0, "
             "'0.1', '{}', '{\"counts\": {\"passed\": 3}}', 't2')"
         ],
     )
     with Store.open(parse(history_url, tmp_path)) as store:
         [run] = store.runs("s")
-        assert (run.commit, run.attempt, run.summary) == ("abc", 1, {"counts": {"passed": 3}})
+        assert (run.commit, run.attempt, run.summary) == ("abcdef0", 1, {"counts": {"passed": 3}})
         with store.engine.connect() as connection:
             assert migrations.version(connection) == schema.VERSION
 
@@ -116,7 +116,7 @@ def test_steps_run_in_order_in_one_transaction(history_url: str, tmp_path: Path)
         ],
     )
     where = parse(history_url, tmp_path)
-    store = Store(store_engine(where, 5.0), where)
+    store = Store(store_engine(where, Wait(5.0)), where)
     with pytest.raises(RuntimeError), store._writing() as connection:
         migrations.migrate(connection, [add_a_column, fail], latest=3)
     with store._writing() as connection:

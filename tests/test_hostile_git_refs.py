@@ -308,16 +308,16 @@ def test_the_comment_escapes_what_the_store_holds_and_refuses_a_commit_that_is_n
             done = cli(*args)
             assert (done.returncode, done.output) == (
                 4,
-                f"pytest-ocr history: run 2: its commit {commit!r} is not a commit id (hex digits): the store was "
-                "written by something other than pytest-ocr\n",
+                f"pytest-ocr history: sqlite:///{database}: table runs, run 2: column commit: expected a commit id "
+                f"(hex digits), not {commit!r}\n",
             ), commit
             bounded(done)
     with sqlite3.connect(database) as db:
         db.execute("UPDATE runs SET \"commit\" = NULL, parents = '@octocat' WHERE id = 2")
     done = cli("history", "runs")
     assert done.output == (
-        "pytest-ocr history: run 2: its parents '@octocat' is not a commit id (hex digits): the store was "
-        "written by something other than pytest-ocr\n"
+        f"pytest-ocr history: sqlite:///{database}: table runs, run 2: column parents: expected commit ids "
+        "(hex digits), not '@octocat'\n"
     )
 
 

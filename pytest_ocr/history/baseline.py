@@ -92,7 +92,7 @@ def record_at(commit: str, where: HistoryTarget) -> RunRecord:
     (the pull-request comment's HEAD when no report is given). Raises HistoryBaselineError."""
     url, suite = where.url, where.suite
     try:
-        with Store.open(url) as store:
+        with Store.read(url) as store:
             run = store.run_of(suite, commit)
             if run is None:
                 raise HistoryBaselineError(
@@ -128,8 +128,8 @@ def _github_base(environ: Mapping[str, str]) -> tuple[str, ...]:
 
 
 def _record(baseline: Baseline, run: RunRow) -> RunRecord:
-    workers = int(run.summary.get("workers") or 0)
-    info = RunInfo(run.started_at, run.finished_at, run.duration_s, workers, "complete")  # only complete runs are read
+    # only complete runs are read
+    info = RunInfo(run.started_at, run.finished_at, run.duration_s, run.workers, "complete")
     results = sorted(baseline.results.values(), key=lambda r: r.key)
     return RunRecord(info, results, baseline.engines, summarize(results), scorers=baseline.scorers)
 
@@ -141,7 +141,7 @@ def _read(given: str, where: HistoryTarget, project: Path, environ: Mapping[str,
         raise HistoryBaselineError(f"{given}: no history store at {url.shown} (runs are recorded with --ocr-history)")
     notes: list[str] = []
     try:
-        with Store.open(url) as store:
+        with Store.read(url) as store:
             if asked.branch is not None:
                 run = store.latest_complete(suite, asked.branch)
                 if run is None:

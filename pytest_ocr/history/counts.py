@@ -44,11 +44,15 @@ def encode(values: Sequence[float | None]) -> bytes:
 
 
 def decode(data: bytes) -> list[float | None]:
+    """The counts ``encode`` coded; ValueError for bytes it would not have written (a varint
+    cut short or longer than 64 bits, a double cut short)."""
     values: list[float | None] = []
     i, end = 0, len(data)
     while i < end:
         code = shift = 0
         while True:
+            if i == end or shift > 63:
+                raise ValueError("not coded counts")
             byte = data[i]
             i += 1
             code |= (byte & 0x7F) << shift
@@ -58,6 +62,8 @@ def decode(data: bytes) -> list[float | None]:
         if code == _ABSENT:
             values.append(None)
         elif code == _DOUBLE:
+            if i + 8 > end:
+                raise ValueError("not coded counts")
             values.append(struct.unpack_from("<d", data, i)[0])
             i += 8
         else:

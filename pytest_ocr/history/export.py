@@ -1,5 +1,10 @@
 """The store's runs as data for other tools: JSON (each run with its engines and aggregates,
-in full precision) or CSV (one row per run, engine, scope, metric and kind)."""
+in full precision, exactly as stored) or CSV (one row per run, engine, scope, metric and kind).
+
+A CSV is opened in spreadsheets, which run a cell beginning with ``=``, ``+``, ``-`` or ``@``
+as a formula (``=HYPERLINK(...)`` from a branch name or a suite's). Every text cell beginning
+with one of those, a tab or a carriage return is written after a ``'``, OWASP's rule for CSV
+injection; numbers are written as numbers (``-0.5`` stays one)."""
 
 from __future__ import annotations
 
@@ -54,7 +59,7 @@ def csv_text(runs: Sequence[RunRow], engines: Sequence[EngineRow], aggregates: S
     yield flushed([*RUN_COLUMNS, *AGGREGATE_COLUMNS])
     for a in aggregates:
         r = by_id[a.run_id]
-        values = (a.engine, fingerprints.get((a.run_id, a.engine), ""), a.scope, a.metric, a.kind)
+        values = [_text(t) for t in (a.engine, fingerprints.get((a.run_id, a.engine), ""), a.scope, a.metric, a.kind)]
         yield flushed([*_run_cells(r), *values, _cell(a.value), _cell(a.low), _cell(a.high), a.n])
     for r in runs:
         if r.id not in with_rows:
@@ -65,5 +70,17 @@ def _run_cells(r: RunRow) -> list[object]:
     return [_cell(getattr(r, name)) for name in RUN_COLUMNS]
 
 
+FORMULA = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet reads a cell beginning with as a formula
+
+
 def _cell(value: object) -> object:
-    return "" if value is None else repr(value) if isinstance(value, float) else value
+    """A number as it is (a float in full precision), text made inert."""
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return repr(value)
+    return value if isinstance(value, int) else _text(str(value))
+
+
+def _text(text: str) -> str:
+    return "'" + text if text.startswith(FORMULA) else text

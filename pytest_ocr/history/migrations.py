@@ -11,12 +11,15 @@ code is refused: its tables may mean what this code cannot know.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from sqlalchemy import Connection, inspect, select
 
 from ..errors import OcrError
+from ..visible import visible
 from . import schema
+from .rows import quoted
 
 Step = Callable[[Connection], None]
 
@@ -39,23 +42,42 @@ def version(connection: Connection) -> int:
     tables = set(inspect(connection).get_table_names())
     if schema.meta.name not in tables:
         if tables & set(schema.metadata.tables):
-            names = ", ".join(sorted(tables))
-            raise SchemaError(f"not a pytest-ocr history store: it has tables ({names}) but no meta table")
+            raise SchemaError(f"not a pytest-ocr history store: it has tables ({_names(tables)}) but no meta table")
         return 0
     found = connection.execute(select(schema.meta.c.value).where(schema.meta.c.name == "schema_version")).scalar()
-    if found is None or not str(found).isdigit():
-        raise SchemaError(f"not a pytest-ocr history store: its meta table has no schema_version ({found!r})")
+    if not isinstance(found, str) or not re.fullmatch(r"[0-9]{1,9}", found):
+        raise SchemaError(f"not a pytest-ocr history store: its meta table has no schema_version ({quoted(found)})")
     return int(found)
+
+
+def readable(connection: Connection, latest: int = schema.VERSION) -> int:
+    """The version of the store, which a reader reads as it is (never migrated: reading
+    writes nothing). Raises SchemaError for a database that holds no store (another
+    program's, or one nothing was recorded in yet) or a store newer than ``latest``."""
+    tables = set(inspect(connection).get_table_names())
+    if schema.meta.name not in tables:
+        if not tables:
+            raise SchemaError("holds no history store yet: no run was recorded in it (--ocr-history records runs)")
+        raise SchemaError(f"not a pytest-ocr history store: it has tables ({_names(tables)}) but no meta table")
+    return _not_newer(version(connection), latest)
+
+
+def _names(tables: set[str]) -> str:
+    return ", ".join(visible(name) for name in sorted(tables))  # another program's names, shown as they are
+
+
+def _not_newer(found: int, latest: int) -> int:
+    if found > latest:
+        raise SchemaError(
+            f"its schema is version {found}, newer than this pytest-ocr reads ({latest}): upgrade pytest-ocr"
+        )
+    return found
 
 
 def migrate(connection: Connection, steps: Sequence[Step] = STEPS, latest: int = schema.VERSION) -> int:
     """Bring the store to ``latest`` inside ``connection``'s transaction; the version it was at.
     Raises SchemaError for a store newer than ``latest``."""
-    found = version(connection)
-    if found > latest:
-        raise SchemaError(
-            f"its schema is version {found}, newer than this pytest-ocr reads ({latest}): upgrade pytest-ocr"
-        )
+    found = _not_newer(version(connection), latest)
     if found == 0:
         schema.metadata.create_all(connection)
         connection.execute(schema.meta.insert(), [{"name": "schema_version", "value": str(latest)}])

@@ -1,13 +1,24 @@
 """The history store: runs recorded into it, and what later commands read back from it.
 
-One code path for SQLite and PostgreSQL (SQLAlchemy Core). Writers serialise on the store's
-write lock for one transaction, in which a run's attempt number is assigned (the count of
-its suite's runs of its commit, plus one): four CI jobs recording the same commit at once
-get attempts 1 to 4, each run once. On SQLite the lock is the database's own (WAL, and
-``BEGIN IMMEDIATE`` so that a writer waits for the lock before it reads the attempt
+One code path for SQLite and PostgreSQL (SQLAlchemy Core). Writers (``Store.open``) serialise
+on the store's write lock for one transaction, in which a run's attempt number is assigned
+(the count of its suite's runs of its commit, plus one): four CI jobs recording the same
+commit at once get attempts 1 to 4, each run once. On SQLite the lock is the database's own
+(WAL, and ``BEGIN IMMEDIATE`` so that a writer waits for the lock before it reads the attempt
 number), on PostgreSQL a transaction-level advisory lock. Waiting for it, or for a server to
 answer, is bounded by ``--ocr-max-lock-wait-s``; past it the run is not recorded, with one
 line saying why.
+
+Readers (``Store.read``: the history commands, history baselines) never write: an SQLite file
+is opened so that SQLite refuses every write (``query_only``: nothing created or migrated,
+its journal mode left as it is; a store in a read-only directory or file is read), a
+PostgreSQL session is read-only, and a store of an older schema is read as it is. They take
+no write lock, so they do not wait for a writer (WAL readers see the last committed run);
+what they could still wait for (a lock another program holds on the whole database or a
+table) is bounded by the same wait.
+
+Every value read back is checked to be of the type written (rows.py): a store that anything
+else wrote or edited is refused in one line naming the table, the row and the column.
 
 A run's item rows are made before the lock is taken, so the lock is held only to write.
 """
@@ -17,7 +28,10 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
+import sqlite3
 import struct
+import time
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -25,8 +39,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
-from sqlalchemy import ColumnElement, Connection, Engine, create_engine, event, func, select
+from sqlalchemy import ColumnElement, Connection, Engine, create_engine, event, func, inspect, null, select
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from .. import __version__, limits
@@ -38,6 +53,7 @@ from ..storable import json_safe
 from . import counts as counts_coded
 from . import migrations, provenance, schema
 from .git import is_commit_id
+from .rows import Row, RowError, is_whole, is_whole_map, quoted
 from .url import HistoryUrl
 
 if TYPE_CHECKING:
@@ -101,6 +117,16 @@ class RunRow:
             return found
         return first_scorers([metric]).get(metric)
 
+    @property
+    def counts(self) -> dict[str, int]:
+        """Its items by outcome (whole numbers: checked as read)."""
+        return dict(self.summary.get("counts") or {})
+
+    @property
+    def workers(self) -> int:
+        """The pytest-xdist workers it ran on (0: none; checked as read)."""
+        return int(self.summary.get("workers") or 0)
+
 
 @dataclass(frozen=True)
 class AggregateRow:
@@ -158,17 +184,35 @@ class ItemPoint:
     item: ItemRow
 
 
+@dataclass(frozen=True)
+class Wait:
+    """How long the store waits for another process's lock (or a server's answer), and the
+    option that sets it, named when the wait is over."""
+
+    seconds: float
+    option: str = limits.OPTIONS["max_lock_wait_s"]
+
+    def over(self) -> str:
+        return f"another process kept the store locked for longer than {self.seconds:g} s ({self.option})"
+
+
 class Store:
-    def __init__(self, engine: Engine, where: HistoryUrl) -> None:
+    def __init__(
+        self, engine: Engine, where: HistoryUrl, wait: Wait | None = None, runs: Sequence[ColumnElement[Any]] = ()
+    ) -> None:
         self.engine = engine
         self.where = where
+        self.wait = wait or Wait(limits.active().max_lock_wait_s)
+        # the runs table's columns as read: a store of an older schema, read as it is, lacks the
+        # columns added since (NULL in every row, as its migration would add them)
+        self.runs_columns: tuple[ColumnElement[Any], ...] = tuple(runs) or tuple(schema.runs.c)
 
     @classmethod
-    def open(cls, where: HistoryUrl, wait_s: float | None = None) -> Store:
-        """The store at ``where``, created or migrated to this code's schema. Raises StoreError."""
-        wait = limits.active().max_lock_wait_s if wait_s is None else wait_s
-        with _errors(where):
-            store = cls(_engine(where, wait), where)
+    def open(cls, where: HistoryUrl, wait: Wait | None = None) -> Store:
+        """The store at ``where`` to record in, created or migrated to this code's schema. Raises StoreError."""
+        wait = wait or Wait(limits.active().max_lock_wait_s)
+        with _errors(where, wait):
+            store = cls(_engine(where, wait), where, wait)
             try:
                 with store._writing() as connection:
                     migrations.migrate(connection)
@@ -176,6 +220,24 @@ class Store:
                 store.close()
                 raise
         return store
+
+    @classmethod
+    def read(cls, where: HistoryUrl, wait: Wait | None = None) -> Store:
+        """The store at ``where`` to read only: nothing in it is created, migrated or locked for
+        writing, and a store of an older schema is read as it is. Raises StoreError for a
+        database that holds no store, or a store newer than this code."""
+        wait = wait or Wait(limits.active().max_lock_wait_s)
+        with _errors(where, wait):
+            engine = _engine(where, wait, read_only=True)
+            try:
+                with engine.connect() as connection, connection.begin():
+                    migrations.readable(connection)
+                    held = {column["name"] for column in inspect(connection).get_columns(schema.runs.name)}
+            except BaseException:
+                engine.dispose()
+                raise
+        runs = [c if c.name in held else null().label(c.name) for c in schema.runs.c]
+        return cls(engine, where, wait, runs)
 
     def close(self) -> None:
         self.engine.dispose()
@@ -196,7 +258,7 @@ class Store:
 
     @contextmanager
     def _reading(self) -> Iterator[Connection]:
-        with _errors(self.where), self.engine.connect() as connection, connection.begin():
+        with _errors(self.where, self.wait), self.engine.connect() as connection, connection.begin():
             yield connection
 
     # -- writing --------------------------------------------------------------------
@@ -205,7 +267,7 @@ class Store:
         """``record`` as a run of ``suite``: the next attempt of its commit. Raises StoreError."""
         rows = _Rows.of(record)
         run = _run_row(record, origin, suite)
-        with _errors(self.where), self._writing() as connection:
+        with _errors(self.where, self.wait), self._writing() as connection:
             attempt = _next_attempt(connection, suite, origin.commit)
             inserted = connection.execute(schema.runs.insert().values(**run, attempt=attempt))
             run_id = int(inserted.inserted_primary_key[0])  # type: ignore[index]  # never None after an insert
@@ -236,14 +298,14 @@ class Store:
         with self._reading() as connection:
             for start in range(0, len(commits), 500):  # bound parameters per query
                 part = list(commits[start : start + 500])
-                query = select(schema.runs).where(r.suite == suite, r.commit.in_(part), r.status == "complete")
+                query = select(*self.runs_columns).where(r.suite == suite, r.commit.in_(part), r.status == "complete")
                 for row in connection.execute(query.order_by(r.id)):  # a later attempt has a later id
                     found[row.commit] = _run(row)
         return found
 
     def runs(self, suite: str, branch: str | None = None, limit: int = 100) -> list[RunRow]:
         """The suite's latest runs (on ``branch``, when given), newest first."""
-        query = select(schema.runs).where(schema.runs.c.suite == suite)
+        query = select(*self.runs_columns).where(schema.runs.c.suite == suite)
         if branch is not None:
             query = query.where(schema.runs.c.branch == branch)
         with self._reading() as connection:
@@ -253,19 +315,20 @@ class Store:
         """Every suite the store holds runs of, by name."""
         r = schema.runs.c
         with self._reading() as connection:
-            return list(connection.execute(select(r.suite).distinct().order_by(r.suite)).scalars())
+            found = connection.execute(select(r.suite).distinct().order_by(r.suite)).scalars()
+            return [Row("runs", "a run", {"suite": suite}).text("suite") for suite in found]
 
     def run(self, run_id: int) -> RunRow | None:
         """One run, by its id."""
         with self._reading() as connection:
-            row = connection.execute(select(schema.runs).where(schema.runs.c.id == run_id)).first()
-        return _run(row) if row is not None else None
+            row = connection.execute(select(*self.runs_columns).where(schema.runs.c.id == run_id)).first()
+            return _run(row) if row is not None else None
 
     def delete(self, run_ids: Sequence[int]) -> int:
         """These runs removed with their rows (engines, aggregates, items); how many were."""
         if not run_ids:
             return 0
-        with _errors(self.where), self._writing() as connection:
+        with _errors(self.where, self.wait), self._writing() as connection:
             removed = connection.execute(schema.runs.delete().where(schema.runs.c.id.in_(list(run_ids))))
             return int(removed.rowcount)
 
@@ -279,10 +342,10 @@ class Store:
 
     def _latest_complete(self, suite: str, condition: ColumnElement[bool]) -> RunRow | None:
         r = schema.runs.c
-        query = select(schema.runs).where(r.suite == suite, condition, r.status == "complete")
+        query = select(*self.runs_columns).where(r.suite == suite, condition, r.status == "complete")
         with self._reading() as connection:  # a later attempt of a commit has a later id
             row = connection.execute(query.order_by(r.id.desc()).limit(1)).first()
-        return _run(row) if row is not None else None
+            return _run(row) if row is not None else None
 
     def aggregates(self, run_ids: Sequence[int]) -> list[AggregateRow]:
         """The aggregates of these runs, by run, engine, scope, metric and kind."""
@@ -290,17 +353,14 @@ class Store:
         query = select(schema.aggregates).where(a.run_id.in_(list(run_ids)))
         with self._reading() as connection:
             rows = connection.execute(query.order_by(a.run_id, a.engine, a.scope, a.metric, a.kind))
-            return [AggregateRow(**row._asdict()) for row in rows]
+            return [_aggregate(row) for row in rows]
 
     def engines(self, run_ids: Sequence[int]) -> list[EngineRow]:
         """The engines of these runs, with their fingerprints."""
         e = schema.engines.c
         query = select(schema.engines).where(e.run_id.in_(list(run_ids))).order_by(e.run_id, e.engine)
         with self._reading() as connection:
-            return [
-                EngineRow(row.run_id, row.engine, row.fingerprint_id, json.loads(row.fingerprint))
-                for row in connection.execute(query)
-            ]
+            return [_engine_row(row) for row in connection.execute(query)]
 
     def items(self, run_id: int) -> list[ItemRow]:
         """Every item of a run, by key."""
@@ -332,7 +392,7 @@ class Store:
         """One item over the suite's latest runs that have it, newest first."""
         i, k, r = schema.items.c, schema.item_keys.c, schema.runs.c
         query = (
-            select(schema.runs, k.key, k.engine, *_ITEM)
+            select(*self.runs_columns, k.key, k.engine, *_ITEM)
             .join_from(schema.items, schema.item_keys, i.key_id == k.id)
             .join(schema.runs, r.id == i.run_id)
             .where(k.suite == suite, k.key == key)
@@ -341,8 +401,9 @@ class Store:
         )
         with self._reading() as connection:
             rows = list(connection.execute(query))
-            order = _metric_orders(connection, [row.id for row in rows])
-        return [ItemPoint(_run(row), _item(row, order, row.id)) for row in rows]
+            runs = [_run(row) for row in rows]
+            order = _metric_orders(connection, [run.id for run in runs])
+            return [ItemPoint(run, _item(row, order, run.id)) for run, row in zip(runs, rows, strict=True)]
 
 
 # -- a run as rows ----------------------------------------------------------------------
@@ -504,14 +565,19 @@ def _next_attempt(connection: Connection, suite: str, commit: str | None) -> int
     r = schema.runs.c
     same = r.commit.is_(None) if commit is None else r.commit == commit
     found = connection.execute(select(func.max(r.attempt)).where(r.suite == suite, same)).scalar()
-    return int(found or 0) + 1
+    if found is None:
+        return 1
+    return Row("runs", f"the runs of suite {quoted(suite)}", {"attempt": found}).whole("attempt", 1) + 1
 
 
 def _key_ids(connection: Connection, suite: str, keys: Mapping[str, str | None]) -> dict[str, int]:
     """Each key's id in the suite, interned now if it is new. The suite's keys are read whole:
     one query, where looking up 20,000 keys a few hundred at a time took 40."""
     k = schema.item_keys.c
-    ids = {key: key_id for key, key_id in connection.execute(select(k.key, k.id).where(k.suite == suite))}
+    ids = {}
+    for row in connection.execute(select(k.key, k.id).where(k.suite == suite)):
+        held = Row("item_keys", f"a key of suite {quoted(suite)}", row._mapping)
+        ids[held.text("key")] = held.whole("id", 1)
     new = [{"suite": suite, "key": key, "engine": engine} for key, engine in keys.items() if key not in ids]
     if new:
         inserted = connection.execute(schema.item_keys.insert().returning(k.key, k.id), new)
@@ -519,42 +585,78 @@ def _key_ids(connection: Connection, suite: str, keys: Mapping[str, str | None])
     return ids
 
 
-# -- rows back as data --------------------------------------------------------------------
+# -- rows back as data, each value checked (rows.py) ------------------------------------------
 
 
 def _run(row: Any) -> RunRow:
     m = row._mapping
-    stored = m["parents"]
-    parents = tuple(stored.split()) if isinstance(stored, str) else () if stored is None else (stored,)
-    for column, value in (("commit", m["commit"]), *(("parents", p) for p in parents)):
-        # a store written by something else: a commit is shown in headings, comments and links
-        if value is not None and not (isinstance(value, str) and is_commit_id(value)):
-            raise StoreError(
-                f"run {m['id']}: its {column} {shortened(value, 60)!r} is not a commit id (hex digits): "
-                f"the store was written by something other than pytest-ocr"
-            )
-    return RunRow(
-        id=m["id"],
-        suite=m["suite"],
-        commit=m["commit"],
-        branch=m["branch"],
-        parents=parents,
-        commit_time=m["commit_time"],
-        attempt=m["attempt"],
-        started_at=m["started_at"],
-        finished_at=m["finished_at"],
-        duration_s=m["duration_s"],
-        status=m["status"],
-        shards=m["shards"],
-        ci=m["ci"],
-        job=m["job"],
-        run_url=m["run_url"],
-        pytest_ocr=m["pytest_ocr"],
-        scorers=json.loads(m["scorers"]),
-        summary=json.loads(m["summary"]),
-        recorded_at=m["recorded_at"],
-        metric_scorers={k: Scorer.from_dict(v) for k, v in json.loads(m["metric_scorers"] or "{}").items()},
+    run_id = Row("runs", "a run", m).whole("id", 1)
+    r = Row("runs", f"run {run_id}", m)
+    summary = r.json("summary", dict)
+    r.check("summary", is_whole_map(summary.get("counts") or {}), "counts of whole numbers from 0", m["summary"])
+    r.check("summary", is_whole(summary.get("workers") or 0), "workers a whole number from 0", m["summary"])
+    scorers = r.json("scorers", dict)
+    r.check("scorers", all(isinstance(v, str) for v in scorers.values()), "versions as text", m["scorers"])
+    metric_scorers = r.json("metric_scorers", dict) if m["metric_scorers"] is not None else {}
+    scored = all(
+        isinstance(v, dict) and isinstance(v.get("scorer"), str) and isinstance(v.get("version"), str)
+        for v in metric_scorers.values()
     )
+    r.check("metric_scorers", scored, 'objects {"scorer": text, "version": text}', m["metric_scorers"])
+    commit, parents = r.optional_text("commit"), tuple((r.optional_text("parents") or "").split())
+    # a commit is shown in headings, comments and links: hex, as pytest-ocr records it
+    r.check("commit", commit is None or is_commit_id(commit), "a commit id (hex digits)", commit)
+    for parent in parents:
+        r.check("parents", is_commit_id(parent), "commit ids (hex digits)", m["parents"])
+    return RunRow(
+        id=run_id,
+        suite=r.text("suite"),
+        commit=commit,
+        branch=r.optional_text("branch"),
+        parents=parents,
+        commit_time=r.optional_text("commit_time"),
+        attempt=r.whole("attempt", 1),
+        started_at=r.text("started_at"),
+        finished_at=r.text("finished_at"),
+        duration_s=r.real("duration_s"),
+        status=r.text("status"),
+        shards=r.whole("shards"),
+        ci=r.optional_text("ci"),
+        job=r.optional_text("job"),
+        run_url=r.optional_text("run_url"),
+        pytest_ocr=r.text("pytest_ocr"),
+        scorers=scorers,
+        summary=summary,
+        recorded_at=r.text("recorded_at"),
+        metric_scorers={k: Scorer.from_dict(v) for k, v in metric_scorers.items()},
+    )
+
+
+def _aggregate(row: Any) -> AggregateRow:
+    m = row._mapping
+    run = Row("aggregates", "an aggregate", m).whole("run_id", 1)
+    named = Row("aggregates", f"an aggregate of run {run}", m)
+    engine, metric = named.text("engine"), named.text("metric")
+    a = Row("aggregates", f"run {run}, engine {quoted(engine)}, metric {quoted(metric)}", m)
+    return AggregateRow(
+        run_id=run,
+        engine=engine,
+        scope=a.text("scope"),
+        metric=metric,
+        kind=a.text("kind"),
+        value=a.optional_real("value"),
+        low=a.optional_real("low"),
+        high=a.optional_real("high"),
+        n=a.whole("n"),
+    )
+
+
+def _engine_row(row: Any) -> EngineRow:
+    m = row._mapping
+    run = Row("engines", "an engine", m).whole("run_id", 1)
+    engine = Row("engines", f"an engine of run {run}", m).text("engine")
+    e = Row("engines", f"run {run}, engine {quoted(engine)}", m)
+    return EngineRow(run, engine, e.text("fingerprint_id"), e.json("fingerprint", dict))
 
 
 _ITEM = (
@@ -575,41 +677,61 @@ Orders = Mapping[tuple[int, str], tuple[list[str], list[tuple[str, str]]]]
 def _metric_orders(connection: Connection, run_ids: Iterable[int]) -> Orders:
     """Per run and engine, the order of its items' packed values and of their coded counts."""
     m = schema.run_metrics.c
-    rows = connection.execute(select(schema.run_metrics).where(m.run_id.in_(sorted(set(run_ids)))))
-    return {
-        (row.run_id, row.engine): (row.metrics.split(), [tuple(c.split(":", 1)) for c in row.counts.split()])
-        for row in rows
-    }
+    orders = {}
+    for row in connection.execute(select(schema.run_metrics).where(m.run_id.in_(sorted(set(run_ids))))):
+        run = Row("run_metrics", "a run's metrics", row._mapping).whole("run_id", 1)
+        engine = Row("run_metrics", f"the metrics of run {run}", row._mapping).text("engine")
+        r = Row("run_metrics", f"run {run}, engine {quoted(engine)}", row._mapping)
+        counted = r.text("counts").split()
+        r.check("counts", all(":" in c for c in counted), "METRIC:NAME words", row.counts)
+        orders[run, engine] = (r.text("metrics").split(), [(c.split(":", 1)[0], c.split(":", 1)[1]) for c in counted])
+    return orders
 
 
 def _item(row: Any, orders: Orders, run_id: int | None = None) -> ItemRow:
     m = row._mapping
-    run = m["run_id"] if run_id is None else run_id
-    names, counted = orders.get((run, m["engine"] or NO_ENGINE), ([], []))
+    run = Row("items", "an item", m).whole("run_id", 1) if run_id is None else run_id
+    keyed = Row("item_keys", f"an item of run {run}", m)
+    key, engine = keyed.text("key"), keyed.optional_text("engine")
+    r = Row("items", f"run {run}, item {quoted(key)}", m)
+    names, counted = orders.get((run, engine or NO_ENGINE), ([], []))
+    values = r.blob("values", 8 * len(names))
+    r.check("values", values is not None, f"{8 * len(names)} bytes", values)
     repeats = None
-    if m["repeats"] is not None and names:
-        data, each = m["repeats"], 8 * len(names)
+    data = r.blob("repeats")
+    if data is not None and names:
+        each = 8 * len(names)
+        r.check("repeats", len(data) >= 16 and (len(data) - 16) % each == 0, f"16 + a multiple of {each} bytes", data)
         alike = _unpack(data[:16], ("identical", "pairwise_cer"))
-        values = tuple(_unpack(data[start : start + each], names) for start in range(16, len(data), each))
-        repeats = Repeats(values, bool(m["unstable"]), alike["identical"], alike["pairwise_cer"])
+        repeated = tuple(_unpack(data[start : start + each], names) for start in range(16, len(data), each))
+        repeats = Repeats(repeated, bool(m["unstable"]), alike["identical"], alike["pairwise_cer"])
     counts: dict[str, dict[str, float]] = {}
-    if m["counts"] is not None:
-        for (metric, name), value in zip(counted, counts_coded.decode(m["counts"]), strict=True):
+    coded = r.blob("counts")
+    if coded is not None:
+        try:
+            decoded = counts_coded.decode(coded)
+        except ValueError:
+            decoded = []
+        r.check("counts", len(decoded) == len(counted), f"{len(counted)} coded counts", coded)
+        for (metric, name), value in zip(counted, decoded, strict=True):
             if value is not None:
                 counts.setdefault(metric, {})[name] = value
+    held = r.json("facts", list) if m["facts"] is not None else None
+    r.check("facts", held is None or all(isinstance(i, str) for i in held), "a JSON array of check ids", m["facts"])
+    output_hash, input_hash = r.blob("output_hash", HASH_BYTES), r.blob("input_hash", HASH_BYTES)
     return ItemRow(
         run_id=run,
-        key=m["key"],
-        engine=m["engine"],
-        outcome=OUTCOMES[m["outcome"]],
-        output_hash=m["output_hash"].hex() if m["output_hash"] is not None else None,
-        input_hash=m["input_hash"].hex() if m["input_hash"] is not None else None,
+        key=key,
+        engine=engine,
+        outcome=OUTCOMES[r.code("outcome", len(OUTCOMES), "an outcome's code")],
+        output_hash=output_hash.hex() if output_hash is not None else None,
+        input_hash=input_hash.hex() if input_hash is not None else None,
         cached=bool(m["cached"]),
-        values=_unpack(m["values"], names),
+        values=_unpack(values or b"", names),
         spread=_spread(repeats.values, names) if repeats is not None else None,
         repeats=repeats,
         counts=counts,
-        held=tuple(json.loads(m["facts"])) if m["facts"] is not None else None,
+        held=tuple(held) if held is not None else None,
     )
 
 
@@ -624,35 +746,13 @@ def _spread(repeats: Sequence[Mapping[str, float | None]], names: Sequence[str])
 
 # -- the engine, and errors as one line ------------------------------------------------------
 
+POLL_S = 0.05  # a writer's longest pause between two asks for SQLite's write lock
 
-def _engine(where: HistoryUrl, wait_s: float) -> Engine:
+
+def _engine(where: HistoryUrl, wait: Wait, read_only: bool = False) -> Engine:
     if where.backend == "sqlite":
-        database = where.shown.removeprefix("sqlite:///")
-        directory = Path(database).parent
-        try:
-            directory.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreError(f"its directory {directory} cannot be made ({exc.strerror})") from None
-        engine = create_engine(where.url, connect_args={"timeout": wait_s})
-
-        @event.listens_for(engine, "connect")
-        def _connect(dbapi_connection: Any, record: Any) -> None:
-            dbapi_connection.isolation_level = None  # transactions begun here, below
-            cursor = dbapi_connection.cursor()
-            cursor.execute("PRAGMA journal_mode=WAL")  # readers never wait for a writer
-            cursor.execute("PRAGMA synchronous=NORMAL")
-            cursor.execute("PRAGMA foreign_keys=ON")
-            cursor.close()
-
-        @event.listens_for(engine, "begin")
-        def _begin(connection: Connection) -> None:
-            # A writer takes the lock first: one that read the attempt number in a shared
-            # transaction could not upgrade it to write while another writer waits.
-            write = connection.get_execution_options().get("history_write")
-            connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
-
-        return engine
-    timeout = max(1, math.ceil(wait_s))
+        return _sqlite(Path(where.shown.removeprefix("sqlite:///")), where, wait, read_only)
+    timeout = max(1, math.ceil(wait.seconds))
     engine = create_engine(where.url, connect_args={"connect_timeout": timeout})
 
     @event.listens_for(engine, "connect")
@@ -660,24 +760,93 @@ def _engine(where: HistoryUrl, wait_s: float) -> Engine:
         # Set once connected, not as a startup option, which a pooler (PgBouncer) may refuse.
         cursor = dbapi_connection.cursor()
         cursor.execute(f"SET SESSION lock_timeout = {timeout * 1000}")
+        if read_only:  # the server refuses any write
+            cursor.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
         cursor.close()
         dbapi_connection.commit()
 
     return engine
 
 
+def _sqlite(path: Path, where: HistoryUrl, wait: Wait, read_only: bool) -> Engine:
+    if read_only:
+        # Never created (mode=rw: the file must exist) and never written (query_only, below). Not
+        # mode=ro: a read-only connection cannot remove the -wal and -shm files it makes to read a
+        # WAL store, which the last connection to close removes. In a directory nothing can write
+        # to, and without a write-ahead log (no writer is in the middle of a run), immutable:
+        # SQLite would otherwise need to create the -shm file there, and could not.
+        writable = os.access(path.parent, os.W_OK) or Path(f"{path}-wal").exists()
+        uri = f"file:{quote(str(path))}?{'mode=rw' if writable else 'mode=ro&immutable=1'}"
+        engine = create_engine("sqlite://", creator=lambda: sqlite3.connect(uri, uri=True, timeout=wait.seconds))
+    else:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"its directory {path.parent} cannot be made ({exc.strerror})") from None
+        engine = create_engine(where.url, connect_args={"timeout": wait.seconds})
+
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_connection: Any, record: Any) -> None:
+        dbapi_connection.isolation_level = None  # transactions begun here, below
+        if read_only:  # SQLite refuses every statement that would write
+            dbapi_connection.execute("PRAGMA query_only = 1")
+            return
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")  # readers do not wait for a writer
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection: Connection) -> None:
+        # A writer takes the lock first: one that read the attempt number in a shared
+        # transaction could not upgrade it to write while another writer waits.
+        if connection.get_execution_options().get("history_write"):
+            _write_lock(connection.connection.driver_connection, wait)
+        else:
+            connection.exec_driver_sql("BEGIN")
+
+    return engine
+
+
+def _write_lock(dbapi_connection: Any, wait: Wait) -> None:
+    """``BEGIN IMMEDIATE``, asked again every POLL_S until the wait is over: SQLite's own busy
+    wait runs in C, where Ctrl-C is not seen until it ends."""
+    deadline = time.monotonic() + wait.seconds
+    dbapi_connection.execute(f"PRAGMA busy_timeout = {round(POLL_S * 1000)}")
+    try:
+        while True:
+            try:
+                dbapi_connection.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                if not _is_locked(exc):
+                    raise StoreError(_line(exc)) from None
+                if time.monotonic() >= deadline:
+                    raise StoreError(wait.over()) from None
+    finally:
+        dbapi_connection.execute(f"PRAGMA busy_timeout = {round(wait.seconds * 1000)}")
+
+
+def _is_locked(exc: BaseException) -> bool:
+    """SQLite's busy database, or PostgreSQL's lock timeout (lock_not_available)."""
+    return "database is locked" in str(exc) or getattr(exc, "sqlstate", None) == "55P03"
+
+
 @contextmanager
-def _errors(where: HistoryUrl) -> Iterator[None]:
+def _errors(where: HistoryUrl, wait: Wait) -> Iterator[None]:
     """Any failure of the database as a StoreError with one line, without credentials."""
     try:
         yield
     except StoreError:
         raise
-    except migrations.SchemaError as exc:
+    except (migrations.SchemaError, RowError) as exc:
         raise StoreError(str(exc)) from None
     except DBAPIError as exc:
+        if exc.orig is not None and _is_locked(exc.orig):
+            raise StoreError(wait.over()) from None
         raise StoreError(where.conceal(_line(exc.orig if exc.orig is not None else exc))) from None
-    except (SQLAlchemyError, OSError) as exc:
+    except (SQLAlchemyError, OSError, sqlite3.Error) as exc:
         raise StoreError(where.conceal(_line(exc))) from None
 
 

@@ -11,13 +11,17 @@ Each chart page embeds its series as JSON (markup.embed_json: nothing in it can 
 script element) and draws it with uPlot and report/html_assets/history.js, both inlined
 and admitted by hash in the page's Content-Security-Policy, as the HTML report is: the
 site makes no request. Names, keys, commits and URLs come from the store and are
-untrusted: escaped here, inserted with ``textContent`` by the script. The whole DIR is
-written into a temporary directory beside it and renamed into place.
+untrusted: escaped here (numbers too, which the store checked as it read them), inserted
+with ``textContent`` by the script. The whole DIR is written into a temporary directory
+beside it and renamed into place; what else a site written before holds (a CNAME, a
+.nojekyll, a README someone added) is kept, linked into the new one: only the pages of the
+site's own shapes (OURS) are replaced.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import shutil
 from collections.abc import Sequence
@@ -29,6 +33,7 @@ from .. import __version__
 from ..files import write_atomic
 from ..history.dashboard import Chart, Dashboard, Panel, RunDetail
 from ..history.steps import Found
+from ..history.store import RunRow
 from ..history.trend import Series
 from ..metrics import METRICS
 from ..run.aggregate import metric_order
@@ -37,6 +42,7 @@ from .html.markup import asset, embed_json, esc, sha256, shown
 from .numbers import number, signed
 
 MARKER = ".pytest-ocr-history-site"  # in DIR: a site this command wrote, which it may replace
+OURS = re.compile(r"index\.html|chart-[0-9]+\.html|runs/[0-9]+\.html")  # the pages it writes, by path in DIR
 DATA_ID = "ocr-history-data"
 
 
@@ -61,6 +67,7 @@ def write(directory: Path, dash: Dashboard) -> int:
             write_atomic(temporary / name, text)
         write_atomic(temporary / MARKER, f"written by pytest-ocr {__version__} history html\n")
         if directory.exists():
+            _keep_others(directory, temporary)
             os.rename(directory, old)
         os.rename(temporary, directory)
     except BaseException:
@@ -70,6 +77,35 @@ def write(directory: Path, dash: Dashboard) -> int:
         raise
     shutil.rmtree(old, ignore_errors=True)
     return len(pages)
+
+
+def _keep_others(old: Path, new: Path) -> None:
+    """Every file in the old site that it did not write, linked (a symbolic link as itself,
+    never followed) into the new one at its place; SiteError when one cannot be."""
+    for top, folders, files in os.walk(old):
+        for name in [*folders, *files]:
+            path = Path(top) / name
+            relative = path.relative_to(old)
+            ours = relative.as_posix() == MARKER or OURS.fullmatch(relative.as_posix())
+            try:
+                if path.is_dir() and not path.is_symlink():
+                    (new / relative).mkdir(exist_ok=True)
+                elif not ours:
+                    _link(path, new / relative)
+            except OSError as exc:
+                raise SiteError(f"{path} cannot be kept in the new site ({exc.strerror})") from None
+
+
+def _link(path: Path, to: Path) -> None:
+    try:
+        os.link(path, to, follow_symlinks=False)
+    except OSError:  # a file system without hard links: the symbolic link made again, a file copied
+        if path.is_symlink():
+            os.symlink(os.readlink(path), to)
+        elif path.is_file():
+            shutil.copy2(path, to)
+        else:  # a FIFO or a device is not read
+            raise
 
 
 def site(dash: Dashboard) -> dict[str, str]:
@@ -120,7 +156,7 @@ def _run_link(run_id: int | None, text: str, up: str = "") -> str:
 
 def _latest(series: Series) -> str:
     cell = series.cells[-1]
-    return number(cell.value) + (" (carried)" if cell.carried else "")
+    return _number(cell.value) + (" (carried)" if cell.carried else "")
 
 
 def _index(dash: Dashboard) -> str:
@@ -157,17 +193,20 @@ def _runs_table(runs: Sequence[RunDetail]) -> str:
     rows = []
     for d in reversed(runs):
         r = d.run
-        counts = r.summary.get("counts") or {}
-        shown = ", ".join(f"{counts[k]} {esc(k)}" for k in sorted(counts) if counts[k]) or "-"
         rows.append(
-            f'<tr class="run"><td>{_run_link(r.id, str(r.id))}</td><td>{esc(r.suite)}</td>'
-            f"<td>{_commit(r.commit or '')}</td><td>{r.attempt}</td><td>{esc(r.status)}</td>"
-            f"<td>{shown}</td><td>{esc(r.recorded_at[:19])}</td></tr>"
+            f'<tr class="run"><td>{_run_link(r.id, esc(r.id))}</td><td>{esc(r.suite)}</td>'
+            f"<td>{_commit(r.commit or '')}</td><td>{esc(r.attempt)}</td><td>{esc(r.status)}</td>"
+            f"<td>{_counts(r)}</td><td>{esc(r.recorded_at[:19])}</td></tr>"
         )
     return (
         "<h2>Runs</h2><table><thead><tr><th>run</th><th>suite</th><th>commit</th><th>attempt</th><th>status</th>"
         f"<th>items</th><th>recorded</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
+
+
+def _counts(r: RunRow) -> str:
+    counts = r.counts
+    return ", ".join(f"{esc(counts[k])} {esc(k)}" for k in sorted(counts) if counts[k]) or "-"
 
 
 def _step_text(found: Found, commits: Sequence[str]) -> str:
@@ -176,8 +215,8 @@ def _step_text(found: Found, commits: Sequence[str]) -> str:
     if s.earliest != s.position:
         where = f"between commit {_commit(commits[s.earliest])} and {where}"
     return (
-        f"worse at {where}: {number(s.before)} &rarr; {number(s.after)}, step {signed(s.size)} "
-        f"[{signed(s.low)}, {signed(s.high)}] ({s.confidence:.0%})"
+        f"worse at {where}: {_number(s.before)} &rarr; {_number(s.after)}, step {_signed(s.size)} "
+        f"[{_signed(s.low)}, {_signed(s.high)}] ({s.confidence:.0%})"
     )
 
 
@@ -263,8 +302,8 @@ def _moving(dash: Dashboard, panel: Panel) -> str:
     rows = "".join(
         f'<tr class="moving"><td><code>{esc(f.key.item)}</code></td><td>{esc(f.key.metric)}</td>'
         f"<td>{_run_link(_run_id(dash, panel, f.step.position), _commit(f.step.commit))}</td>"
-        f'<td class="num">{number(f.step.before)}</td><td class="num">{number(f.step.after)}</td>'
-        f'<td class="num">{signed(f.step.size)}</td></tr>'
+        f'<td class="num">{_number(f.step.before)}</td><td class="num">{_number(f.step.after)}</td>'
+        f'<td class="num">{_signed(f.step.size)}</td></tr>'
         for f in panel.moving
     )
     return (
@@ -276,7 +315,6 @@ def _moving(dash: Dashboard, panel: Panel) -> str:
 
 def _run_detail(dash: Dashboard, d: RunDetail) -> str:
     r = d.run
-    counts = r.summary.get("counts") or {}
     facts = [
         ("suite", esc(r.suite)),
         ("status", esc(r.status)),
@@ -284,10 +322,10 @@ def _run_detail(dash: Dashboard, d: RunDetail) -> str:
         ("branch", esc(r.branch or "-")),
         ("parents", " ".join(f"<code>{esc(p)}</code>" for p in r.parents) or "-"),
         ("committed", esc(r.commit_time or "-")),
-        ("attempt", str(r.attempt)),
-        ("ran", f"{esc(r.started_at)} .. {esc(r.finished_at)} ({r.duration_s:.1f} s)"),
+        ("attempt", esc(r.attempt)),
+        ("ran", f"{esc(r.started_at)} .. {esc(r.finished_at)} ({esc(f'{r.duration_s:.1f}')} s)"),
         ("recorded", esc(r.recorded_at)),
-        ("items", ", ".join(f"{counts[k]} {esc(k)}" for k in sorted(counts) if counts[k]) or "-"),
+        ("items", _counts(r)),
         ("pytest-ocr", esc(r.pytest_ocr)),
         ("scorers", ", ".join(f"{esc(k)} {esc(v)}" for k, v in sorted(r.scorers.items())) or "-"),
     ]
@@ -299,19 +337,28 @@ def _run_detail(dash: Dashboard, d: RunDetail) -> str:
     )
     aggregates = "".join(
         f"<tr><td>{esc(a.engine)}</td><td>{esc(a.metric)}</td><td>{esc(a.kind)}</td>"
-        f'<td class="num value">{number(a.value)}</td>'
-        f'<td class="num">{"-" if a.low is None or a.high is None else f"[{number(a.low)}, {number(a.high)}]"}</td>'
-        f'<td class="num">{a.n}</td></tr>'
+        f'<td class="num value">{_number(a.value)}</td>'
+        f'<td class="num">{"-" if a.low is None or a.high is None else f"[{_number(a.low)}, {_number(a.high)}]"}</td>'
+        f'<td class="num">{esc(a.n)}</td></tr>'
         for a in sorted(d.aggregates, key=lambda a: (a.engine, metric_order(a.metric), a.kind))
     )
     body = (
-        f'<h1>Run {r.id}</h1><table class="facts"><tbody>{rows}</tbody></table>'
+        f'<h1>Run {esc(r.id)}</h1><table class="facts"><tbody>{rows}</tbody></table>'
         "<h2>Engines</h2><table><thead><tr><th>engine</th><th>fingerprint</th></tr></thead>"
         f"<tbody>{engines}</tbody></table>"
         "<h2>Aggregates</h2><table><thead><tr><th>engine</th><th>metric</th><th>kind</th><th>value</th>"
         f"<th>95% interval</th><th>n</th></tr></thead><tbody>{aggregates}</tbody></table>"
     )
     return _page(f"pytest-ocr history: run {r.id}", body, up="../")
+
+
+def _number(value: float | None) -> str:
+    """A number as people read it (numbers.py), escaped like every value from the store."""
+    return esc(number(value))
+
+
+def _signed(value: float | None) -> str:
+    return esc(signed(value))
 
 
 def _external(url: str | None) -> str:

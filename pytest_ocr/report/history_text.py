@@ -169,7 +169,7 @@ def runs_lines(runs: Sequence[RunRow]) -> list[str]:
 
 
 def _counts(run: RunRow) -> str:
-    counts = run.summary.get("counts") or {}
+    counts = run.counts
     return " ".join(f"{n} {counts[n]}" for n in sorted(counts) if counts[n]) or "-"
 
 

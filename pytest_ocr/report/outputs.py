@@ -111,13 +111,17 @@ def _history(record: RunRecord, target: HistoryTarget, project: Path, environ: M
     where = target.url.shown
     if record.shard is not None:
         return f"OCR history: a shard's run is not recorded in {where}; pytest-ocr merge --history records the run"
-    from ..history.store import record_run
-
     try:
+        from ..history.store import record_run
+
         recorded = record_run(target, record, project, environ)
-    except Exception as exc:  # noqa: BLE001 - a store that fails must not fail the run unless required
-        # an OcrError (the store's, or a CI variable refused) is its one line; anything else its kind too
-        why = target.url.conceal(str(exc) if isinstance(exc, OcrError) else f"{type(exc).__name__}: {exc}")
+    # A store that fails must not fail the run unless required; Ctrl-C while recording rolls the
+    # transaction back, and is said here, before the summary, rather than as a traceback instead of it.
+    except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001
+        if isinstance(exc, KeyboardInterrupt):
+            why = "interrupted (Ctrl-C) while recording: the history does not hold this run"
+        else:  # an OcrError (the store's, or a CI variable refused) is its one line; anything else its kind too
+            why = target.url.conceal(str(exc) if isinstance(exc, OcrError) else f"{type(exc).__name__}: {exc}")
         if target.required:
             return f"{LOST}OCR history could not be recorded in {where}: {why}"
         return f"warning: OCR history not recorded in {where}: {why} (this fails the run only when history is required)"
