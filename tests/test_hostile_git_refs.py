@@ -309,9 +309,15 @@ def test_the_comment_escapes_what_the_store_holds_and_refuses_a_commit_that_is_n
             assert (done.returncode, done.output) == (
                 4,
                 f"pytest-ocr history: sqlite:///{database}: table runs, run 2: column commit: expected a commit id "
-                f"(hex digits), not {commit!r}\n",
+                f"(hex digits) or a ref name git accepts, not {commit!r}\n",
             ), commit
             bounded(done)
+    # what an older pytest-ocr recorded from PYTEST_OCR_COMMIT as given (a tag): read, and escaped
+    with sqlite3.connect(database) as db:
+        db.execute('UPDATE runs SET "commit" = ? WHERE id = 2', ("@octocat_v1.2",))
+    done = cli("history", "comment", "--report=head.json")
+    assert done.returncode == 0, done.output
+    assert "@octocat" not in done.output and "@\u200boctocat" in done.output, done.output
     with sqlite3.connect(database) as db:
         db.execute("UPDATE runs SET \"commit\" = NULL, parents = '@octocat' WHERE id = 2")
     done = cli("history", "runs")

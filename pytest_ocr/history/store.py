@@ -52,7 +52,7 @@ from ..run.result import OUTCOMES
 from ..storable import json_safe
 from . import counts as counts_coded
 from . import migrations, provenance, schema
-from .git import is_commit_id
+from .git import is_commit_id, ref_problem
 from .rows import Row, RowError, is_whole, is_whole_map, quoted
 from .url import HistoryUrl
 
@@ -588,6 +588,9 @@ def _key_ids(connection: Connection, suite: str, keys: Mapping[str, str | None])
 # -- rows back as data, each value checked (rows.py) ------------------------------------------
 
 
+COMMIT = "a commit id (hex digits) or a ref name git accepts"
+
+
 def _run(row: Any) -> RunRow:
     m = row._mapping
     run_id = Row("runs", "a run", m).whole("id", 1)
@@ -604,8 +607,11 @@ def _run(row: Any) -> RunRow:
     )
     r.check("metric_scorers", scored, 'objects {"scorer": text, "version": text}', m["metric_scorers"])
     commit, parents = r.optional_text("commit"), tuple((r.optional_text("parents") or "").split())
-    # a commit is shown in headings, comments and links: hex, as pytest-ocr records it
-    r.check("commit", commit is None or is_commit_id(commit), "a commit id (hex digits)", commit)
+    # A commit is shown in headings, comments and links. pytest-ocr records hex; an older one
+    # recorded PYTEST_OCR_COMMIT as given (a tag, say): a name git accepts as a ref is read, so
+    # an older store stays readable, and nothing with a space, a control character or a
+    # leading '-' ever is.
+    r.check("commit", commit is None or is_commit_id(commit) or ref_problem(commit) is None, COMMIT, commit)
     for parent in parents:
         r.check("parents", is_commit_id(parent), "commit ids (hex digits)", m["parents"])
     return RunRow(
