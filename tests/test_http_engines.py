@@ -852,7 +852,9 @@ def test_a_retry_after_beyond_the_budget_ends_the_call_at_once(fake, type_, stat
     start = time.perf_counter()
     with pytest.raises(EngineError) as info:
         engine.recognize(PNG)
-    assert time.perf_counter() - start < 0.5  # waiting could not help: it does not wait
+    # waiting could not help: it does not wait (a wait would last the 3 s budget; the first call
+    # of a process, which loads the client, took 0.51 s on a loaded machine)
+    assert time.perf_counter() - start < 1.5
     message = str(info.value)
     assert f"failed after 1 attempt: HTTP {status} " in message
     assert re.search(
