@@ -293,7 +293,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
             [(option, Path(path)) for option, path in named if path],
             [*(("a shard's report", Path(path)) for path in args.shards), *own.files],
             ("--results-dir", Path(args.results_dir)) if args.results_dir else None,
-            own.case_patterns,
+            own.named,
         )
         merged = merge([(path, load_report(path)) for path in args.shards])
         note = _elsewhere(merged.project, project, "the shards ran")
@@ -390,7 +390,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
         check_apart(
             [("--output", output)],
             [("the report re-scored", Path(args.report)), *read, *own.files],
-            case_patterns=own.case_patterns,
+            named=own.named,
         )
         try:
             scope = load_project_config(Path(args.config)) if args.config else Scope(Defaults(), {})

@@ -356,7 +356,7 @@ def _export(store: Store, args: argparse.Namespace) -> int:
         try:
             check_output_file(Path(args.output), "--output")
             own = _own_files(store)
-            check_apart([("--output", Path(args.output))], own.files, case_patterns=own.case_patterns)
+            check_apart([("--output", Path(args.output))], own.files, named=own.named)
         except OutputPathError as exc:
             raise HistoryCommandError(str(exc)) from None
     runs = sorted((r for s in _suites(store, args) for r in store.runs(s, args.branch, ALL)), key=lambda r: r.id)

@@ -272,26 +272,28 @@ def check_apart(
     outputs: Sequence[tuple[str, Path]],
     inputs: Sequence[tuple[str, Path]] = (),
     directory: tuple[str, Path] | None = None,
-    case_patterns: Sequence[str] = (),
+    named: Sequence[tuple[str, Sequence[str]]] = (),
 ) -> None:
     """Raise OutputPathError unless each output file (option, path) is a file of its own:
     not another output's, not one of the ``inputs`` the run reads (what, path: its reports,
-    and the project's own files, project_files.py), not named as case files are
-    (``case_patterns``: it would overwrite one, or a later run would read it as one), and
+    and the project's own files, project_files.py), not named as the files it reads are
+    (``named``: what, name patterns, such as case files: it would overwrite one, or a later
+    run would read it as one), and
     not inside the output ``directory`` (option, path), a folder of runs. Paths are compared
     with links followed, files that exist by identity (a hard link is the same file). The
     one rule for every output of the plugin and of the ``pytest-ocr`` commands."""
     for number, (option, path) in enumerate(outputs):
-        names = (path.name, Path(os.path.realpath(path)).name)
-        if case_patterns and any(_named_as(name, case_patterns) for name in names):
-            why = "it would overwrite one or be read as one"
-            raise OutputPathError(f"{path} is named as case files are ({' '.join(case_patterns)}): {why}", option)
         for other, taken in outputs[:number]:
             if _same(path, taken):
                 raise OutputPathError(f"{path} is also {other}'s file; each output needs a file of its own", option)
         for what, read in inputs:
             if _same(path, read):
                 raise OutputPathError(f"{path} is {what}, which the run reads: the output would overwrite it", option)
+        names = (path.name, Path(os.path.realpath(path)).name)
+        for what, patterns in named:
+            if any(_named_as(name, patterns) for name in names):
+                why = "it would overwrite one or be read as one"
+                raise OutputPathError(f"{path} is named as {what} are ({' '.join(patterns)}): {why}", option)
         if directory is not None and Path(os.path.realpath(path)).is_relative_to(os.path.realpath(directory[1])):
             raise OutputPathError(
                 f"{path} is inside {directory[0]} {directory[1]}, which holds a folder per run: write it elsewhere",

@@ -29,12 +29,22 @@ INI_FILES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cf
 SQLITE_FILES = ("-wal", "-shm", "-journal")  # what SQLite keeps beside a database file
 
 
+# Files pytest reads as its configuration wherever they are, asked for or not: an output so
+# named would configure the next run (a report written as conftest.py would be imported).
+CONFIGURATION = (*INI_FILES, "conftest.py")
+
+
 @dataclass(frozen=True)
 class Kept:
     """What no output overwrites: files (what, path), and the names of case files."""
 
     files: tuple[tuple[str, Path], ...]
     case_patterns: tuple[str, ...]
+
+    @property
+    def named(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """What no output may be named as, whether it exists or not (files.check_apart)."""
+        return (("case files", self.case_patterns), ("pytest's configuration files", CONFIGURATION))
 
 
 def kept(

@@ -178,6 +178,8 @@ def test_history_html_never_replaces_a_directory_that_holds_the_store(top: Path)
 def test_rescore_never_overwrites_the_store_or_the_projects_files(top: Path, target: str, line: str) -> None:
     root = top / "p"
     (root / "link-to-store").symlink_to(STORE)
+    if target == "s.ocr.yaml":  # rescore reads it: said as what it is
+        line = "{path} is a case file the report names, which the run reads: the output would overwrite it"
     before = contents(root)
     refused = bounded(root, RESCORE, "r.json", "-o", target)
     assert refused.returncode == USAGE_ERROR, refused.output
@@ -228,6 +230,33 @@ def test_a_run_never_overwrites_the_store(top: Path) -> None:
         f"ERROR: --ocr-report: {root / STORE} is the history store, which the run reads: the output would overwrite it"
     ]
     (root / ".peak-rss-kib").unlink()
+    assert contents(root) == before
+
+
+CONFIGURATION = "(pytest.ini .pytest.ini pyproject.toml tox.ini setup.cfg conftest.py)"
+
+
+@pytest.mark.parametrize("name", ["conftest.py", "sub/tox.ini"])
+def test_no_output_is_named_as_a_file_pytest_reads_as_configuration(top: Path, name: str) -> None:
+    """A file that does not exist yet: written as conftest.py or tox.ini, the export, report or
+    merge would configure the next pytest run there (a conftest.py is imported)."""
+    root = top / "p"
+    (root / "sub").mkdir()
+    before = contents(root)
+    line = f"{name} is named as pytest's configuration files are {CONFIGURATION}: it would overwrite one or be read"
+    for command, args, status in (
+        (HISTORY, ["export", "-o", name], BAD_INPUT),
+        (RESCORE, ["r.json", "-o", name], USAGE_ERROR),
+        (MERGE, ["shard-1.json", "shard-2.json", "--html", name], USAGE_ERROR),
+    ):
+        refused = bounded(root, command, *args)
+        option = "--html" if "--html" in args else "--output"
+        assert (refused.returncode, refused.output.count("\n")) == (status, 1), refused.output
+        assert refused.output.startswith(f"pytest-ocr {command[-1]}: {option}: {line}"), refused.output
+    run = run_bounded(root, f"--ocr-report={name}", memory_mb=MEMORY_MB, timeout=TIMEOUT)
+    (root / ".peak-rss-kib").unlink()
+    assert run.returncode == USAGE_ERROR, run.output[-3000:]
+    assert f"ERROR: --ocr-report: {root / name} is named as pytest's configuration files are" in run.output
     assert contents(root) == before
 
 

@@ -398,7 +398,7 @@ def _check_apart(config: pytest.Config, settings: Settings) -> None:
         [store] if store is not None else [],
     )
     results = ("--ocr-results-dir", settings.results_dir) if settings.results_dir is not None else None
-    check_apart(outputs, own.files, results, own.case_patterns)
+    check_apart(outputs, own.files, results, own.named)
 
 
 def _limits(config: pytest.Config) -> Limits:
